@@ -1,0 +1,5 @@
+/** Lambda entry of the free discovery routes and of API Gateway's `$default` route (JSON 404). */
+import { discoveryHandlers } from '../shared/families/discovery/handlers';
+import { createFamilyHandler } from '../shared/http/family-handler';
+
+export const handler = createFamilyHandler('discovery', discoveryHandlers);

@@ -1,0 +1,5 @@
+/** Lambda entry of the price family: /v1/price, /v1/prices, /v1/history, /v1/fx. */
+import { priceHandlers } from '../shared/families/price/handlers';
+import { createFamilyHandler } from '../shared/http/family-handler';
+
+export const handler = createFamilyHandler('price', priceHandlers);

@@ -1,0 +1,66 @@
+/**
+ * The embedded DynamoDB-compatible store (dynalite) and table creation from the shared
+ * definitions. Used by `npm start` (on disk, under .data/) and by the tests (in memory).
+ */
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import type { AddressInfo } from 'node:net';
+import { createTableInput, OBSERVATIONS_TABLE, CREDITS_TABLE } from '../../shared/store/tables';
+
+interface EmbeddedStore {
+  endpoint: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts dynalite on 127.0.0.1.
+ * @param port 0 picks a free port
+ * @param path a folder to keep data in; absent = in memory
+ */
+const startEmbeddedStore = async (port = 0, path?: string): Promise<EmbeddedStore> => {
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${actual}`,
+    port: actual,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+/** Table names of one stack of tables. */
+interface TableNames {
+  observations: string;
+  credits: string;
+}
+
+/** Creates both tables if they do not exist yet (idempotent). */
+const ensureTables = async (endpoint: string, names: TableNames): Promise<void> => {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    for (const [def, name] of [
+      [OBSERVATIONS_TABLE, names.observations],
+      [CREDITS_TABLE, names.credits],
+    ] as const) {
+      try {
+        await client.send(new CreateTableCommand(createTableInput(def, name)));
+      } catch (err) {
+        if (!(err instanceof ResourceInUseException)) throw err;
+      }
+      await client.send(new DescribeTableCommand({ TableName: name }));
+    }
+  } finally {
+    client.destroy();
+  }
+};
+
+export { startEmbeddedStore, ensureTables };
+export type { EmbeddedStore, TableNames };

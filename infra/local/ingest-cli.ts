@@ -1,0 +1,89 @@
+/**
+ * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]`
+ *
+ * Runs one source (or all) through the real ingestion path into the local store: the running
+ * `npm start` store when it answers on DYNAMODB_PORT, otherwise the on-disk store under .data/.
+ * Replay (the default) uses the bundled samples; --live fetches the publishers (API keys from env).
+ */
+import { mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { getConfig } from '../../shared/config';
+import { getDeps } from '../../shared/http/deps';
+import { ADAPTERS } from '../../shared/sources/adapters';
+import { runSource } from '../../shared/sources/runner';
+import { ensureTables, startEmbeddedStore } from './embedded-store';
+
+const USAGE = 'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    live: { type: 'boolean', default: false },
+    since: { type: 'string' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+
+const fail = (msg: string): never => {
+  console.error(msg);
+  process.exit(2);
+};
+
+const [target] = positionals;
+if (!target) fail(`${USAGE}\nsources: ${Object.keys(ADAPTERS).join(', ')}`);
+if (values.since && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) fail(`--since must be YYYY-MM-DD\n${USAGE}`);
+const concurrency = Number(values.concurrency);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) fail('--concurrency must be 1..16');
+const ids = target === 'all' ? Object.keys(ADAPTERS) : [target!];
+for (const id of ids) if (!ADAPTERS[id]) fail(`unknown source ${id}; sources: ${Object.keys(ADAPTERS).join(', ')}`);
+
+const portOpen = (port: number) =>
+  new Promise<boolean>((res) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.end(), res(true)));
+    s.once('error', () => res(false));
+  });
+
+const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
+let closeStore = async () => {};
+if (!process.env.DYNAMODB_ENDPOINT) {
+  if (await portOpen(dynamoPort)) {
+    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${dynamoPort}`;
+  } else {
+    const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
+    mkdirSync(dataDir, { recursive: true });
+    const store = await startEmbeddedStore(0, dataDir);
+    process.env.DYNAMODB_ENDPOINT = store.endpoint;
+    closeStore = store.close;
+  }
+}
+process.env.OBSERVATIONS_TABLE ??= 'observations';
+process.env.CREDITS_TABLE ??= 'credits';
+const config = getConfig();
+await ensureTables(config.DYNAMODB_ENDPOINT!, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
+
+const bar = new cliProgress.SingleBar({ format: '{source} [{bar}] {value}/{total} documents', hideCursor: true }, cliProgress.Presets.shades_classic);
+let failed = false;
+for (const id of ids) {
+  let started = false;
+  const result = await runSource(ADAPTERS[id]!, {
+    mode: values.live ? 'live' : 'replay',
+    store: getDeps().store,
+    config,
+    since: values.since,
+    concurrency,
+    onProgress: (done, total) => {
+      if (!started) bar.start(total, 0, { source: id });
+      started = true;
+      bar.update(done, { source: id });
+    },
+  });
+  if (started) bar.stop();
+  console.log(`${result.status.padEnd(7)} ${result.message}`);
+  failed ||= result.status === 'failed';
+}
+await closeStore();
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,98 @@
+/**
+ * node:http <-> API Gateway HTTP API (payload 2.0). Each request becomes the event API Gateway
+ * would send, so the local server can call the very handler a Lambda runs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
+/** API Gateway joins repeated headers and query values with commas; so do we. */
+const joinHeaders = (req: IncomingMessage): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+  }
+  return out;
+};
+
+const queryParams = (search: URLSearchParams): Record<string, string> | undefined => {
+  const out: Record<string, string> = {};
+  for (const key of new Set(search.keys())) out[key] = search.getAll(key).join(',');
+  return Object.keys(out).length ? out : undefined;
+};
+
+interface EventInput {
+  req: IncomingMessage;
+  url: URL;
+  routeKey: string;
+  pathParameters?: Record<string, string>;
+  body?: Buffer;
+}
+
+/** Builds the payload-2.0 event of a request. */
+const buildEventV2 = ({ req, url, routeKey, pathParameters, body }: EventInput): APIGatewayProxyEventV2 => {
+  const now = new Date();
+  const headers = joinHeaders(req);
+  const method = (req.method ?? 'GET').toUpperCase();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    queryStringParameters: queryParams(url.searchParams),
+    pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? '127.0.0.1',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body && body.length ? body.toString('base64') : undefined,
+    isBase64Encoded: Boolean(body && body.length),
+  };
+};
+
+/** A Lambda context with API Gateway's 29 s budget. */
+const buildContext = (functionName: string, requestId: string): Context => {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
+
+/** Writes a Lambda proxy result back to the node response. */
+const writeResult = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void => {
+  const body = result.body ?? '';
+  const buf = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
+  const headers: Record<string, string | number> = { 'content-length': buf.length };
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(buf);
+};
+
+export { buildEventV2, buildContext, writeResult };

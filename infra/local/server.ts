@@ -1,0 +1,98 @@
+/**
+ * The local HTTP server: matches each request against the route table like API Gateway,
+ * builds the payload-2.0 event and calls the family's exported Lambda handler unchanged.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FamilyLambdaHandler } from '../../shared/http/family-handler';
+import { matchRoute, type Family } from '../../shared/routes';
+import { buildContext, buildEventV2, writeResult } from './lambda-event';
+
+
+/** Entry module of each family's Lambda; the same files CDK bundles. */
+const FAMILY_MODULES: Record<Family, () => Promise<{ handler: FamilyLambdaHandler }>> = {
+  price: () => import('../../functions/price'),
+  curve: () => import('../../functions/curve'),
+  inventory: () => import('../../functions/inventory'),
+  cot: () => import('../../functions/cot'),
+  spreads: () => import('../../functions/spreads'),
+  fundamentals: () => import('../../functions/fundamentals'),
+  snapshot: () => import('../../functions/snapshot'),
+  decision: () => import('../../functions/decision'),
+  discovery: () => import('../../functions/discovery'),
+  mcp: () => import('../../functions/mcp'),
+};
+
+/** Unmatched requests go where API Gateway's `$default` route sends them: the discovery function. */
+const DEFAULT_FAMILY: Family = 'discovery';
+const MAX_URL_LENGTH = 8192;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+const jsonError = (status: number, code: string, message: string) => ({
+  statusCode: status,
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  body: JSON.stringify({ error: { code, message, retryable: false, request_id: 'local-edge', details: {} } }),
+});
+
+interface LocalServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the HTTP server on 127.0.0.1. The environment must already be configured. */
+const startLocalServer = async (port = 0, host = '127.0.0.1'): Promise<LocalServer> => {
+  const server = createServer(async (req, res) => {
+    try {
+      // API Gateway refuses over-long request lines before any Lambda runs.
+      if ((req.url ?? '').length > MAX_URL_LENGTH) return writeResult(res, jsonError(414, 'URI_TOO_LONG', 'request URL is too long'));
+      const url = new URL(req.url ?? '/', `http://${host}`);
+      const method = (req.method ?? 'GET').toUpperCase();
+      const match = matchRoute(method, url.pathname);
+      if (match === 'method') return writeResult(res, jsonError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`));
+      const family = match ? match.route.family : DEFAULT_FAMILY;
+      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
+      const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body });
+      const { handler } = await FAMILY_MODULES[family]();
+      const result = await handler(event, buildContext(`local-${family}`, event.requestContext.requestId), { signal: AbortSignal.timeout(29_000) });
+      writeResult(res, result);
+    } catch (err) {
+      // Handlers map their own errors; reaching here means the runtime itself failed.
+      console.error('local server error', err);
+      if (!res.headersSent) writeResult(res, jsonError(500, 'INTERNAL', 'internal error'));
+      else res.end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    server,
+    url: `http://${host}:${actual}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+export { startLocalServer, FAMILY_MODULES };
+export type { LocalServer };

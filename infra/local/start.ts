@@ -1,0 +1,28 @@
+/**
+ * `npm start`: the service on one machine, no AWS account, no internet, no Docker.
+ * Data is kept under .data/ (git-ignored); delete it to re-seed from the bundled samples.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { startLocalStack } from './stack';
+
+const port = Number(process.env.PORT ?? 8787);
+const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
+const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
+mkdirSync(dataDir, { recursive: true });
+
+const stack = await startLocalStack({ port, dynamoPort, dataDir, log: (l) => console.log(l) });
+console.log(`embedded DynamoDB at ${stack.storeEndpoint} (data in ${dataDir})`);
+console.log(`commodity data service listening on ${stack.url}`);
+console.log(`try: curl ${stack.url}/v1/price/CL`);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: shutting down`);
+  await stack.close();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,0 +1,3 @@
+export * from './instruments';
+export * from './inventory';
+export * from './series-keys';

@@ -1,0 +1,76 @@
+/**
+ * Configuration, parsed once at cold start from the environment by one zod schema;
+ * `process.env` is read nowhere else. A bad or missing value fails start-up with one error
+ * that lists every problem.
+ */
+import { z } from 'zod';
+import { ENV } from './env-keys';
+
+const truthy = z
+  .string()
+  .optional()
+  .transform((v) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim()));
+
+const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address');
+
+/** Networks this service can charge on (SPEC.md: production Base, staging Base Sepolia). */
+const X402NetworkSchema = z.enum(['eip155:8453', 'eip155:84532']);
+type X402Network = z.infer<typeof X402NetworkSchema>;
+
+const ConfigSchema = z.object({
+  [ENV.STAGE]: z.enum(['dev', 'staging', 'prod']).default('dev'),
+  [ENV.OBSERVATIONS_TABLE]: z.string().min(1),
+  [ENV.CREDITS_TABLE]: z.string().min(1),
+  [ENV.DYNAMODB_ENDPOINT]: z.string().url().optional(),
+  [ENV.AWS_REGION]: z.string().min(1).default('us-east-1'),
+  [ENV.X402_ENFORCE]: truthy,
+  [ENV.X402_NETWORK]: X402NetworkSchema.default('eip155:84532'),
+  // A burn-proof default is not possible for a pay-to address; demo mode never settles, so
+  // the zero address only shows up in challenges of a misconfigured dev run.
+  [ENV.X402_PAY_TO]: EvmAddress.default('0x0000000000000000000000000000000000000000'),
+  [ENV.X402_FACILITATOR_URL]: z.string().url().default('https://x402.org/facilitator'),
+  [ENV.X402_MAX_TIMEOUT_SECONDS]: z.coerce.number().int().min(10).max(3600).default(60),
+  // API Gateway cuts a request at 29 s; verify + handler + settle must fit inside it.
+  [ENV.X402_FACILITATOR_TIMEOUT_MS]: z.coerce.number().int().min(100).max(12_000).default(10_000),
+  [ENV.X402_LOCAL_CHAIN]: truthy,
+  [ENV.INDICATIVE_FUTURES]: truthy,
+  [ENV.CURVE_PROVIDER]: z.string().min(1).optional(),
+  [ENV.EIA_API_KEY]: z.string().min(1).optional(),
+  [ENV.FRED_API_KEY]: z.string().min(1).optional(),
+  [ENV.NASS_API_KEY]: z.string().min(1).optional(),
+  [ENV.FAS_API_KEY]: z.string().min(1).optional(),
+  [ENV.PUBLIC_BASE_URL]: z.string().url().optional(),
+});
+
+type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses and freezes the configuration.
+ * @param env the environment (defaults to process.env)
+ * @throws ConfigError listing every missing or malformed key
+ */
+const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return Object.freeze(parsed.data);
+};
+
+let cached: Config | undefined;
+/** The process-wide configuration, parsed on first use (cold start). */
+const getConfig = (): Config => (cached ??= loadConfig());
+/** Forget the cached configuration (tests and the local runtime set env before first use). */
+const resetConfig = (): void => {
+  cached = undefined;
+};
+
+export { ENV, ConfigSchema, X402NetworkSchema, ConfigError, loadConfig, getConfig, resetConfig };
+export type { Config, X402Network };

@@ -1,0 +1,97 @@
+/**
+ * Reads of the price family, reused by spreads, snapshots and decision packs: the latest
+ * observation of an instrument and a window of its history, both through the read cache so
+ * provenance tells the truth.
+ */
+import { FX_PAIRS, INSTRUMENTS, NOT_LIVE, findInstrument, type Instrument } from '../../catalog/instruments';
+import { seriesKey } from '../../catalog/series-keys';
+import type { Deps } from '../../http/deps';
+import { NotFoundError, ServiceUnavailableError } from '../../http/errors';
+import type { Observation, StoredObservation } from '../../observation/schema';
+import { toServed } from '../../observation/serve';
+import { CACHE_TTL_S } from '../../store/read-cache';
+
+/** Most native points one history window may read (about 40 years of daily data). */
+const MAX_WINDOW_POINTS = 15_000;
+
+/** The catalog entry of a code, or a 404 that says where to look. */
+const requireInstrument = (code: string): Instrument => {
+  const instrument = findInstrument(code);
+  if (!instrument) {
+    throw new NotFoundError('UNKNOWN_INSTRUMENT', `unknown instrument code ${JSON.stringify(code)}`, {
+      valid: INSTRUMENTS.map((i) => i.code),
+      hint: 'GET /v1/catalog lists every instrument',
+    });
+  }
+  return instrument;
+};
+
+/** An FX pair served by /v1/fx/{pair}, or a 404 listing the pairs. */
+const requireFxPair = (pair: string): Instrument => {
+  if (!FX_PAIRS.includes(pair)) {
+    throw new NotFoundError('UNKNOWN_INSTRUMENT', `unknown FX pair ${JSON.stringify(pair)}`, { valid: FX_PAIRS });
+  }
+  return findInstrument(pair)!;
+};
+
+/** The latest stored observation of a code as served, or null when nothing is stored yet. */
+const loadLatest = async (deps: Deps, code: string): Promise<Observation | null> => {
+  const instrument = requireInstrument(code);
+  const key = seriesKey.price(code);
+  const read = await deps.cache.get(`latest:${key}`, CACHE_TTL_S[instrument.freshness], () => deps.store.latest(key));
+  return read.value ? toServed(read.value, { hit: read.hit, ttlS: read.ttlS }) : null;
+};
+
+/** A catalog instrument that no source serves is a 404 that says why (e.g. PA). */
+const requireLive = (code: string): Instrument => {
+  const instrument = requireInstrument(code);
+  if (!instrument.sourceId) {
+    throw new NotFoundError('NO_DATA', `${code} is listed but not live: ${NOT_LIVE[code] ?? 'no source serves it'}`, {
+      instrument: code,
+      live: false,
+    });
+  }
+  return instrument;
+};
+
+/** Like loadLatest, but a missing value is a 503 NO_DATA naming the instrument (404 when not live). */
+const requireLatest = async (deps: Deps, code: string): Promise<Observation> => {
+  requireLive(code);
+  const obs = await loadLatest(deps, code);
+  if (!obs) {
+    throw new ServiceUnavailableError('NO_DATA', `no observation of ${code} is stored yet`, {
+      instrument: code,
+      hint: 'GET /health shows when each source last succeeded',
+    });
+  }
+  return obs;
+};
+
+interface Window {
+  observations: Observation[];
+  /** Stored points were cut at MAX_WINDOW_POINTS. */
+  capped: boolean;
+}
+
+/** Every stored observation of a code in [start, end], ascending, as served. */
+const loadWindow = async (deps: Deps, code: string, start: string, end: string): Promise<Window> => {
+  const instrument = requireInstrument(code);
+  const key = seriesKey.price(code);
+  const read = await deps.cache.get(`window:${key}:${start}:${end}`, CACHE_TTL_S[instrument.freshness], async () => {
+    const items: StoredObservation[] = [];
+    let after: string | undefined;
+    do {
+      const page = await deps.store.range(key, { start, end, limit: 1000, after });
+      items.push(...page.items);
+      after = page.next ?? undefined;
+    } while (after && items.length < MAX_WINDOW_POINTS);
+    return { items: items.slice(0, MAX_WINDOW_POINTS), capped: items.length >= MAX_WINDOW_POINTS && Boolean(after) };
+  });
+  return {
+    observations: read.value.items.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS })),
+    capped: read.value.capped,
+  };
+};
+
+export { requireInstrument, requireLive, requireFxPair, loadLatest, requireLatest, loadWindow, MAX_WINDOW_POINTS };
+export type { Window };

@@ -1,0 +1,84 @@
+/**
+ * The one place that turns an error into an HTTP response body (DESIGN.md "Error body").
+ * Unknown errors become a generic 500; their message and stack leave the process only when
+ * STAGE=dev, and never in production.
+ */
+import { ZodError } from 'zod';
+import { HttpError } from './errors';
+
+interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    request_id: string;
+    details: Record<string, unknown>;
+  };
+}
+
+interface MappedError {
+  statusCode: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+/** zod issues as `{path, message}` pairs, the shape clients see under details.issues. */
+const zodIssues = (err: ZodError): Array<{ path: string; message: string }> =>
+  err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+
+/**
+ * Maps any thrown value to a status and error body.
+ * @param err what was thrown
+ * @param requestId the request id to echo in the body
+ * @param exposeInternals show the message of unexpected errors (dev only)
+ */
+const mapError = (err: unknown, requestId: string, exposeInternals = false): MappedError => {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+  if (err instanceof HttpError) {
+    return {
+      statusCode: err.statusCode,
+      headers,
+      body: {
+        error: {
+          code: err.code,
+          message: err.message,
+          retryable: err.retryable,
+          request_id: requestId,
+          details: err.details ?? {},
+        },
+      },
+    };
+  }
+  if (err instanceof ZodError) {
+    return {
+      statusCode: 400,
+      headers,
+      body: {
+        error: {
+          code: 'INVALID_PARAMETER',
+          message: 'invalid request parameters',
+          retryable: false,
+          request_id: requestId,
+          details: { issues: zodIssues(err) },
+        },
+      },
+    };
+  }
+  const internal = err instanceof Error ? { name: err.name, message: err.message } : { message: String(err) };
+  return {
+    statusCode: 500,
+    headers,
+    body: {
+      error: {
+        code: 'INTERNAL',
+        message: 'internal error; it has been logged with the request id',
+        retryable: true,
+        request_id: requestId,
+        details: exposeInternals ? internal : {},
+      },
+    },
+  };
+};
+
+export { mapError, zodIssues };
+export type { ErrorBody, MappedError };

@@ -1,0 +1,113 @@
+/**
+ * Typed HTTP errors. Each has a stable `code` (DESIGN.md "Error body"), a status, and whether
+ * a retry could succeed. They are turned into responses in exactly one place: error-mapper.ts.
+ */
+abstract class HttpError extends Error {
+  abstract readonly statusCode: number;
+  abstract readonly code: string;
+  readonly retryable: boolean = false;
+  constructor(
+    message: string,
+    readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+class BadRequestError extends HttpError {
+  readonly statusCode = 400;
+  readonly code: string = 'INVALID_PARAMETER';
+}
+
+class UnauthorizedError extends HttpError {
+  readonly statusCode = 401;
+  readonly code: string = 'INVALID_API_KEY';
+}
+
+/** 402 that is not the x402 challenge itself (that one is built by the payment core). */
+class PaymentError extends HttpError {
+  readonly statusCode = 402;
+  constructor(
+    readonly code: 'INVALID_PAYMENT' | 'QUOTA_EXCEEDED' | 'PAYMENT_REQUIRED',
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(message, details);
+  }
+}
+
+class NotFoundError extends HttpError {
+  readonly statusCode = 404;
+  constructor(
+    readonly code: 'NOT_FOUND' | 'UNKNOWN_INSTRUMENT' | 'UNKNOWN_SERIES' | 'UNKNOWN_SECTOR' | 'UNKNOWN_ROOT' | 'NO_DATA',
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(message, details);
+  }
+}
+
+class MethodNotAllowedError extends HttpError {
+  readonly statusCode = 405;
+  readonly code = 'METHOD_NOT_ALLOWED';
+}
+
+class ConflictError extends HttpError {
+  readonly statusCode = 409;
+  readonly code: string = 'CONFLICT';
+}
+
+class RateLimitedError extends HttpError {
+  readonly statusCode = 429;
+  readonly code = 'RATE_LIMITED';
+  override readonly retryable = true;
+}
+
+/** A route that exists in the table but whose lane is not served yet (e.g. MCP calls). */
+class NotImplementedError extends HttpError {
+  readonly statusCode = 501;
+  readonly code = 'NOT_IMPLEMENTED';
+}
+
+/** An upstream we depend on (the payment facilitator) failed or answered nonsense. */
+class BadGatewayError extends HttpError {
+  readonly statusCode = 502;
+  readonly code: string = 'UPSTREAM_ERROR';
+  override readonly retryable = true;
+}
+
+/** Data or a dependency is temporarily unavailable (e.g. NO_DATA with staleness). */
+class ServiceUnavailableError extends HttpError {
+  readonly statusCode = 503;
+  override readonly retryable = true;
+  constructor(
+    readonly code: string,
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(message, details);
+  }
+}
+
+class GatewayTimeoutError extends HttpError {
+  readonly statusCode = 504;
+  readonly code: string = 'UPSTREAM_TIMEOUT';
+  override readonly retryable = true;
+}
+
+export {
+  HttpError,
+  BadRequestError,
+  UnauthorizedError,
+  PaymentError,
+  NotFoundError,
+  MethodNotAllowedError,
+  ConflictError,
+  RateLimitedError,
+  NotImplementedError,
+  BadGatewayError,
+  ServiceUnavailableError,
+  GatewayTimeoutError,
+};

@@ -1,0 +1,66 @@
+/**
+ * The Observation contract (SPEC.md "Observation"): every field always present, `null` where
+ * unknown, never a missing key. Stored observations carry everything but the request-time
+ * provenance (cache_hit, cache_ttl_s), which the read path adds.
+ */
+import { z } from 'zod';
+import { FRESHNESS_CLASSES } from '../catalog/instruments';
+
+const QUALITIES = ['official', 'indicative', 'derived', 'delayed'] as const;
+const QualitySchema = z.enum(QUALITIES);
+type Quality = z.infer<typeof QualitySchema>;
+
+const IsoDateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const IsoDateTimeSchema = z.string().datetime({ offset: true });
+
+const SourceRefSchema = z.object({
+  name: z.string().nullable(),
+  series_id: z.string().nullable(),
+  url: z.string().nullable(),
+});
+type SourceRef = z.infer<typeof SourceRefSchema>;
+
+const ProvenanceSchema = z.object({
+  retrieved_at: IsoDateTimeSchema.nullable(),
+  cache_hit: z.boolean().nullable(),
+  cache_ttl_s: z.number().int().nonnegative().nullable(),
+});
+type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/** Extra attributes of multi-field records (COT legs, balance-sheet lines); numbers or labels. */
+const AttributesSchema = z.record(z.string(), z.union([z.number(), z.string(), z.null()]));
+
+const ObservationSchema = z.object({
+  instrument: z.string().min(1),
+  value: z.number().finite(),
+  unit: z.string().min(1),
+  as_of: IsoDateSchema,
+  observed_at: IsoDateTimeSchema.nullable(),
+  freshness_class: z.enum(FRESHNESS_CLASSES),
+  quality: QualitySchema.nullable(),
+  derived: z.boolean(),
+  source: SourceRefSchema.nullable(),
+  license_tag: z.string().min(1),
+  provenance: ProvenanceSchema.nullable(),
+  /** When the publisher released this figure (fundamentals); null for daily prices without a release time. */
+  published_at: IsoDateTimeSchema.nullable(),
+  /** The publisher's next scheduled release after this figure, from the source registry. */
+  next_release_at: IsoDateTimeSchema.nullable(),
+  /** Multi-field records keep their named parts here; {} when none. */
+  attributes: AttributesSchema,
+});
+type Observation = z.infer<typeof ObservationSchema>;
+
+/** What ingestion writes: an observation without the request-time cache fields. */
+type StoredObservation = Omit<Observation, 'provenance'> & { retrieved_at: string };
+
+export {
+  QUALITIES,
+  QualitySchema,
+  IsoDateSchema,
+  IsoDateTimeSchema,
+  SourceRefSchema,
+  ProvenanceSchema,
+  ObservationSchema,
+};
+export type { Quality, SourceRef, Provenance, Observation, StoredObservation };

@@ -1,0 +1,4 @@
+export * from './pricing';
+export * from './params';
+export * from './table';
+export * from './match';

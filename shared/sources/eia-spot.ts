@@ -1,0 +1,67 @@
+/**
+ * EIA daily spot prices for CL BZ NG HO RB (EIA API v2 `/v2/seriesid/…`). All five are
+ * published in the catalog's units, so every observation is `official`.
+ */
+import { findInstrument } from '../catalog/instruments';
+import { seriesKey } from '../catalog/series-keys';
+import { findSource } from './registry';
+import { makeObservation, readSamples } from './common';
+import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
+import { mapLimit } from './runner';
+import { SourceFormatError, type SourceAdapter } from './types';
+
+/** Instrument -> EIA series id and the publisher's page for it. */
+const EIA_SPOT_SERIES = Object.freeze([
+  { code: 'CL', seriesId: 'PET.RWTC.D', page: 'https://www.eia.gov/dnav/pet/hist/RWTCD.htm' },
+  { code: 'BZ', seriesId: 'PET.RBRTE.D', page: 'https://www.eia.gov/dnav/pet/hist/RBRTED.htm' },
+  { code: 'NG', seriesId: 'NG.RNGWHHD.D', page: 'https://www.eia.gov/dnav/ng/hist/rngwhhdD.htm' },
+  { code: 'HO', seriesId: 'PET.EER_EPD2DXL0_PF4_Y35NY_DPG.D', page: 'https://www.eia.gov/dnav/pet/hist/EER_EPD2DXL0_PF4_Y35NY_DPGD.htm' },
+  { code: 'RB', seriesId: 'PET.EER_EPMRU_PF4_RGC_DPG.D', page: 'https://www.eia.gov/dnav/pet/hist/EER_EPMRU_PF4_RGC_DPGD.htm' },
+] as const);
+
+/** EIA unit codes that match each catalog unit; anything else is a format change. */
+const EXPECTED_UNITS: Record<string, string> = { 'USD/bbl': '$/BBL', 'USD/gal': '$/GAL', 'USD/MMBtu': '$/MMBTU' };
+
+/** When the bundled samples' figures were current (the EIA release of 2025-06-18). */
+const SAMPLES_RECORDED_AT = '2025-06-18T14:00:00.000Z';
+
+const def = findSource('eia-spot')!;
+const daysBefore = (d: Date, n: number) => new Date(d.getTime() - n * 86400_000).toISOString().slice(0, 10);
+
+const eiaSpot: SourceAdapter = {
+  def,
+  live: (ctx) =>
+    mapLimit(EIA_SPOT_SERIES, ctx.concurrency, async (s, i) => {
+      const p = await fetchEiaSeries(ctx, s.seriesId, daysBefore(ctx.now, 45));
+      ctx.onProgress?.(i + 1, EIA_SPOT_SERIES.length);
+      return p;
+    }),
+  samples: () => readSamples(def.id, EIA_SPOT_SERIES.map((s) => `${s.seriesId}.json`), SAMPLES_RECORDED_AT),
+  toItems: (payload, ctx) => {
+    const spec = EIA_SPOT_SERIES.find((s) => payload.name.includes(s.seriesId));
+    if (!spec) throw new SourceFormatError(`${payload.name}: not an EIA spot series this adapter knows`);
+    const instrument = findInstrument(spec.code)!;
+    return parseEiaPayload(payload)
+      .filter((r) => r.value !== null)
+      .map((r) => {
+        if (r.units && r.units.toUpperCase() !== EXPECTED_UNITS[instrument.unit]) {
+          throw new SourceFormatError(`${payload.name}: unit ${r.units} is not ${EXPECTED_UNITS[instrument.unit]}`);
+        }
+        return {
+          seriesKey: seriesKey.price(spec.code),
+          observation: makeObservation(ctx, {
+            instrument: spec.code,
+            value: r.value!,
+            unit: instrument.unit,
+            as_of: r.period,
+            freshness_class: instrument.freshness,
+            series_id: spec.seriesId,
+            url: spec.page,
+            retrievedAt: payload.retrievedAt,
+          }),
+        };
+      });
+  },
+};
+
+export { eiaSpot, EIA_SPOT_SERIES };

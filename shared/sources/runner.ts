@@ -1,0 +1,115 @@
+/**
+ * Runs one source: fetch (live) or load samples (replay), parse every payload, validate every
+ * item, and only then write. A failure anywhere before the write records the error under
+ * META#<source> and leaves the stored data untouched, so the last good data keeps being served.
+ */
+import type { Config } from '../config';
+import { ObservationSchema } from '../observation/schema';
+import type { ObservationStore, SeriesItem } from '../store/observation-store';
+import { nextRelease } from './schedule';
+import { SourceFormatError, type FetchLike, type SourceAdapter } from './types';
+
+type RunMode = 'live' | 'replay';
+
+interface RunOptions {
+  mode: RunMode;
+  store: ObservationStore;
+  config: Config;
+  fetch?: FetchLike;
+  now?: Date;
+  since?: string;
+  concurrency?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+interface RunResult {
+  source: string;
+  status: 'ok' | 'skipped' | 'failed';
+  items: number;
+  message: string;
+}
+
+const StoredItemSchema = ObservationSchema.omit({ provenance: true });
+
+/** Throws SourceFormatError when an item breaks the Observation contract (NaN, bad date …). */
+const validateItems = (items: SeriesItem[], payloadName: string): void => {
+  for (const { seriesKey, observation } of items) {
+    const r = StoredItemSchema.safeParse(observation);
+    if (!r.success || !observation.retrieved_at) {
+      const why = r.success ? 'retrieved_at missing' : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new SourceFormatError(`${payloadName}: item ${seriesKey} ${observation.as_of} is not a valid observation (${why})`);
+    }
+  }
+};
+
+/**
+ * Runs a source once.
+ * @returns what happened; never throws for source problems (they are recorded), only for store outages
+ */
+const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunResult> => {
+  const { def } = adapter;
+  const now = opts.now ?? new Date();
+  if (opts.mode === 'live' && def.requiresKey && !opts.config[def.requiresKey]) {
+    return { source: def.id, status: 'skipped', items: 0, message: `${def.id}: live mode needs ${def.requiresKey}; skipped` };
+  }
+  const previous = await opts.store.getRunStatus(def.id);
+  let items: SeriesItem[];
+  try {
+    const payloads =
+      opts.mode === 'live'
+        ? await adapter.live({
+            fetch: opts.fetch ?? fetch,
+            config: opts.config,
+            since: opts.since,
+            concurrency: opts.concurrency ?? 4,
+            onProgress: opts.onProgress,
+            now,
+          })
+        : await adapter.samples();
+    if (payloads.length === 0) throw new SourceFormatError(`${def.id}: no payloads`);
+    const next = nextRelease(def.schedule, now);
+    const ctx = { def, nextReleaseAt: next ? next.toISOString() : null, now };
+    items = payloads.flatMap((p) => {
+      const out = adapter.toItems(p, ctx);
+      if (out.length === 0) throw new SourceFormatError(`${p.name}: no observations in payload`);
+      validateItems(out, p.name);
+      return out;
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    await opts.store.putRunStatus({
+      source: def.id,
+      last_attempt_at: now.toISOString(),
+      last_success_at: previous?.last_success_at ?? null,
+      last_error: message.slice(0, 1000),
+      last_items: previous?.last_items ?? null,
+    });
+    return { source: def.id, status: 'failed', items: 0, message };
+  }
+  const written = await opts.store.upsertMany(items);
+  await opts.store.putRunStatus({
+    source: def.id,
+    last_attempt_at: now.toISOString(),
+    last_success_at: now.toISOString(),
+    last_error: null,
+    last_items: written,
+  });
+  return { source: def.id, status: 'ok', items: written, message: `${def.id}: ${written} observations written` };
+};
+
+/** Run `fn` over `inputs` with at most `limit` in flight (bounded backfill concurrency). */
+const mapLimit = async <T, R>(inputs: readonly T[], limit: number, fn: (x: T, i: number) => Promise<R>): Promise<R[]> => {
+  const out = new Array<R>(inputs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length) {
+      const i = next++;
+      out[i] = await fn(inputs[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, inputs.length)) }, worker));
+  return out;
+};
+
+export { runSource, mapLimit };
+export type { RunMode, RunOptions, RunResult };

@@ -1,0 +1,100 @@
+/**
+ * The adapter shape of every source (DESIGN.md "Sources"):
+ *
+ *   fetch (injected) -> parse (pure) -> normalize to observations -> idempotent write -> run status
+ *
+ * An adapter never touches the store: the runner does, after every payload parsed cleanly, so a
+ * half-parsed release writes nothing.
+ */
+import type { Config } from '../config';
+import type { EnvKey } from '../config/env-keys';
+import type { SeriesItem } from '../store/observation-store';
+
+/** A release schedule: local wall-clock time in the publisher's time zone. */
+interface ReleaseSchedule {
+  /** Minutes past the hour, hour (0-23), in `timeZone`. */
+  minute: number;
+  hour: number;
+  /** ISO weekdays 1 = Monday … 7 = Sunday; absent = every day the other fields allow. */
+  weekdays?: readonly number[];
+  /** Days of month (1-31); absent = any. */
+  monthDays?: readonly number[];
+  /** Months (1-12); absent = any. */
+  months?: readonly number[];
+  /** Explicit release dates (YYYY-MM-DD) for publishers with a published calendar (WASDE). */
+  dates?: readonly string[];
+  timeZone: string;
+  /** How a person would say it, e.g. "Wednesdays 10:30 ET". */
+  description: string;
+}
+
+/** Registry entry of one source: metadata only, no code that fetches or parses. */
+interface SourceDef {
+  /** Stable id: META#<id>, ingest CLI name, Lambda name suffix. */
+  readonly id: string;
+  /** Publisher as shown in `source.name`. */
+  readonly name: string;
+  /** License tag on every observation of the source. */
+  readonly licenseTag: string;
+  /** The real publication a person can open. */
+  readonly url: string;
+  /** What it feeds, e.g. "CL BZ NG HO RB spot prices". */
+  readonly feeds: string;
+  readonly schedule: ReleaseSchedule;
+  /** Hours after which the last success is stale (cadence plus grace). */
+  readonly maxAgeHours: number;
+  /** An API key the live mode needs; without it a live run is skipped, not failed. */
+  readonly requiresKey?: EnvKey;
+}
+
+/** One fetched document (an API response, a CSV, a workbook). */
+interface Payload {
+  /** What it is, for errors and logs (e.g. "RWTC 2025-06"). */
+  name: string;
+  /** Raw bytes; text sources decode them in parse. */
+  body: Uint8Array;
+  /** When it was fetched (live) or recorded (replay), ISO date-time. */
+  retrievedAt: string;
+}
+
+type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+interface LiveContext {
+  fetch: FetchLike;
+  config: Config;
+  /** Fetch history from this date (backfill); absent = the recent window. */
+  since?: string;
+  /** Most requests in flight at once. */
+  concurrency: number;
+  /** Called after each payload, for progress bars. */
+  onProgress?: (done: number, total: number) => void;
+  now: Date;
+}
+
+interface NormalizeContext {
+  def: SourceDef;
+  /** The next scheduled release after now, for `next_release_at`. */
+  nextReleaseAt: string | null;
+  now: Date;
+}
+
+interface SourceAdapter {
+  readonly def: SourceDef;
+  /** Fetch the live payloads (throws on HTTP/network failure). */
+  live(ctx: LiveContext): Promise<Payload[]>;
+  /** The project's bundled replay samples, in the live wire format. */
+  samples(): Promise<Payload[]>;
+  /** Pure: payload -> items. Throws SourceFormatError when the payload is not what was expected. */
+  toItems(payload: Payload, ctx: NormalizeContext): SeriesItem[];
+}
+
+/** The publisher changed its format, or sent something empty or broken. */
+class SourceFormatError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SourceFormatError';
+  }
+}
+
+export { SourceFormatError };
+export type { ReleaseSchedule, SourceDef, Payload, FetchLike, LiveContext, NormalizeContext, SourceAdapter };

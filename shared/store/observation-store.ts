@@ -1,0 +1,145 @@
+/**
+ * The observation repository (port + DynamoDB adapter). Keys: pk = series key, sk = as_of.
+ * Writes are idempotent upserts on (series, as_of): a re-run writes the same items, and a
+ * revision overwrites the old value.
+ */
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { StoredObservation } from '../observation/schema';
+
+/** A stored observation addressed by its series key. */
+interface SeriesItem {
+  seriesKey: string;
+  observation: StoredObservation;
+}
+
+interface RangeQuery {
+  start?: string;
+  end?: string;
+  /** Page size; one more item is read to know whether the window was truncated. */
+  limit: number;
+  /** Exclusive lower bound: the `next` cursor of the previous page. */
+  after?: string;
+}
+
+interface RangePage {
+  items: StoredObservation[];
+  /** as_of to pass as `after` for the next page, or null when the window is exhausted. */
+  next: string | null;
+}
+
+/** Run status of one source, kept under META#<source>. */
+interface SourceRunStatus {
+  source: string;
+  last_attempt_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+  /** Items written by the last successful run. */
+  last_items: number | null;
+}
+
+interface ObservationStore {
+  latest(seriesKey: string): Promise<StoredObservation | null>;
+  /** The n most recent observations, newest first. */
+  recent(seriesKey: string, n: number): Promise<StoredObservation[]>;
+  /** Ascending history in [start, end], paged. */
+  range(seriesKey: string, q: RangeQuery): Promise<RangePage>;
+  upsertMany(items: SeriesItem[]): Promise<number>;
+  getRunStatus(source: string): Promise<SourceRunStatus | null>;
+  putRunStatus(status: SourceRunStatus): Promise<void>;
+}
+
+const META_SK = 'STATUS';
+const BATCH_SIZE = 25;
+const MAX_BATCH_ATTEMPTS = 8;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const toObservation = (item: Record<string, unknown>): StoredObservation => {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as StoredObservation;
+};
+
+/** DynamoDB implementation of {@link ObservationStore}. */
+class DynamoObservationStore implements ObservationStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async latest(seriesKey: string): Promise<StoredObservation | null> {
+    const [first] = await this.recent(seriesKey, 1);
+    return first ?? null;
+  }
+
+  async recent(seriesKey: string, n: number): Promise<StoredObservation[]> {
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': seriesKey },
+        ScanIndexForward: false,
+        Limit: n,
+      }),
+    );
+    return (out.Items ?? []).map(toObservation);
+  }
+
+  async range(seriesKey: string, q: RangeQuery): Promise<RangePage> {
+    const lower = [q.after, q.start].filter(Boolean).sort().at(-1) ?? '0000-00-00';
+    const upper = q.end ?? '9999-99-99';
+    const items: StoredObservation[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    // Query pages stop at 1 MB, so keep reading until limit + 1 items or the end of the key range.
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+          ExpressionAttributeValues: { ':pk': seriesKey, ':lo': lower, ':hi': upper },
+          ScanIndexForward: true,
+          Limit: q.limit + 1 - items.length,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const it of out.Items ?? []) if (!q.after || (it.sk as string) > q.after) items.push(toObservation(it));
+      exclusiveStartKey = out.LastEvaluatedKey;
+    } while (exclusiveStartKey && items.length <= q.limit);
+    const truncated = items.length > q.limit;
+    const page = items.slice(0, q.limit);
+    return { items: page, next: truncated ? (page.at(-1)?.as_of ?? null) : null };
+  }
+
+  async upsertMany(items: SeriesItem[]): Promise<number> {
+    for (let i = 0; i < items.length; i += BATCH_SIZE) {
+      let requests = items.slice(i, i + BATCH_SIZE).map(({ seriesKey, observation }) => ({
+        PutRequest: { Item: { pk: seriesKey, sk: observation.as_of, ...observation } },
+      }));
+      // BatchWriteItem may hand back unprocessed items under throttling; retry them with backoff.
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} items unprocessed`);
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
+        requests = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
+      }
+    }
+    return items.length;
+  }
+
+  async getRunStatus(source: string): Promise<SourceRunStatus | null> {
+    const out = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: `META#${source}`, sk: META_SK } }),
+    );
+    if (!out.Item) return null;
+    const { pk: _pk, sk: _sk, ...status } = out.Item;
+    return status as SourceRunStatus;
+  }
+
+  async putRunStatus(status: SourceRunStatus): Promise<void> {
+    await this.doc.send(
+      new PutCommand({ TableName: this.tableName, Item: { pk: `META#${status.source}`, sk: META_SK, ...status } }),
+    );
+  }
+}
+
+export { DynamoObservationStore };
+export type { ObservationStore, SeriesItem, RangeQuery, RangePage, SourceRunStatus };

@@ -1,0 +1,53 @@
+/**
+ * In-Lambda read cache. A warm Lambda (or the local server) keeps recent reads for a TTL set
+ * by the data's freshness class, so `provenance.cache_hit` and `cache_ttl_s` can tell the truth.
+ */
+import type { FreshnessClass } from '../catalog/instruments';
+
+/** Seconds a read may be served from memory, per freshness class. */
+const CACHE_TTL_S: Readonly<Record<FreshnessClass, number>> = Object.freeze({
+  intraday: 15,
+  delayed: 60,
+  eod: 300,
+  weekly: 900,
+  monthly: 3600,
+  decree: 3600,
+});
+
+interface CacheRead<T> {
+  value: T;
+  hit: boolean;
+  ttlS: number;
+}
+
+/** A TTL map with a bounded size; the oldest entries go first when it is full. */
+class ReadCache {
+  private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
+  constructor(
+    private readonly maxEntries = 5000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Returns the cached value for `key`, or loads, stores and returns it.
+   * @param ttlS seconds to keep it; 0 disables caching for this read
+   */
+  async get<T>(key: string, ttlS: number, load: () => Promise<T>): Promise<CacheRead<T>> {
+    const t = this.now();
+    const e = this.entries.get(key);
+    if (e && e.expiresAt > t) return { value: e.value as T, hit: true, ttlS };
+    const value = await load();
+    if (ttlS > 0) {
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, { value, expiresAt: t + ttlS * 1000 });
+    }
+    return { value, hit: false, ttlS };
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export { CACHE_TTL_S, ReadCache };
+export type { CacheRead };

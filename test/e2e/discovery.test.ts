@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { FREE_ROUTES, PAID_ROUTES } from '../../shared/routes';
+import { SOURCES } from '../../shared/sources/registry';
+import { expectError } from '../helpers/contract';
+import { getJson, startTestStack } from '../helpers/stack';
+
+describe('free discovery routes over HTTP', () => {
+  let stack: LocalStack;
+  const get = (path: string, init?: RequestInit) => getJson(stack.url, path, init);
+  beforeAll(async () => {
+    // X402_ENFORCE on: free routes must still never challenge.
+    stack = await startTestStack({ X402_ENFORCE: '1' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('answers every free route with 200 and no challenge, even with X-Force-402', async () => {
+    for (const r of FREE_ROUTES) {
+      const res = await get(r.path, { headers: { 'X-Force-402': '1' } });
+      expect(res.status, r.path).toBe(200);
+      expect(res.headers.get('payment-required'), r.path).toBeNull();
+    }
+  });
+
+  it('/health reports per-source freshness and an overall status', async () => {
+    const res = await get('/health');
+    expect(res.body.sources.map((s: any) => s.id)).toEqual(SOURCES.map((s) => s.id));
+    const spot = res.body.sources.find((s: any) => s.id === 'eia-spot');
+    expect(spot).toMatchObject({ stale: false, last_error: null, max_age_h: 192 });
+    expect(spot.age_s).toBeGreaterThanOrEqual(0);
+    expect(['ok', 'degraded', 'down']).toContain(res.body.status);
+    const stale = res.body.sources.filter((s: any) => s.stale).map((s: any) => s.id);
+    expect(res.body.stale_sources).toEqual(stale);
+    expect(res.body.status).toBe(stale.length === 0 ? 'ok' : 'degraded');
+  });
+
+  it('/v1/catalog lists all 27 instruments with live flags and pricing_usd from the route table', async () => {
+    const res = await get('/v1/catalog');
+    expect(res.body.instruments).toHaveLength(27);
+    const cl = res.body.instruments.find((i: any) => i.code === 'CL');
+    expect(cl).toMatchObject({ live: true, unit: 'USD/bbl', source: 'eia-spot' });
+    expect(cl.pricing_usd).toEqual({ 'GET /v1/price/{code}': '0.01', 'GET /v1/history/{code}': '0.02', 'GET /v1/cot/{code}': '0.02' });
+    expect(res.body.instruments.find((i: any) => i.code === 'PA')).toMatchObject({ live: false, not_live_reason: expect.stringMatching(/palladium/) });
+    expect(res.body.instruments.find((i: any) => i.code === 'EURUSD').pricing_usd['GET /v1/fx/{pair}']).toBe('0.01');
+    expect(res.body.routes).toHaveLength(PAID_ROUTES.length);
+    expect(res.body.routes.find((r: any) => r.id === 'GET /v1/decision/all')).toMatchObject({ price_usd: '0.25', price_credits: 25, price_usdc_atomic: '250000' });
+  });
+
+  it('/v1/calendar lists every source with its next release, soonest first', async () => {
+    const res = await get('/v1/calendar');
+    expect(res.body.releases.map((r: any) => r.source).sort()).toEqual(SOURCES.map((s) => s.id).sort());
+    const times = res.body.releases.map((r: any) => r.next_release_at);
+    expect(times.every((t: string) => Date.parse(t) > Date.parse(res.body.as_of))).toBe(true);
+    expect(times).toEqual([...times].sort());
+  });
+
+  it('serves the generated documents with their media types', async () => {
+    const llms = await fetch(`${stack.url}/llms.txt`);
+    expect(llms.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const text = await llms.text();
+    for (const r of PAID_ROUTES) expect(text).toContain(r.path);
+    const openapi = await get('/openapi.json');
+    expect(openapi.body.openapi).toBe('3.1.0');
+    expect(openapi.body.info.version).toBe('0.1.0');
+    expect(openapi.body.paths['/v1/history/{code}'].get['x-price-usd']).toBe('0.02');
+    expect(openapi.body.paths['/v1/history/{code}'].get.parameters.map((p: any) => p.name)).toEqual(['code', 'start', 'end', 'limit', 'frequency', 'cursor']);
+    const skill = await fetch(`${stack.url}/SKILL.md`);
+    expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    const x402 = await get('/.well-known/x402.json');
+    expect(x402.body.resources).toHaveLength(20);
+    expect(x402.body.resources.find((r: any) => r.resource.endsWith('/v1/price/{code}')).amount).toBe('10000');
+  });
+
+  it('answers unknown paths with a JSON 404, a wrong method with 405, an over-long URL with 414', async () => {
+    expectError(await get('/v2/price/CL'), 404, 'NOT_FOUND');
+    expectError(await get('/'), 404, 'NOT_FOUND');
+    expectError(await get('/v1/price/CL', { method: 'DELETE' }), 405, 'METHOD_NOT_ALLOWED');
+    expectError(await get(`/v1/price/${'x'.repeat(9000)}`), 414, 'URI_TOO_LONG');
+  });
+
+  it('GET /api/mcp lists one tool per paid route', async () => {
+    const res = await get('/api/mcp');
+    expect(res.body.tools).toHaveLength(20);
+    expect(res.body.tools.map((t: any) => t.name)).toContain('spreads_crack');
+  });
+});

@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { expectError, expectObservation } from '../helpers/contract';
+import { getJson, startTestStack } from '../helpers/stack';
+
+describe('price family over HTTP (local runtime, replayed samples)', () => {
+  let stack: LocalStack;
+  const get = (path: string, init?: RequestInit) => getJson(stack.url, path, init);
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => stack?.close());
+
+  describe('GET /v1/price/{code}', () => {
+    it('answers a complete observation of the latest figure', async () => {
+      const res = await get('/v1/price/CL');
+      expect(res.status).toBe(200);
+      expectObservation(res.body);
+      expect(res.body).toMatchObject({ instrument: 'CL', value: 72.53, as_of: '2025-06-16', unit: 'USD/bbl', freshness_class: 'eod' });
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    });
+
+    it('serves a repeat read from the in-Lambda cache and says so', async () => {
+      const first = await get('/v1/price/BZ');
+      const second = await get('/v1/price/BZ');
+      expect(first.body.provenance).toMatchObject({ cache_hit: false, cache_ttl_s: 300 });
+      expect(second.body.provenance).toMatchObject({ cache_hit: true, cache_ttl_s: 300 });
+    });
+
+    it('normalises a lower-case code to upper case', async () => {
+      const res = await get('/v1/price/cl');
+      expect(res.status).toBe(200);
+      expect(res.body.instrument).toBe('CL');
+    });
+
+    it('serves FX codes too', async () => {
+      const res = await get('/v1/price/USDCNY');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ instrument: 'USDCNY', unit: 'CNY/USD', as_of: '2025-11-28' });
+    });
+
+    it.each([
+      ['an unknown code', '/v1/price/XX', 404, 'UNKNOWN_INSTRUMENT'],
+      ['a listed but not live code (PA)', '/v1/price/PA', 404, 'NO_DATA'],
+      ['a path of 5,000 characters', `/v1/price/${'A'.repeat(5000)}`, 400, 'INVALID_PARAMETER'],
+      ['an injection-like code', `/v1/price/${encodeURIComponent("CL' OR '1'='1")}`, 400, 'INVALID_PARAMETER'],
+      ['a script tag', `/v1/price/${encodeURIComponent('<script>alert(1)</script>')}`, 400, 'INVALID_PARAMETER'],
+      ['a NoSQL-like code', `/v1/price/${encodeURIComponent('{"$gt":""}')}`, 400, 'INVALID_PARAMETER'],
+      ['a traversal', '/v1/price/..%2F..%2Fetc%2Fpasswd', 400, 'INVALID_PARAMETER'],
+    ])('refuses %s with a JSON error', async (_n, path, status, code) => {
+      expectError(await get(path), status, code);
+    });
+  });
+
+  describe('GET /v1/prices', () => {
+    it('bundles de-duplicated codes in request order, with nothing missing', async () => {
+      const res = await get('/v1/prices?codes=cl,BZ,CL,%20ng%20');
+      expect(res.status).toBe(200);
+      expect(res.body.requested).toEqual(['CL', 'BZ', 'NG']);
+      expect(res.body.observations.map((o: any) => o.instrument)).toEqual(['CL', 'BZ', 'NG']);
+      res.body.observations.forEach(expectObservation);
+      expect(res.body.missing).toEqual([]);
+    });
+
+    it('lists codes without data under missing, with the reason', async () => {
+      const res = await get('/v1/prices?codes=CL,PA');
+      expect(res.status).toBe(200);
+      expect(res.body.count).toBe(1);
+      expect(res.body.missing).toEqual([{ instrument: 'PA', reason: expect.stringMatching(/^not live/) }]);
+    });
+
+    it.each([
+      ['missing codes', '/v1/prices', 400, 'INVALID_PARAMETER'],
+      ['empty codes', '/v1/prices?codes=', 400, 'INVALID_PARAMETER'],
+      ['only commas', '/v1/prices?codes=,,,', 400, 'INVALID_PARAMETER'],
+      ['500 codes', `/v1/prices?codes=${Array.from({ length: 500 }, (_, i) => `C${i}`).join(',')}`, 400, 'INVALID_PARAMETER'],
+      ['31 distinct codes', `/v1/prices?codes=${Array.from({ length: 31 }, (_, i) => `C${i}`).join(',')}`, 400, 'INVALID_PARAMETER'],
+      ['an unknown code among known ones', '/v1/prices?codes=CL,NOPE', 404, 'UNKNOWN_INSTRUMENT'],
+      ['an injection-like code', `/v1/prices?codes=${encodeURIComponent('CL;DROP TABLE')}`, 400, 'INVALID_PARAMETER'],
+    ])('refuses %s', async (_n, path, status, code) => {
+      expectError(await get(path), status, code);
+    });
+
+    it('names the offending parameter in details.issues', async () => {
+      const res = await get('/v1/prices?codes=');
+      expect(res.body.error.details.issues).toEqual([{ path: 'codes', message: 'codes must name at least one instrument' }]);
+    });
+  });
+
+  describe('GET /v1/history/{code}', () => {
+    it('defaults to the year before the latest observation, ascending, with a summary of the window', async () => {
+      const res = await get('/v1/history/CL');
+      expect(res.status).toBe(200);
+      const b = res.body;
+      expect(b).toMatchObject({ instrument: 'CL', start: '2024-06-16', end: '2025-06-16', frequency: 'native', total: 30, returned: 30, truncated: false, next: null });
+      const dates = b.observations.map((o: any) => o.as_of);
+      expect(dates).toEqual([...dates].sort());
+      b.observations.forEach(expectObservation);
+      // Hand-checked on EIA's RWTC series (PET_PRI_SPT_S1_D.xls): first and min 58.50 on 2025-05-05,
+      // max 73.84 on 2025-06-13, last 72.53 on 2025-06-16; change 14.03 = 23.9829 %.
+      expect(b.summary).toEqual({
+        first: { as_of: '2025-05-05', value: 58.5 },
+        last: { as_of: '2025-06-16', value: 72.53 },
+        min: { as_of: '2025-05-05', value: 58.5 },
+        max: { as_of: '2025-06-13', value: 73.84 },
+        change: 14.03,
+        change_pct: 23.9829,
+      });
+    });
+
+    it('pages with limit and the next cursor, without gaps or repeats', async () => {
+      const first = await get('/v1/history/CL?limit=12');
+      expect(first.body).toMatchObject({ total: 30, returned: 12, truncated: true });
+      const second = await get(`/v1/history/CL?limit=12&cursor=${first.body.next}`);
+      const third = await get(`/v1/history/CL?limit=12&cursor=${second.body.next}`);
+      expect(third.body).toMatchObject({ returned: 6, truncated: false, next: null });
+      const all = [first, second, third].flatMap((r) => r.body.observations.map((o: any) => o.as_of));
+      expect(all).toHaveLength(30);
+      expect(new Set(all).size).toBe(30);
+    });
+
+    it('resamples to weekly and monthly with the stated aggregation', async () => {
+      const weekly = await get('/v1/history/CL?frequency=weekly');
+      expect(weekly.body.aggregation).toMatch(/last published observation of each ISO week/);
+      // 2025-05-05..2025-06-16 spans 7 ISO weeks; the last point of the week of 2025-06-09 is Friday 2025-06-13.
+      expect(weekly.body.total).toBe(7);
+      expect(weekly.body.observations.map((o: any) => o.as_of)).toContain('2025-06-13');
+      const monthly = await get('/v1/history/CL?frequency=monthly');
+      expect(monthly.body.observations.map((o: any) => o.as_of)).toEqual(['2025-05-30', '2025-06-16']);
+    });
+
+    it('honours an explicit window', async () => {
+      const res = await get('/v1/history/EURUSD?start=2025-11-01&end=2025-11-14');
+      expect(res.body.observations.map((o: any) => o.as_of)).toEqual([
+        '2025-11-03', '2025-11-04', '2025-11-05', '2025-11-06', '2025-11-07', '2025-11-10', '2025-11-12', '2025-11-13', '2025-11-14',
+      ]); // 2025-11-11 (Veterans Day) has no published value
+    });
+
+    it.each([
+      ['a negative limit', '/v1/history/CL?limit=-5', 400, 'INVALID_PARAMETER'],
+      ['a zero limit', '/v1/history/CL?limit=0', 400, 'INVALID_PARAMETER'],
+      ['a non-numeric limit', '/v1/history/CL?limit=ten', 400, 'INVALID_PARAMETER'],
+      ['a huge limit', '/v1/history/CL?limit=100000', 400, 'INVALID_PARAMETER'],
+      ['a non-date start', '/v1/history/CL?start=yesterday', 400, 'INVALID_PARAMETER'],
+      ['an impossible date', '/v1/history/CL?start=2025-02-30', 400, 'INVALID_PARAMETER'],
+      ['start after end', '/v1/history/CL?start=2025-06-01&end=2025-05-01', 400, 'INVALID_PARAMETER'],
+      ['an unknown frequency', '/v1/history/CL?frequency=hourly', 400, 'INVALID_PARAMETER'],
+      ['a bad cursor', '/v1/history/CL?cursor=abc', 400, 'INVALID_PARAMETER'],
+      ['an unknown code', '/v1/history/ZZZ', 404, 'UNKNOWN_INSTRUMENT'],
+      ['an injection-like date', `/v1/history/CL?start=${encodeURIComponent("2025-01-01' OR 1=1")}`, 400, 'INVALID_PARAMETER'],
+    ])('refuses %s', async (_n, path, status, code) => {
+      expectError(await get(path), status, code);
+    });
+  });
+
+  describe('GET /v1/fx/{pair}', () => {
+    it('answers the latest figure of a pair', async () => {
+      const res = await get('/v1/fx/eurusd');
+      expect(res.status).toBe(200);
+      expectObservation(res.body);
+      expect(res.body).toMatchObject({ instrument: 'EURUSD', as_of: '2025-11-28', source: { series_id: 'DEXUSEU' } });
+    });
+
+    it('refuses a code that is not an FX pair, listing the pairs', async () => {
+      const res = await get('/v1/fx/CL');
+      expectError(res, 404, 'UNKNOWN_INSTRUMENT');
+      expect(res.body.error.details.valid).toEqual(['DTWEXBGS', 'EURUSD', 'USDCNY']);
+    });
+  });
+
+  describe('payment switch (demo mode)', () => {
+    it('serves paid routes without a challenge when enforcement is off, and challenges on X-Force-402', async () => {
+      expect((await get('/v1/price/CL')).status).toBe(200);
+      const forced = await get('/v1/price/CL', { headers: { 'X-Force-402': '1' } });
+      expect(forced.status).toBe(402);
+    });
+
+    it('validates before it challenges: bad input is a 400 even with X-Force-402', async () => {
+      expectError(await get('/v1/price/%3Cx%3E', { headers: { 'X-Force-402': '1' } }), 400, 'INVALID_PARAMETER');
+    });
+  });
+});

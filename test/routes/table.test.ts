@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { FAMILIES, FREE_ROUTES, PAID_ROUTES, PRICES_USD, ROUTES, matchRoute, usdToAtomic, usdToCents, usdToCredits } from '../../shared/routes';
+
+describe('route table', () => {
+  it('has the 20 paid and 11 free routes of the spec, plus POST /api/mcp, with unique ids', () => {
+    expect(PAID_ROUTES).toHaveLength(20);
+    expect(FREE_ROUTES.map((r) => r.path).sort()).toEqual(
+      ['/health', '/v1/catalog', '/v1/calendar', '/llms.txt', '/llms-full.txt', '/openapi.json', '/SKILL.md', '/.well-known/agent.json', '/.well-known/x402.json', '/terms.txt'].sort(),
+    );
+    expect(ROUTES.filter((r) => r.path === '/api/mcp').map((r) => r.method).sort()).toEqual(['GET', 'POST']);
+    expect(new Set(ROUTES.map((r) => r.id)).size).toBe(ROUTES.length);
+  });
+
+  it('prices every paid route from the price table and no free one', () => {
+    for (const r of PAID_ROUTES) expect(r.priceUsd).toBe(PRICES_USD[r.priceKey!]);
+    for (const r of ROUTES.filter((x) => !x.priceKey)) expect(r.priceUsd).toBeNull();
+    expect(Object.keys(PRICES_USD).sort()).toEqual(PAID_ROUTES.map((r) => r.priceKey).sort());
+  });
+
+  it('has a Lambda entry module for every family', () => {
+    for (const f of FAMILIES) expect(existsSync(new URL(`../../functions/${f}.ts`, import.meta.url)), f).toBe(true);
+  });
+});
+
+describe('pricing (integers only)', () => {
+  it.each([
+    ['0.01', 1, '10000'],
+    ['0.02', 2, '20000'],
+    ['0.10', 10, '100000'],
+    ['0.12', 12, '120000'],
+    ['0.25', 25, '250000'],
+    ['19', 1900, '19000000'],
+    ['0.1', 10, '100000'],
+  ])('%s USD = %i credits = %s USDC atomic units', (usd, credits, atomic) => {
+    expect(usdToCredits(usd)).toBe(credits);
+    expect(usdToAtomic(usd)).toBe(atomic);
+  });
+
+  it('refuses amounts that are not whole cents', () => {
+    expect(() => usdToCents('0.015')).toThrow(/at most 2 decimals/);
+    expect(() => usdToCents('-1')).toThrow();
+    expect(() => usdToCents('1e3')).toThrow();
+  });
+});
+
+describe('matchRoute', () => {
+  it('prefers the fixed /all paths over {sector}', () => {
+    const m = matchRoute('GET', '/v1/snapshot/all');
+    expect(m && m !== 'method' && m.route.id).toBe('GET /v1/snapshot/all');
+    const d = matchRoute('GET', '/v1/decision/energy');
+    expect(d && d !== 'method' && d.route.id).toBe('GET /v1/decision/{sector}');
+    expect(d && d !== 'method' && d.pathParameters).toEqual({ sector: 'energy' });
+  });
+
+  it('decodes path parameters and tells a wrong method from an unknown path', () => {
+    const m = matchRoute('GET', '/v1/price/C%4C');
+    expect(m && m !== 'method' && m.pathParameters).toEqual({ code: 'CL' });
+    expect(matchRoute('DELETE', '/v1/price/CL')).toBe('method');
+    expect(matchRoute('GET', '/v1/nothing/here')).toBeNull();
+    expect(matchRoute('GET', '/v1/price/')).toBeNull();
+  });
+});

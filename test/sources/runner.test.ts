@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fred } from '../../shared/sources/fred';
+import { eiaSpot } from '../../shared/sources/eia-spot';
+import { runSource } from '../../shared/sources/runner';
+import type { FetchLike, SourceAdapter } from '../../shared/sources/types';
+import { startTestStore, type TestStore } from '../helpers/store';
+
+const csv = (rows: string) => new Response(`observation_date,DEXUSEU\n${rows}`);
+
+
+describe('runSource', () => {
+  let t: TestStore;
+  const now = new Date('2026-11-21T22:00:00Z');
+  beforeAll(async () => {
+    t = await startTestStore();
+  });
+  afterAll(async () => t.close());
+
+  it('replays the samples, records success, and writes the same items again on a re-run', async () => {
+    const first = await runSource(fred, { mode: 'replay', store: t.store, config: t.config, now });
+    expect(first).toMatchObject({ status: 'ok', items: 156 });
+    const before = await t.store.range('PRICE#EURUSD', { limit: 1000 });
+    const again = await runSource(fred, { mode: 'replay', store: t.store, config: t.config, now });
+    expect(again.items).toBe(156);
+    expect(await t.store.range('PRICE#EURUSD', { limit: 1000 })).toEqual(before);
+    expect(await t.store.getRunStatus('fred')).toEqual({
+      source: 'fred',
+      last_attempt_at: now.toISOString(),
+      last_success_at: now.toISOString(),
+      last_error: null,
+      last_items: 156,
+    });
+  });
+
+  it('keeps the last good data and records the error when the source answers 5xx, times out or sends garbage', async () => {
+    const good = await t.store.latest('PRICE#EURUSD');
+    const later = new Date('2026-11-22T22:00:00Z');
+    const cases: Array<[string, FetchLike, RegExp]> = [
+      ['5xx', async () => new Response('upstream down', { status: 502 }), /HTTP 502/],
+      ['timeout', async () => { throw new DOMException('The operation was aborted due to timeout', 'TimeoutError'); }, /failed.*timeout/i],
+      ['empty body', async () => new Response(''), /empty body/],
+      ['non-numeric value', async (url) => (String(url).includes('DEXUSEU') ? csv('2025-12-01,NA\n') : new Response('observation_date,X\n')), /not a number|expected header/],
+    ];
+    for (const [name, fetch, msg] of cases) {
+      const r = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch, now: later });
+      expect(r.status, name).toBe('failed');
+      expect(r.message, name).toMatch(msg);
+      const status = await t.store.getRunStatus('fred');
+      expect(status?.last_error, name).toMatch(msg);
+      expect(status?.last_success_at, name).toBe(now.toISOString()); // the earlier success stays on record
+      expect(await t.store.latest('PRICE#EURUSD'), name).toEqual(good);
+    }
+  });
+
+  it('writes nothing when one payload of a release is broken (no half-parsed writes)', async () => {
+    // DTWEXBGS and DEXUSEU parse, DEXCHUS does not: none of the three may be written.
+    const fetch: FetchLike = async (url) => {
+      const u = String(url);
+      if (u.includes('DEXCHUS')) return new Response('observation_date,DEXCHUS\n2026-11-20,seven\n');
+      const id = u.includes('DEXUSEU') ? 'DEXUSEU' : 'DTWEXBGS';
+      return new Response(`observation_date,${id}\n2026-11-20,1.5\n`);
+    };
+    const r = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch, now });
+    expect(r.status).toBe('failed');
+    expect((await t.store.latest('PRICE#EURUSD'))?.as_of).toBe('2025-11-28');
+    expect((await t.store.latest('PRICE#DTWEXBGS'))?.as_of).toBe('2025-11-28');
+  });
+
+  it('lets a revision overwrite the stored value for the same date', async () => {
+    const fetch: FetchLike = async (url) => {
+      const id = ['DEXUSEU', 'DEXCHUS', 'DTWEXBGS'].find((s) => String(url).includes(s))!;
+      return new Response(`observation_date,${id}\n2025-11-28,1.2345\n`);
+    };
+    const r = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch, now });
+    expect(r).toMatchObject({ status: 'ok', items: 3 });
+    expect(await t.store.latest('PRICE#EURUSD')).toMatchObject({ as_of: '2025-11-28', value: 1.2345, retrieved_at: now.toISOString() });
+  });
+
+  it('skips a live source without its API key, with a clear message and no crash', async () => {
+    const r = await runSource(eiaSpot, { mode: 'live', store: t.store, config: t.config, now });
+    expect(r).toEqual({ source: 'eia-spot', status: 'skipped', items: 0, message: 'eia-spot: live mode needs EIA_API_KEY; skipped' });
+  });
+
+  it('refuses observations that break the contract (NaN) before writing anything', async () => {
+    const broken: SourceAdapter = {
+      ...fred,
+      toItems: (p, ctx) => fred.toItems(p, ctx).map((i) => ({ ...i, observation: { ...i.observation, value: Number.NaN } })),
+    };
+    const r = await runSource(broken, { mode: 'replay', store: t.store, config: t.config, now });
+    expect(r.status).toBe('failed');
+    expect(r.message).toMatch(/not a valid observation.*value/);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { StoredObservation } from '../../shared/observation/schema';
+import { DynamoObservationStore } from '../../shared/store/observation-store';
+import { startTestStore, type TestStore } from '../helpers/store';
+
+const obs = (as_of: string, value: number): StoredObservation => ({
+  instrument: 'CL',
+  value,
+  unit: 'USD/bbl',
+  as_of,
+  observed_at: null,
+  freshness_class: 'eod',
+  quality: 'official',
+  derived: false,
+  source: { name: 'synthetic test figure', series_id: 'TEST', url: null },
+  license_tag: 'test',
+  retrieved_at: '2026-01-01T00:00:00.000Z',
+  published_at: null,
+  next_release_at: null,
+  attributes: {},
+});
+
+const days = (n: number) =>
+  Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
+
+describe('DynamoObservationStore on the embedded store', () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await startTestStore();
+  });
+  afterAll(async () => t.close());
+
+  it('upserts idempotently and lets a revision overwrite', async () => {
+    const items = days(3).map((d, i) => ({ seriesKey: 'PRICE#T1', observation: obs(d, 70 + i) }));
+    await t.store.upsertMany(items);
+    await t.store.upsertMany(items);
+    expect((await t.store.range('PRICE#T1', { limit: 10 })).items.map((o) => o.value)).toEqual([70, 71, 72]);
+    await t.store.upsertMany([{ seriesKey: 'PRICE#T1', observation: obs('2025-01-02', 99.5) }]);
+    const page = await t.store.range('PRICE#T1', { limit: 10 });
+    expect(page.items.map((o) => o.value)).toEqual([70, 99.5, 72]);
+    expect(page.items[1]).toEqual(obs('2025-01-02', 99.5)); // round-trips every field, nulls included
+  });
+
+  it('reads the latest and the n most recent, newest first', async () => {
+    await t.store.upsertMany(days(40).map((d, i) => ({ seriesKey: 'PRICE#T2', observation: obs(d, i) })));
+    expect((await t.store.latest('PRICE#T2'))?.as_of).toBe('2025-02-09');
+    expect((await t.store.recent('PRICE#T2', 3)).map((o) => o.value)).toEqual([39, 38, 37]);
+    expect(await t.store.latest('PRICE#NONE')).toBeNull();
+  });
+
+  it('pages a date range with an exclusive cursor and reports the end', async () => {
+    const first = await t.store.range('PRICE#T2', { start: '2025-01-05', end: '2025-01-20', limit: 10 });
+    expect(first.items.map((o) => o.as_of)).toEqual(days(20).slice(4, 14));
+    expect(first.next).toBe('2025-01-14');
+    const second = await t.store.range('PRICE#T2', { start: '2025-01-05', end: '2025-01-20', limit: 10, after: first.next! });
+    expect(second.items.map((o) => o.as_of)).toEqual(days(20).slice(14, 20));
+    expect(second.next).toBeNull();
+  });
+
+  it('writes more than one BatchWriteItem of 25', async () => {
+    const n = await t.store.upsertMany(days(60).map((d) => ({ seriesKey: 'PRICE#T3', observation: obs(d, 1) })));
+    expect(n).toBe(60);
+    expect((await t.store.range('PRICE#T3', { limit: 100 })).items).toHaveLength(60);
+  });
+
+  it('keeps and replaces a source run status', async () => {
+    const status = { source: 's1', last_attempt_at: 'a', last_success_at: null, last_error: 'boom', last_items: null };
+    await t.store.putRunStatus(status);
+    expect(await t.store.getRunStatus('s1')).toEqual(status);
+    expect(await t.store.getRunStatus('never')).toBeNull();
+  });
+});
+
+describe('DynamoObservationStore batch retries', () => {
+  it('re-sends unprocessed items until none are left, and gives up after a bounded number of attempts', async () => {
+    const sent: number[] = [];
+    let calls = 0;
+    // A document client that leaves the last item unprocessed on the first two calls (throttling).
+    const flaky = {
+      send: async (cmd: { input: { RequestItems: Record<string, unknown[]> } }) => {
+        const reqs = cmd.input.RequestItems.tbl!;
+        sent.push(reqs.length);
+        calls++;
+        return calls <= 2 ? { UnprocessedItems: { tbl: reqs.slice(-1) } } : { UnprocessedItems: {} };
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const store = new DynamoObservationStore(flaky, 'tbl');
+    await store.upsertMany(days(3).map((d) => ({ seriesKey: 'X', observation: obs(d, 1) })));
+    expect(sent).toEqual([3, 1, 1]);
+
+    const stuck = { send: async (cmd: any) => ({ UnprocessedItems: cmd.input.RequestItems }) } as unknown as DynamoDBDocumentClient;
+    await expect(new DynamoObservationStore(stuck, 'tbl').upsertMany([{ seriesKey: 'X', observation: obs('2025-01-01', 1) }])).rejects.toThrow(/unprocessed/);
+  });
+});
