@@ -57,7 +57,9 @@ class ConfigError extends Error {
  * @throws ConfigError listing every missing or malformed key
  */
 const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
-  const parsed = ConfigSchema.safeParse(env);
+  // `FOO=` in a shell or a .env file means "not set", not "set to nothing".
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = ConfigSchema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }

@@ -34,12 +34,21 @@ type ServiceContext = Context & { service: ServiceState };
 const requestIdOf = (event: Event, context: Context): string =>
   event.requestContext?.requestId || context.awsRequestId || 'local';
 
+/** The stage, or null when the configuration itself is what failed. */
+const stageOf = (deps: () => Deps): string | null => {
+  try {
+    return deps().config.STAGE;
+  } catch {
+    return null;
+  }
+};
+
 /** Error layer: the only place errors become responses. */
-const errorLayer = (): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+const errorLayer = (deps: () => Deps): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'errorLayer',
   onError: async (request) => {
     const requestId = request.context.service?.requestId ?? requestIdOf(request.event, request.context);
-    const exposeInternals = getDeps().config.STAGE === 'dev';
+    const exposeInternals = stageOf(deps) === 'dev';
     const mapped = mapError(request.error, requestId, exposeInternals);
     if (mapped.statusCode >= 500) {
       logger.error('request failed', { requestId, routeKey: request.event.routeKey, error: request.error as Error });
@@ -113,7 +122,7 @@ const createFamilyHandler = (family: Family, handlers: FamilyHandlers, deps: () 
   if (missing.length) throw new Error(`family ${family} has no handler for: ${missing.join(', ')}`);
 
   const stack = middy<Event, Result, Error, ServiceContext>()
-    .use(errorLayer())
+    .use(errorLayer(deps))
     .use(routeLayer(family, deps))
     .use(paymentMiddleware({ deps }))
     .handler(async (_event, context) => {

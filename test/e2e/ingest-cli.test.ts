@@ -1,0 +1,42 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'ingest-cli-'));
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'infra/local/ingest-cli.ts', ...args], {
+    encoding: 'utf8',
+    // Port 1 is closed, so the CLI opens the on-disk store itself; no keys are set.
+    env: { ...process.env, LOCAL_DATA_DIR: dataDir, DYNAMODB_PORT: '1', DYNAMODB_ENDPOINT: '', EIA_API_KEY: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    timeout: 60_000,
+  });
+
+describe('npm run ingest', () => {
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('replays one source into the on-disk store and re-runs idempotently', () => {
+    const first = run('fred');
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain('ok      fred: 156 observations written');
+    const again = run('fred');
+    expect(again.stdout).toContain('ok      fred: 156 observations written');
+  });
+
+  it('skips a live source whose API key is not set, without failing', () => {
+    const r = run('eia-spot', '--live');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('skipped eia-spot: live mode needs EIA_API_KEY; skipped');
+  });
+
+  it('explains its usage on bad arguments', () => {
+    const none = run();
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/usage: npm run ingest -- <source\|all>/);
+    const unknown = run('nope');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown source nope; sources: .*eia-spot/);
+    expect(run('fred', '--since', '2025/01/01').stderr).toMatch(/--since must be YYYY-MM-DD/);
+  });
+});

@@ -1,0 +1,95 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/config';
+import type { Deps } from '../../shared/http/deps';
+import { mapError } from '../../shared/http/error-mapper';
+import { NotFoundError, ServiceUnavailableError } from '../../shared/http/errors';
+import { createFamilyHandler } from '../../shared/http/family-handler';
+import type { FamilyHandlers } from '../../shared/http/types';
+
+const event = (routeKey: string, pathParameters?: Record<string, string>, headers: Record<string, string> = {}): APIGatewayProxyEventV2 =>
+  ({
+    version: '2.0',
+    routeKey,
+    rawPath: '/x',
+    rawQueryString: '',
+    headers,
+    pathParameters,
+    requestContext: { requestId: 'req-1', http: { method: 'GET', path: '/x' } },
+    isBase64Encoded: false,
+  }) as unknown as APIGatewayProxyEventV2;
+const context = { awsRequestId: 'aws-1' } as Context;
+
+const depsFor = (stage: 'dev' | 'prod'): (() => Deps) => {
+  const config = loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', STAGE: stage });
+  return () => ({ config, now: () => new Date() }) as unknown as Deps;
+};
+
+const handlersThatThrow = (err: unknown): FamilyHandlers => ({
+  'GET /v1/price/{code}': async () => {
+    throw err;
+  },
+  'GET /v1/prices': async () => ({ body: {} }),
+  'GET /v1/history/{code}': async () => ({ body: {} }),
+  'GET /v1/fx/{pair}': async (req) => ({ body: { pair: req.params.pair } }),
+});
+
+describe('family handler (middy stack)', () => {
+  it('refuses to build when a route of the family has no handler', () => {
+    expect(() => createFamilyHandler('price', { 'GET /v1/prices': async () => ({ body: {} }) })).toThrow(/no handler for: GET \/v1\/price\/\{code\}/);
+  });
+
+  it('maps an unexpected error to a generic 500 without internals in prod', async () => {
+    const h = createFamilyHandler('price', handlersThatThrow(new Error('db password is hunter2')), depsFor('prod'));
+    const res = await h(event('GET /v1/price/{code}', { code: 'CL' }), context);
+    expect(res.statusCode).toBe(500);
+    const body = JSON.parse(res.body!);
+    expect(body).toEqual({ error: { code: 'INTERNAL', message: expect.any(String), retryable: true, request_id: 'req-1', details: {} } });
+    expect(res.body).not.toContain('hunter2');
+    expect(res.body).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+  });
+
+  it('shows the internal message only in dev', async () => {
+    const h = createFamilyHandler('price', handlersThatThrow(new Error('boom')), depsFor('dev'));
+    const body = JSON.parse((await h(event('GET /v1/price/{code}', { code: 'CL' }), context)).body!);
+    expect(body.error.details).toEqual({ name: 'Error', message: 'boom' });
+  });
+
+  it('maps typed errors with their status, code and retryable flag', async () => {
+    const h = createFamilyHandler('price', handlersThatThrow(new ServiceUnavailableError('NO_DATA', 'nothing yet', { instrument: 'CL' })), depsFor('prod'));
+    const res = await h(event('GET /v1/price/{code}', { code: 'CL' }), context);
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(res.body!).error).toMatchObject({ code: 'NO_DATA', retryable: true, details: { instrument: 'CL' } });
+  });
+
+  it('validates parameters with the route schema and hands handlers the normalised values', async () => {
+    const h = createFamilyHandler('price', handlersThatThrow(null), depsFor('prod'));
+    const ok = await h(event('GET /v1/fx/{pair}', { pair: ' eurusd ' }), context);
+    expect(JSON.parse(ok.body!)).toEqual({ pair: 'EURUSD' });
+    const bad = await h(event('GET /v1/fx/{pair}', { pair: 'EUR/USD' }), context);
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.parse(bad.body!).error.details.issues[0].path).toBe('pair');
+  });
+
+  it('answers a route key of another family (or $default) with a JSON 404', async () => {
+    const h = createFamilyHandler('price', handlersThatThrow(null), depsFor('prod'));
+    for (const key of ['$default', 'GET /v1/cot/{code}']) {
+      const res = await h(event(key), context);
+      expect(res.statusCode).toBe(404);
+      expect(JSON.parse(res.body!).error.code).toBe('NOT_FOUND');
+    }
+  });
+});
+
+describe('mapError', () => {
+  it('keeps typed details and the request id', () => {
+    const m = mapError(new NotFoundError('UNKNOWN_SERIES', 'no such key', { valid: ['a'] }), 'r-9');
+    expect(m.statusCode).toBe(404);
+    expect(m.body.error).toEqual({ code: 'UNKNOWN_SERIES', message: 'no such key', retryable: false, request_id: 'r-9', details: { valid: ['a'] } });
+  });
+
+  it('never throws on odd values', () => {
+    expect(mapError(undefined, 'r').statusCode).toBe(500);
+    expect(mapError('a string', 'r').statusCode).toBe(500);
+  });
+});
