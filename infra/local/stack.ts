@@ -7,6 +7,8 @@ import { getConfig, resetConfig } from '../../shared/config';
 import { getDeps, resetDeps } from '../../shared/http/deps';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { runSource, type RunResult } from '../../shared/sources/runner';
+import type { LocalPaymentNetwork } from './chain';
+import { startLocalPaymentsIfEnabled } from './chain/hook';
 import { ensureTables, startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
 
@@ -28,6 +30,8 @@ interface LocalStack {
   seeded: RunResult[];
   server: LocalServer;
   store: EmbeddedStore;
+  /** X402_LOCAL_CHAIN on: the local chain and facilitator the configuration points at. */
+  payments?: LocalPaymentNetwork;
   close(): Promise<void>;
 }
 
@@ -44,6 +48,7 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     DYNAMODB_ENDPOINT: store.endpoint,
   });
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete process.env[k];
+  const payments = await startLocalPaymentsIfEnabled(log);
   resetConfig();
   resetDeps();
   const config = getConfig();
@@ -66,9 +71,11 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     seeded,
     server,
     store,
+    payments,
     close: async () => {
       await server.close();
       await store.close();
+      await payments?.close();
       resetDeps();
       resetConfig();
     },

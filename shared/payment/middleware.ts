@@ -1,30 +1,167 @@
 /**
- * Payment middleware (placeholder of the walking skeleton): in demo mode paid routes serve
- * without a challenge; with X402_ENFORCE on, or `X-Force-402: 1`, a paid route without
- * payment answers 402. Verification and settlement come with the x402 lane.
+ * The middy adapter of the payment core (STYLE.md convention 5):
+ *
+ * - before: adapts the event to HttpRequestLike and calls processPayment. A challenge or a refusal
+ *   is returned as the early response (the handler never runs, no data is read); a verified
+ *   payment's receipt is kept in `request.internal['payment.receipt']`.
+ * - after: settles only if the answer is a success that is charged (`statusCode < 400` and the
+ *   handler did not set `charge: false`); otherwise releases. A failed or pending settlement
+ *   replaces the answer, so no data leaves without a confirmed payment.
+ * - onError: releases the hold and never settles.
+ *
+ * createFamilyHandler already mounts it as `.use(paymentMiddleware({ deps }))`.
  */
-import type { MiddlewareObj } from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { z } from 'zod';
 import type { Deps } from '../http/deps';
 import type { ServiceContext } from '../http/family-handler';
-import { PaymentError } from '../http/errors';
+import { logger } from '../http/logger';
+import { resourceUrl } from './challenge';
+import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentDeps, type PaymentLog, type PaymentReceipt } from './core';
+import { createFacilitatorClient } from './facilitator';
+import { DynamoPaymentLedger } from './ledger';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+type PaymentRequest = Request<Event, Result, Error, ServiceContext>;
 
 interface PaymentMiddlewareOptions {
+  /** The process dependencies (config, store client, clock). */
   deps: () => Deps;
+  /** Builds the payment dependencies from them; default: DynamoDB ledger + HTTP facilitator client. */
+  payment?: (deps: Deps) => PaymentDeps;
 }
 
-const paymentMiddleware = (
-  opts: PaymentMiddlewareOptions,
-): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ServiceContext> => ({
-  name: 'payment',
-  before: async (request) => {
-    const route = request.context.service.route;
-    if (!route?.priceKey) return;
-    const headers = request.context.service.request!.headers;
-    const enforce = opts.deps().config.X402_ENFORCE || headers['x-force-402'] === '1';
-    if (enforce) throw new PaymentError('PAYMENT_REQUIRED', 'payment required');
-  },
+/** Namespaced key of the receipt in middy's per-request `internal` store. */
+const RECEIPT_KEY = 'payment.receipt';
+
+const OptionsSchema = z.strictObject({
+  deps: z.custom<() => Deps>((v) => typeof v === 'function', 'deps must be a function returning the process dependencies'),
+  payment: z.custom<(deps: Deps) => PaymentDeps>((v) => typeof v === 'function', 'payment must be a function').optional(),
 });
 
-export { paymentMiddleware };
+/**
+ * Rejects unknown or malformed options at cold start, like middy's own option schemas.
+ * @throws Error naming every problem
+ */
+const paymentMiddlewareValidateOptions = (opts: unknown): PaymentMiddlewareOptions => {
+  const parsed = OptionsSchema.safeParse(opts);
+  if (!parsed.success) throw new Error(`paymentMiddleware options: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+};
+
+/** The service logger behind the core's small logging port. */
+const paymentLog: PaymentLog = {
+  info: (message, extra) => logger.info(message, extra ?? {}),
+  warn: (message, extra) => logger.warn(message, extra ?? {}),
+  error: (message, extra) => logger.error(message, extra ?? {}),
+};
+
+// One facilitator client and ledger per container (per Deps instance), created on first use.
+const cache = new WeakMap<Deps, PaymentDeps>();
+const defaultPaymentDeps = (deps: Deps): PaymentDeps => {
+  const cached = cache.get(deps);
+  if (cached) return cached;
+  const pd: PaymentDeps = {
+    config: deps.config,
+    ledger: new DynamoPaymentLedger(deps.doc, deps.config.CREDITS_TABLE, deps.now),
+    facilitator: createFacilitatorClient(deps.config),
+    now: deps.now,
+    log: paymentLog,
+  };
+  cache.set(deps, pd);
+  return pd;
+};
+
+/** The request as the payment core sees it. */
+const toHttpRequestLike = (request: PaymentRequest, deps: Deps): HttpRequestLike => {
+  const { event, context } = request;
+  const headers = context.service.request!.headers;
+  const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
+  return {
+    method: event.requestContext?.http?.method ?? 'GET',
+    path,
+    url: resourceUrl(deps.config.PUBLIC_BASE_URL, headers, event.requestContext?.domainName, path, event.rawQueryString ?? ''),
+    headers,
+    requestId: context.service.requestId,
+  };
+};
+
+const takeReceipt = (request: PaymentRequest): PaymentReceipt | undefined => {
+  const internal = request.internal as Record<string, unknown>;
+  const receipt = internal[RECEIPT_KEY] as PaymentReceipt | undefined;
+  // Taken once: after and onError must never both act on the same payment.
+  delete internal[RECEIPT_KEY];
+  return receipt;
+};
+
+/**
+ * The before phase: decide the payment; a rejection ends the request here.
+ * @returns the early response (402 / 502 / 504) or undefined to run the handler
+ */
+const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<Result | undefined> => {
+  const service = request.context.service;
+  if (!service?.route || !service.request) return undefined;
+  const deps = opts.deps();
+  const pd = (opts.payment ?? defaultPaymentDeps)(deps);
+  const outcome = await processPayment(toHttpRequestLike(request, deps), service.route, pd);
+  switch (outcome.type) {
+    case 'free':
+      return undefined;
+    case 'rejected':
+      return outcome.response;
+    case 'verified':
+      (request.internal as Record<string, unknown>)[RECEIPT_KEY] = outcome.receipt;
+      return undefined;
+  }
+};
+
+/** The after phase: settle a charged success, release anything else. */
+const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<void> => {
+  const receipt = takeReceipt(request);
+  if (!receipt) return;
+  const pd = (opts.payment ?? defaultPaymentDeps)(opts.deps());
+  const response = request.response;
+  const status = response?.statusCode ?? 200;
+  if (!response || status >= 400 || request.context.service.charge === false) {
+    await releasePayment(receipt, status >= 400 ? `handler_status_${status}` : 'not_charged', pd);
+    return;
+  }
+  const outcome = await settlePayment(receipt, request.context.service.requestId, pd);
+  if (outcome.type === 'settled') {
+    request.response = { ...response, headers: { ...response.headers, ...outcome.headers } };
+  } else {
+    // No confirmed payment, no data: the handler's answer is dropped.
+    request.response = outcome.response;
+  }
+};
+
+/** The onError phase: release the hold; never settle. Never throws, so the error layer still answers. */
+const paymentMiddlewareOnError = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<void> => {
+  const receipt = takeReceipt(request);
+  if (!receipt) return;
+  try {
+    await releasePayment(receipt, 'handler_error', (opts.payment ?? defaultPaymentDeps)(opts.deps()));
+  } catch (err) {
+    logger.error('payment release after a handler error failed', { error: err as Error });
+  }
+};
+
+/**
+ * The payment middleware of every paid family Lambda.
+ * @param opts `{ deps }` (and optionally `payment` to inject the payment dependencies in tests)
+ * @example middy().use(paymentMiddleware({ deps: getDeps }))
+ */
+const paymentMiddleware = (opts: PaymentMiddlewareOptions): MiddlewareObj<Event, Result, Error, ServiceContext> => {
+  const options = paymentMiddlewareValidateOptions(opts);
+  return {
+    name: 'payment',
+    before: (request) => paymentMiddlewareBefore(request, options),
+    after: (request) => paymentMiddlewareAfter(request, options),
+    onError: (request) => paymentMiddlewareOnError(request, options),
+  };
+};
+
+export { paymentMiddleware, paymentMiddlewareValidateOptions, paymentMiddlewareBefore, paymentMiddlewareAfter, paymentMiddlewareOnError, RECEIPT_KEY };
 export type { PaymentMiddlewareOptions };

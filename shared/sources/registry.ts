@@ -73,7 +73,12 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://www.usda.gov/oce/commodity/wasde',
     feeds: 'US corn, soybeans, wheat balance sheets',
-    schedule: { minute: 0, hour: 12, monthDays: [8, 9, 10, 11, 12, 13], timeZone: ET, description: 'monthly, per USDA published dates, 12:00 ET' },
+    // USDA publishes each year's dates in advance, but this project has verified them only through
+    // January 2026 (usda-wasde.ts RELEASE_DATES, used for published_at). So the schedule keeps a day
+    // window that holds every release seen (the 8th-14th; November 2025 moved to the 14th), plus one
+    // day to catch a file posted after the noon run, and runs daily inside it: a run before the
+    // release re-reads last month's report, idempotently.
+    schedule: { minute: 0, hour: 12, monthDays: [8, 9, 10, 11, 12, 13, 14, 15], timeZone: ET, description: "monthly on USDA's published day (between the 8th and 14th), 12:00 ET" },
     maxAgeHours: 24 * 40,
   },
   {
@@ -102,7 +107,9 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://www.usgs.gov/centers/national-minerals-information-center/mineral-commodity-summaries',
     feeds: 'annual production, reserves, prices and import reliance of the metals',
-    schedule: { minute: 0, hour: 12, months: [1, 2], monthDays: [25, 26, 27, 28, 29, 30, 31, 1, 2, 3, 4, 5], timeZone: ET, description: 'annually, late January, 12:00 ET' },
+    // One edition a year, usually late January (MCS 2026 was first posted on 6 February): a daily run
+    // through January and February picks it up; re-reading the same edition is idempotent.
+    schedule: { minute: 0, hour: 12, months: [1, 2], timeZone: ET, description: 'annually, late January or early February (checked daily in January and February), 12:00 ET' },
     maxAgeHours: 24 * 400,
   },
 ] satisfies SourceDef[]);

@@ -43,6 +43,8 @@ interface ObservationStore {
   recent(seriesKey: string, n: number): Promise<StoredObservation[]>;
   /** Ascending history in [start, end], paged. */
   range(seriesKey: string, q: RangeQuery): Promise<RangePage>;
+  /** Every observation in [start, end], ascending, reading at most `maxItems` (capped says it stopped early). */
+  window(seriesKey: string, start: string, end: string, maxItems: number): Promise<{ items: StoredObservation[]; capped: boolean }>;
   upsertMany(items: SeriesItem[]): Promise<number>;
   getRunStatus(source: string): Promise<SourceRunStatus | null>;
   putRunStatus(status: SourceRunStatus): Promise<void>;
@@ -107,6 +109,17 @@ class DynamoObservationStore implements ObservationStore {
     const truncated = items.length > q.limit;
     const page = items.slice(0, q.limit);
     return { items: page, next: truncated ? (page.at(-1)?.as_of ?? null) : null };
+  }
+
+  async window(seriesKey: string, start: string, end: string, maxItems: number) {
+    const items: StoredObservation[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.range(seriesKey, { start, end, limit: Math.min(1000, maxItems - items.length), after });
+      items.push(...page.items);
+      after = page.next ?? undefined;
+    } while (after && items.length < maxItems);
+    return { items, capped: Boolean(after) };
   }
 
   async upsertMany(items: SeriesItem[]): Promise<number> {

@@ -93,3 +93,24 @@ describe('DynamoObservationStore batch retries', () => {
     await expect(new DynamoObservationStore(stuck, 'tbl').upsertMany([{ seriesKey: 'X', observation: obs('2025-01-01', 1) }])).rejects.toThrow(/unprocessed/);
   });
 });
+
+describe('DynamoObservationStore.window', () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await startTestStore();
+    await t.store.upsertMany(days(50).map((d, i) => ({ seriesKey: 'PRICE#W', observation: obs(d, i) })));
+  });
+  afterAll(async () => t.close());
+
+  it('reads a whole window across pages, or stops at maxItems and says so', async () => {
+    const all = await t.store.window('PRICE#W', '2025-01-01', '2025-12-31', 1000);
+    expect(all.items).toHaveLength(50);
+    expect(all.capped).toBe(false);
+    const capped = await t.store.window('PRICE#W', '2025-01-01', '2025-12-31', 20);
+    expect(capped.items.map((o) => o.value)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(capped.capped).toBe(true);
+    const exact = await t.store.window('PRICE#W', '2025-01-11', '2025-01-20', 10);
+    expect(exact).toMatchObject({ capped: false });
+    expect(exact.items).toHaveLength(10);
+  });
+});

@@ -7,7 +7,7 @@ import { FX_PAIRS, INSTRUMENTS, NOT_LIVE, findInstrument, type Instrument } from
 import { seriesKey } from '../../catalog/series-keys';
 import type { Deps } from '../../http/deps';
 import { NotFoundError, ServiceUnavailableError } from '../../http/errors';
-import type { Observation, StoredObservation } from '../../observation/schema';
+import type { Observation } from '../../observation/schema';
 import { toServed } from '../../observation/serve';
 import { CACHE_TTL_S } from '../../store/read-cache';
 
@@ -77,16 +77,9 @@ interface Window {
 const loadWindow = async (deps: Deps, code: string, start: string, end: string): Promise<Window> => {
   const instrument = requireInstrument(code);
   const key = seriesKey.price(code);
-  const read = await deps.cache.get(`window:${key}:${start}:${end}`, CACHE_TTL_S[instrument.freshness], async () => {
-    const items: StoredObservation[] = [];
-    let after: string | undefined;
-    do {
-      const page = await deps.store.range(key, { start, end, limit: 1000, after });
-      items.push(...page.items);
-      after = page.next ?? undefined;
-    } while (after && items.length < MAX_WINDOW_POINTS);
-    return { items: items.slice(0, MAX_WINDOW_POINTS), capped: items.length >= MAX_WINDOW_POINTS && Boolean(after) };
-  });
+  const read = await deps.cache.get(`window:${key}:${start}:${end}`, CACHE_TTL_S[instrument.freshness], () =>
+    deps.store.window(key, start, end, MAX_WINDOW_POINTS),
+  );
   return {
     observations: read.value.items.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS })),
     capped: read.value.capped,

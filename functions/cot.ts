@@ -1,0 +1,5 @@
+/** Lambda entry of the COT family: /v1/cot/{code}. */
+import { cotHandlers } from '../shared/families/cot/handlers';
+import { createFamilyHandler } from '../shared/http/family-handler';
+
+export const handler = createFamilyHandler('cot', cotHandlers);

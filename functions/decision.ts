@@ -1,0 +1,5 @@
+/** Lambda entry of the decision family: /v1/decision/{sector}, /v1/decision/all. */
+import { decisionHandlers } from '../shared/families/decision/handlers';
+import { createFamilyHandler } from '../shared/http/family-handler';
+
+export const handler = createFamilyHandler('decision', decisionHandlers);

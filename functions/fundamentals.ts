@@ -1,0 +1,5 @@
+/** Lambda entry of the fundamentals family: WASDE, crop progress, export sales, USGS. */
+import { fundamentalsHandlers } from '../shared/families/fundamentals/handlers';
+import { createFamilyHandler } from '../shared/http/family-handler';
+
+export const handler = createFamilyHandler('fundamentals', fundamentalsHandlers);

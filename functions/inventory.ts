@@ -1,0 +1,5 @@
+/** Lambda entry of the inventory family: /v1/inventory/eia and /v1/inventory/eia/{series}. */
+import { inventoryHandlers } from '../shared/families/inventory/handlers';
+import { createFamilyHandler } from '../shared/http/family-handler';
+
+export const handler = createFamilyHandler('inventory', inventoryHandlers);

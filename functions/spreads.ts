@@ -1,0 +1,5 @@
+/** Lambda entry of the spreads family: /v1/spreads/crack, /v1/spreads/crush, /v1/spreads/basis. */
+import { spreadsHandlers } from '../shared/families/spreads/handlers';
+import { createFamilyHandler } from '../shared/http/family-handler';
+
+export const handler = createFamilyHandler('spreads', spreadsHandlers);

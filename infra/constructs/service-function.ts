@@ -1,0 +1,131 @@
+/**
+ * The one Lambda shape of this service: Node 22 on ARM64, bundled by the locally installed esbuild
+ * to minified ESM with source maps, an explicit log group with retention, X-Ray tracing, and
+ * binding helpers that grant a permission and set the matching env var in one call, so a function
+ * never has a table name it may not use or a permission without the name.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { ENV } from '../../shared/config/env-keys';
+
+/** The repository root (entries, package-lock.json and tsconfig.json live there). */
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Path of a Lambda entry point under functions/. */
+const functionEntry = (name: string): string => join(PROJECT_ROOT, 'functions', `${name}.ts`);
+
+/**
+ * ESM bundles still contain CommonJS dependencies that call `require`; esbuild's shim needs a real one.
+ * The alias keeps the banner from colliding with any bundled `createRequire` import.
+ */
+const ESM_REQUIRE_BANNER = "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);";
+
+/** Env keys that carry a table name. */
+type TableEnvKey = typeof ENV.OBSERVATIONS_TABLE | typeof ENV.CREDITS_TABLE;
+type TableAccess = 'RO' | 'RW';
+
+interface BindTableOptions {
+  /** RO: read data only; RW: read and write data. */
+  access: TableAccess;
+  envKey: TableEnvKey;
+}
+
+interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'runtime' | 'architecture' | 'logGroup' | 'logRetention' | 'tracing'> {
+  /** Absolute path of the entry file (see functionEntry). */
+  entry: string;
+  /** Log retention (default one month). */
+  logRetention?: RetentionDays;
+}
+
+/**
+ * A NodejsFunction with the service's fixed runtime, bundling, logging and tracing.
+ * @example
+ * const fn = new ServiceFunction(this, 'PriceFunction', { entry: functionEntry('price') });
+ * fn.bindTable(observations, { access: 'RO', envKey: ENV.OBSERVATIONS_TABLE });
+ */
+class ServiceFunction extends NodejsFunction {
+  /** Table access granted through bindTable, by env key (read by tests and reviews). */
+  readonly tableAccess: Partial<Record<TableEnvKey, TableAccess | 'NAME_ONLY'>> = {};
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const { logRetention, bundling, environment, ...rest } = props;
+    // An explicit log group (not the implicit /aws/lambda/<name>) so retention is ours and CloudFormation owns it.
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: logRetention ?? RetentionDays.ONE_MONTH });
+    super(scope, id, {
+      memorySize: 1024,
+      timeout: Duration.seconds(28),
+      ...rest,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      environment: {
+        // Stack traces point at the TypeScript sources instead of the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Bundle the SDK too: the version we test is the version that runs, not the runtime's copy.
+        bundleAwsSDK: true,
+        // esbuild is a devDependency; never fall back to Docker.
+        forceDockerBundling: false,
+        ...bundling,
+      },
+    });
+  }
+
+  /**
+   * Grants access to a table and sets its name under `envKey`, together.
+   * @returns this, for chaining
+   */
+  bindTable(table: ITable, opts: BindTableOptions): this {
+    if (opts.access === 'RO') table.grantReadData(this);
+    else table.grantReadWriteData(this);
+    this.addEnvironment(opts.envKey, table.tableName);
+    this.tableAccess[opts.envKey] = opts.access;
+    return this;
+  }
+
+  /**
+   * Sets a table's name without any permission. `loadConfig` requires both table names in every
+   * function; one that never uses a table gets only its name, so an accidental access is denied.
+   */
+  bindTableNameOnly(table: ITable, envKey: TableEnvKey): this {
+    this.addEnvironment(envKey, table.tableName);
+    this.tableAccess[envKey] ??= 'NAME_ONLY';
+    return this;
+  }
+
+  /**
+   * Grants read access to a secret and sets its ARN (never its value) under `envKey`.
+   * @returns this, for chaining
+   */
+  bindSecret(secret: ISecret, envKey: typeof ENV.SOURCE_KEYS_SECRET_ARN): this {
+    secret.grantRead(this);
+    this.addEnvironment(envKey, secret.secretArn);
+    return this;
+  }
+}
+
+/** True when every named entry exists (synth fails early with a clear list otherwise). */
+const missingEntries = (names: readonly string[]): string[] => names.filter((n) => !existsSync(functionEntry(n)));
+
+export { ServiceFunction, functionEntry, missingEntries, PROJECT_ROOT, ESM_REQUIRE_BANNER };
+export type { ServiceFunctionProps, BindTableOptions, TableAccess, TableEnvKey };

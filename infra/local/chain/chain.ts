@@ -1,0 +1,119 @@
+/**
+ * A Base Sepolia look-alike on one machine: ganache in-process with chain id 84532, the
+ * development mnemonic's accounts funded with ETH, our EIP-3009 token's runtime code placed at
+ * the real Base Sepolia USDC address, and Multicall3 at its canonical address. Unmodified
+ * official x402 clients and facilitator code therefore treat the token as Base Sepolia USDC
+ * (same address, same EIP-712 domain "USDC"/"2", 6 decimals).
+ */
+import ganache from 'ganache';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+import { USDC_BY_NETWORK } from '../../../shared/payment/assets';
+import { compileContracts, type CompiledContracts } from './compile';
+
+/** Hardhat/anvil/foundry's public development mnemonic: its keys are known to everyone. */
+const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
+const CHAIN_ID = 84532;
+const NETWORK = 'eip155:84532' as const;
+const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+const USDC_ADDRESS: Address = USDC_BY_NETWORK[NETWORK].address;
+/** Development accounts created, funded and minted to. */
+const ACCOUNT_COUNT = 10;
+/** USDC minted to each development account: 1,000 USDC in atomic units. */
+const MINT_PER_ACCOUNT = 1_000_000_000n;
+
+/** viem chain of the local chain: Base Sepolia's id, served from loopback. */
+const localBaseSepolia = (rpcUrl: string) =>
+  defineChain({
+    id: CHAIN_ID,
+    name: 'Base Sepolia (local ganache)',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
+  });
+
+interface LocalChain {
+  rpcUrl: string;
+  chainId: number;
+  network: typeof NETWORK;
+  /** The token's address (Base Sepolia USDC). */
+  asset: Address;
+  /** Development accounts of DEV_MNEMONIC (index 0 pays the facilitator's gas). */
+  accounts: HDAccount[];
+  contracts: CompiledContracts;
+  publicClient: PublicClient;
+  /** Token balance in atomic units. */
+  balanceOf(address: Address): Promise<bigint>;
+  /** Mints test USDC to an address (the token's open mint; local chain only). */
+  mint(to: Address, amount: bigint): Promise<void>;
+  /** Moves test USDC from a development account (e.g. to empty a payer in a test). */
+  transfer(from: HDAccount, to: Address, amount: bigint): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface LocalChainOptions {
+  /** RPC port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+}
+
+/**
+ * Starts the chain and installs the contracts.
+ * @example const chain = await startLocalChain(); await chain.balanceOf(chain.accounts[2].address)
+ */
+const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain> => {
+  const contracts = compileContracts();
+  const server = ganache.server({
+    chain: { chainId: CHAIN_ID, networkId: CHAIN_ID },
+    wallet: { mnemonic: DEV_MNEMONIC, totalAccounts: ACCOUNT_COUNT, defaultBalance: 10_000 },
+    // Eager instamine: a receipt exists as soon as eth_sendRawTransaction returns.
+    miner: { instamine: 'eager' },
+    logging: { quiet: true },
+  });
+  await new Promise<void>((resolve, reject) => server.listen(opts.port ?? 0, '127.0.0.1', (err) => (err ? reject(err) : resolve())));
+  const address = server.address() as { port: number };
+  const rpcUrl = `http://127.0.0.1:${address.port}`;
+  const chain = localBaseSepolia(rpcUrl);
+  const transport = http(rpcUrl, { batch: false, retryCount: 0 });
+  const publicClient = createPublicClient({ chain, transport }) as PublicClient;
+  const accounts = Array.from({ length: ACCOUNT_COUNT }, (_, i) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: i }));
+
+  const rpc = (method: string, params: unknown[]) => server.provider.request({ method, params } as never);
+  await rpc('evm_setAccountCode', [USDC_ADDRESS, contracts.LocalUSDC.runtime]);
+  await rpc('evm_setAccountCode', [MULTICALL3_ADDRESS, contracts.Multicall3.runtime]);
+
+  const usdc = { address: USDC_ADDRESS, abi: contracts.LocalUSDC.abi } as const;
+  const send = async (from: HDAccount, functionName: 'mint' | 'transfer', args: readonly unknown[]) => {
+    const wallet = createWalletClient({ account: from, chain, transport });
+    const hash: Hex = await wallet.writeContract({ ...usdc, functionName, args } as never);
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success') throw new Error(`${functionName} reverted (${hash})`);
+  };
+  const mint = (to: Address, amount: bigint) => send(accounts[0]!, 'mint', [getAddress(to), amount]);
+  for (const a of accounts) await mint(a.address, MINT_PER_ACCOUNT);
+
+  return {
+    rpcUrl,
+    chainId: CHAIN_ID,
+    network: NETWORK,
+    asset: USDC_ADDRESS,
+    accounts,
+    contracts,
+    publicClient,
+    balanceOf: async (who) => (await publicClient.readContract({ ...usdc, functionName: 'balanceOf', args: [getAddress(who)] })) as bigint,
+    mint,
+    transfer: (from, to, amount) => send(from, 'transfer', [getAddress(to), amount]),
+    close: () => server.close(),
+  };
+};
+
+export { startLocalChain, localBaseSepolia, DEV_MNEMONIC, CHAIN_ID, MULTICALL3_ADDRESS, MINT_PER_ACCOUNT };
+export type { LocalChain, LocalChainOptions };

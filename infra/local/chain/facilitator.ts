@@ -1,0 +1,129 @@
+/**
+ * A local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's facilitator-side
+ * ExactEvmScheme over a viem wallet + public client of the local chain, served over loopback
+ * HTTP with the standard API (POST /verify, POST /settle, GET /supported). The service talks to
+ * it through the same HTTPFacilitatorClient it uses against a hosted facilitator, so the
+ * production client path is exercised end to end.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { x402Facilitator } from '@x402/core/facilitator';
+import { PaymentPayloadSchema, PaymentRequirementsSchema } from '@x402/core/schemas';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { createWalletClient, http, publicActions, type HDAccount } from 'viem';
+import { z } from 'zod';
+import { localBaseSepolia, type LocalChain } from './chain';
+
+interface LocalFacilitator {
+  url: string;
+  /** The facilitator instance, so tests can add hooks (onBeforeSettle …). */
+  facilitator: x402Facilitator;
+  /** The account that submits settlements and pays their gas. */
+  account: HDAccount;
+  close(): Promise<void>;
+}
+
+interface LocalFacilitatorOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** Settlement signer; default development account 0. */
+  account?: HDAccount;
+  /** Receipt wait bound; a settle that exceeds it answers `settlement_pending`. */
+  confirmationTimeoutMs?: number;
+}
+
+/** The body of /verify and /settle (x402 facilitator API). */
+const FacilitatorRequestSchema = z.object({
+  x402Version: z.number().int(),
+  paymentPayload: z.unknown(),
+  paymentRequirements: z.unknown(),
+});
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+const readJson = (req: IncomingMessage): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (err) {
+        reject(err);
+      }
+    });
+    req.on('error', reject);
+  });
+
+/**
+ * Starts the facilitator for the local chain's network (eip155:84532).
+ * @example const f = await startLocalFacilitator(chain); // X402_FACILITATOR_URL = f.url
+ */
+const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOptions = {}): Promise<LocalFacilitator> => {
+  const account = opts.account ?? chain.accounts[0]!;
+  const client = createWalletClient({
+    account,
+    chain: localBaseSepolia(chain.rpcUrl),
+    transport: http(chain.rpcUrl, { retryCount: 0 }),
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner(
+    { ...(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address },
+    { confirmationTimeoutMs: opts.confirmationTimeoutMs ?? 10_000 },
+  );
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: chain.network });
+
+  const answer = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+
+  const server: Server = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/+$/, '');
+    try {
+      if (req.method === 'GET' && path === '/supported') return answer(res, 200, facilitator.getSupported());
+      if (req.method === 'POST' && (path === '/verify' || path === '/settle')) {
+        const body = FacilitatorRequestSchema.safeParse(await readJson(req));
+        const payload = PaymentPayloadSchema.safeParse(body.data?.paymentPayload);
+        const requirements = PaymentRequirementsSchema.safeParse(body.data?.paymentRequirements);
+        if (!body.success || !payload.success || !requirements.success) {
+          return answer(res, 400, { error: 'invalid_request', message: 'expected {x402Version, paymentPayload, paymentRequirements}' });
+        }
+        const p = payload.data as PaymentPayload;
+        const r = requirements.data as PaymentRequirements;
+        return answer(res, 200, path === '/verify' ? await facilitator.verify(p, r) : await facilitator.settle(p, r));
+      }
+      return answer(res, 404, { error: 'not_found' });
+    } catch (err) {
+      // An exception is a facilitator fault, not a payment verdict: the client sees a 500.
+      return answer(res, 500, { error: 'facilitator_error', message: err instanceof Error ? err.message : String(err) });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    facilitator,
+    account,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+export { startLocalFacilitator };
+export type { LocalFacilitator, LocalFacilitatorOptions };

@@ -1,0 +1,134 @@
+/**
+ * The HTTP API: one function per route family (functions/<family>.ts) and one API Gateway route per
+ * entry of the route table, method and path exactly as there. Unknown paths fall to `$default`, served
+ * by the discovery function as a JSON 404. Route functions read observations; only families that
+ * charge get write access to the credits table (nonce claims, Pro credits, payment records).
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ENV } from '../../shared/config/env-keys';
+import { FAMILIES, ROUTES, routesOf, type Family } from '../../shared/routes/table';
+import { functionEntry, ServiceFunction } from '../constructs/service-function';
+import type { DeployConfig } from './deploy-config';
+
+/** Families whose routes are free but whose calls are priced per tool (table.ts: POST /api/mcp). */
+const PRICED_PER_TOOL: readonly Family[] = ['mcp'];
+
+/** True when a family's function takes payments or debits credits. */
+const familyCharges = (family: Family): boolean => PRICED_PER_TOOL.includes(family) || routesOf(family).some((r) => r.priceKey !== null);
+
+/** Browsers (and browser-hosted MCP clients) may call the API; no cookies, so any origin. */
+const CORS_ALLOW_HEADERS = [
+  'content-type', 'accept', 'authorization', 'x-payment', 'payment-signature', 'x-force-402',
+  'mcp-protocol-version', 'mcp-session-id', 'last-event-id',
+];
+const CORS_EXPOSE_HEADERS = [
+  'payment-required', 'payment-response', 'x-payment-response', 'x-request-id', 'mcp-session-id', 'mcp-protocol-version', 'www-authenticate',
+];
+
+const pascal = (s: string): string => s.replace(/(^|[-_])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
+
+interface ApiStackProps extends StackProps {
+  config: DeployConfig;
+  observations: ITable;
+  credits: ITable;
+  /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
+  entry?: (name: string) => string;
+  /** Per-second request limits of the stage (defaults: rate 100, burst 200). */
+  throttle?: { rateLimit: number; burstLimit: number };
+}
+
+/**
+ * HTTP API, family functions and their grants.
+ * @example new ApiStack(app, 'commodity-data-prod-api', { config, observations: data.observations, credits: data.credits });
+ */
+class ApiStack extends Stack {
+  readonly api: HttpApi;
+  readonly functions: ReadonlyMap<Family, ServiceFunction>;
+  /** Base URL of the API (the `$default` stage). */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const entry = props.entry ?? functionEntry;
+
+    this.api = new HttpApi(this, 'HttpApi', {
+      apiName: props.config.stackPrefix,
+      description: 'Commodity data service: pay-per-call observations (x402 / Pro credits) and MCP',
+      // Our own $default stage below carries throttling and access logs.
+      createDefaultStage: false,
+      corsPreflight: {
+        allowOrigins: ['*'],
+        allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
+        allowHeaders: CORS_ALLOW_HEADERS,
+        exposeHeaders: CORS_EXPOSE_HEADERS,
+        maxAge: Duration.hours(1),
+      },
+    });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.config.logRetention });
+    const stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            latencyMs: '$context.responseLatency',
+            integrationLatencyMs: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            userAgent: '$context.identity.userAgent',
+          }),
+        ),
+      },
+    });
+    this.url = stage.url;
+
+    const functions = new Map<Family, ServiceFunction>();
+    for (const family of FAMILIES) {
+      const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
+        entry: entry(family),
+        description: `${family} routes: ${routesOf(family).map((r) => r.id).join(', ')}`.slice(0, 256),
+        environment: { ...props.config.apiEnvironment },
+        logRetention: props.config.logRetention,
+      });
+      fn.bindTable(props.observations, { access: 'RO', envKey: ENV.OBSERVATIONS_TABLE });
+      if (familyCharges(family)) fn.bindTable(props.credits, { access: 'RW', envKey: ENV.CREDITS_TABLE });
+      else fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
+      functions.set(family, fn);
+    }
+    this.functions = functions;
+
+    // One integration per function, with one invoke permission per route (CDK's default). Not the
+    // API-wide permission (scopePermissionToRoute: false): its source ARN api/*/*/* does not match the
+    // $default route's api/<stage>/$default, so the JSON 404 would become API Gateway's 500.
+    const integrations = new Map([...functions].map(([family, fn]) => [family, new HttpLambdaIntegration(`${pascal(family)}Integration`, fn)]));
+    for (const r of ROUTES) {
+      new HttpRoute(this, `Route ${r.id}`, {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.with(r.path, HttpMethod[r.method]),
+        integration: integrations.get(r.family)!,
+      });
+    }
+    new HttpRoute(this, 'Route $default', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: integrations.get('discovery')!,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.url, description: 'Base URL of the API' });
+  }
+}
+
+export { ApiStack, familyCharges, PRICED_PER_TOOL };
+export type { ApiStackProps };

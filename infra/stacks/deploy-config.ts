@@ -1,0 +1,141 @@
+/**
+ * Deployment parameters from CDK context (`-c stage=prod -c payTo=0x… -c facilitatorUrl=https://…`),
+ * checked at synth so that a misconfigured payment setup never reaches AWS. The x402 environment
+ * the functions get is validated with the same zod schema the functions parse at cold start.
+ */
+import type { Node } from 'constructs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { z } from 'zod';
+import { ConfigSchema, type X402Network } from '../../shared/config';
+import { ENV } from '../../shared/config/env-keys';
+
+const STAGES = ['dev', 'staging', 'prod'] as const;
+type Stage = (typeof STAGES)[number];
+
+/** SPEC.md "Versioning": production on Base, every other stage on Base Sepolia. */
+const NETWORK_OF_STAGE: Readonly<Record<Stage, X402Network>> = Object.freeze({
+  dev: 'eip155:84532',
+  staging: 'eip155:84532',
+  prod: 'eip155:8453',
+});
+
+/** The public facilitator settles on testnets only; mainnet needs CDP or a self-hosted one. */
+const TESTNET_ONLY_FACILITATORS = [/^https:\/\/(www\.)?x402\.org\//];
+const ZERO_ADDRESS = /^0x0{40}$/;
+
+/** Context keys this app reads; everything else in the context belongs to CDK. */
+const CONTEXT_KEYS = ['stage', 'payTo', 'facilitatorUrl', 'x402Enforce', 'maxTimeoutSeconds', 'publicBaseUrl', 'logRetentionDays'] as const;
+
+// `-c key=value` gives strings; cdk.json may give numbers or booleans.
+const ctxString = z
+  .union([z.string(), z.number(), z.boolean()])
+  .transform((v) => String(v).trim())
+  .optional();
+
+const ContextSchema = z.object(Object.fromEntries(CONTEXT_KEYS.map((k) => [k, ctxString])) as Record<(typeof CONTEXT_KEYS)[number], typeof ctxString>);
+
+/** Everything the stacks need to know about a deployment. */
+interface DeployConfig {
+  stage: Stage;
+  /** Prefix of the stack names, e.g. "commodity-data-prod". */
+  stackPrefix: string;
+  /** STAGE plus the X402_* variables of every API function. */
+  apiEnvironment: Readonly<Record<string, string>>;
+  /** STAGE for the ingestion functions. */
+  ingestEnvironment: Readonly<Record<string, string>>;
+  logRetention: RetentionDays;
+}
+
+/** Thrown at synth with every problem listed, like ConfigError at cold start. */
+class DeployConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid deployment context:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'DeployConfigError';
+  }
+}
+
+const onOff = (v: string | undefined): boolean | undefined => {
+  if (v === undefined || v === '') return undefined;
+  if (/^(1|true|on|yes)$/i.test(v)) return true;
+  if (/^(0|false|off|no)$/i.test(v)) return false;
+  return undefined;
+};
+
+/**
+ * Reads and validates the deployment context.
+ * @param node the App's node (its context holds the `-c` values and cdk.json's context)
+ * @throws DeployConfigError listing every problem
+ * @example const cfg = readDeployConfig(app.node);
+ */
+const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
+  const raw = Object.fromEntries(CONTEXT_KEYS.map((k) => [k, node.tryGetContext(k)]));
+  const parsedCtx = ContextSchema.safeParse(raw);
+  if (!parsedCtx.success) throw new DeployConfigError(parsedCtx.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const ctx = parsedCtx.data;
+  const problems: string[] = [];
+
+  const stage = (ctx.stage || 'dev') as Stage;
+  if (!STAGES.includes(stage)) problems.push(`stage: expected one of ${STAGES.join(', ')}, got "${ctx.stage}"`);
+
+  const enforceCtx = onOff(ctx.x402Enforce);
+  if (ctx.x402Enforce !== undefined && enforceCtx === undefined) problems.push(`x402Enforce: expected 1 or 0, got "${ctx.x402Enforce}"`);
+  // staging and prod always charge. A dev stack is a developer's sandbox: demo mode unless asked
+  // (-c x402Enforce=1), so that a bare `cdk synth` works without a pay-to address.
+  const enforce = enforceCtx ?? stage !== 'dev';
+  if (!enforce && stage !== 'dev') problems.push(`x402Enforce: payment enforcement can be turned off only in the dev stage (stage is ${stage})`);
+
+  // Keys already reported here; the schema's own message for them would only repeat it.
+  const reported = new Set<string>();
+  if (enforce && !ctx.payTo) problems.push('payTo: required when payment is enforced (-c payTo=0x<receiving address>)');
+  if (ctx.payTo && ZERO_ADDRESS.test(ctx.payTo)) problems.push('payTo: the zero address would burn every payment');
+  if ((enforce && !ctx.payTo) || (ctx.payTo && ZERO_ADDRESS.test(ctx.payTo))) reported.add(ENV.X402_PAY_TO);
+  if (stage === 'prod' && !ctx.facilitatorUrl) problems.push('facilitatorUrl: required in prod (-c facilitatorUrl=https://… of a mainnet facilitator)');
+  if (stage === 'prod' && ctx.facilitatorUrl && TESTNET_ONLY_FACILITATORS.some((re) => re.test(ctx.facilitatorUrl!))) {
+    problems.push(`facilitatorUrl: ${ctx.facilitatorUrl} settles on testnets only; prod (eip155:8453) needs a mainnet facilitator`);
+  }
+
+  const network = NETWORK_OF_STAGE[stage] ?? NETWORK_OF_STAGE.dev;
+  const x402: Record<string, string | undefined> = {
+    [ENV.STAGE]: stage,
+    [ENV.X402_ENFORCE]: enforce ? '1' : '0',
+    [ENV.X402_NETWORK]: network,
+    [ENV.X402_PAY_TO]: ctx.payTo || undefined,
+    [ENV.X402_FACILITATOR_URL]: ctx.facilitatorUrl || undefined,
+    [ENV.X402_MAX_TIMEOUT_SECONDS]: ctx.maxTimeoutSeconds || undefined,
+    [ENV.PUBLIC_BASE_URL]: ctx.publicBaseUrl || undefined,
+  };
+  // The functions parse exactly this at cold start: check it with the same schema now.
+  const asConfig = ConfigSchema.safeParse({ ...definedOnly(x402), [ENV.OBSERVATIONS_TABLE]: 'synth-check', [ENV.CREDITS_TABLE]: 'synth-check' });
+  if (!asConfig.success) {
+    const contextKeyOf: Record<string, string> = {
+      [ENV.X402_PAY_TO]: 'payTo',
+      [ENV.X402_FACILITATOR_URL]: 'facilitatorUrl',
+      [ENV.X402_MAX_TIMEOUT_SECONDS]: 'maxTimeoutSeconds',
+      [ENV.PUBLIC_BASE_URL]: 'publicBaseUrl',
+    };
+    for (const i of asConfig.error.issues) {
+      const key = String(i.path[0] ?? '');
+      if (reported.has(key)) continue;
+      problems.push(`${contextKeyOf[key] ?? key} (${key}): ${i.message}`);
+    }
+  }
+
+  const days = ctx.logRetentionDays === undefined ? undefined : Number(ctx.logRetentionDays);
+  const retentionOk = days === undefined || (Object.values(RetentionDays) as unknown[]).includes(days);
+  if (!retentionOk) problems.push(`logRetentionDays: not a CloudWatch retention value (e.g. 7, 14, 30, 90, 365), got "${ctx.logRetentionDays}"`);
+
+  if (problems.length) throw new DeployConfigError(problems);
+  return {
+    stage,
+    stackPrefix: `commodity-data-${stage}`,
+    apiEnvironment: Object.freeze(definedOnly(x402)),
+    ingestEnvironment: Object.freeze({ [ENV.STAGE]: stage }),
+    logRetention: (days as RetentionDays | undefined) ?? (stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_MONTH),
+  };
+};
+
+const definedOnly = (o: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => e[1] !== undefined));
+
+export { readDeployConfig, DeployConfigError, NETWORK_OF_STAGE, STAGES, CONTEXT_KEYS };
+export type { DeployConfig, Stage };

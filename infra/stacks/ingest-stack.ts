@@ -1,0 +1,102 @@
+/**
+ * Ingestion: one function per source of the registry (all from functions/ingest.ts, told apart by
+ * SOURCE_ID) and one EventBridge Scheduler schedule per function, built from the source's release
+ * schedule in the publisher's time zone. The schedules come from SOURCES, not from ADAPTERS, so a
+ * source is scheduled as soon as it is registered.
+ *
+ * Failures have two layers, both ending in one retained, encrypted queue:
+ * - the scheduler retries a delivery it could not make (throttling, missing permission) and then
+ *   sends the event to the queue;
+ * - the scheduler invokes Lambda asynchronously, so a run that throws (status "failed") is retried
+ *   by Lambda's async configuration and then recorded in the same queue by the on-failure destination.
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack, TimeZone, type StackProps } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ENV } from '../../shared/config/env-keys';
+import { SOURCES } from '../../shared/sources/registry';
+import { scheduleExpression } from '../../shared/sources/schedule';
+import { functionEntry, ServiceFunction } from '../constructs/service-function';
+import type { DeployConfig } from './deploy-config';
+
+/** Retries after the first attempt, and how long a run may still start after its scheduled time. */
+const RETRY_ATTEMPTS = 2;
+const MAX_EVENT_AGE = Duration.hours(1);
+
+const pascal = (s: string): string => s.replace(/(^|[-_])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
+
+interface IngestStackProps extends StackProps {
+  config: DeployConfig;
+  observations: ITable;
+  credits: ITable;
+  sourceKeys: ISecret;
+  /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
+  entry?: (name: string) => string;
+}
+
+/**
+ * Ingestion functions, their schedules and the failure queue.
+ * @example new IngestStack(app, 'commodity-data-prod-ingest', { config, observations, credits, sourceKeys });
+ */
+class IngestStack extends Stack {
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+  readonly schedules: ReadonlyMap<string, Schedule>;
+  readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: IngestStackProps) {
+    super(scope, id, props);
+    const entry = props.entry ?? functionEntry;
+
+    this.deadLetterQueue = new Queue(this, 'IngestFailures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const functions = new Map<string, ServiceFunction>();
+    const schedules = new Map<string, Schedule>();
+    for (const source of SOURCES) {
+      const name = pascal(source.id);
+      const fn = new ServiceFunction(this, `Ingest${name}Function`, {
+        entry: entry('ingest'),
+        description: `ingestion of ${source.id}: ${source.feeds}`.slice(0, 256),
+        // Large workbooks (World Bank) and multi-year backfills take longer than an API call.
+        timeout: Duration.minutes(5),
+        environment: { ...props.config.ingestEnvironment, [ENV.SOURCE_ID]: source.id },
+        logRetention: props.config.logRetention,
+        retryAttempts: RETRY_ATTEMPTS,
+        maxEventAge: MAX_EVENT_AGE,
+        onFailure: new SqsDestination(this.deadLetterQueue),
+      });
+      fn.bindTable(props.observations, { access: 'RW', envKey: ENV.OBSERVATIONS_TABLE });
+      fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
+      fn.bindSecret(props.sourceKeys, ENV.SOURCE_KEYS_SECRET_ARN);
+      functions.set(source.id, fn);
+
+      const schedule = new Schedule(this, `Ingest${name}Schedule`, {
+        description: `${source.id}: ${source.schedule.description}`,
+        schedule: ScheduleExpression.expression(scheduleExpression(source.schedule), TimeZone.of(source.schedule.timeZone)),
+        target: new LambdaInvoke(fn, {
+          input: ScheduleTargetInput.fromObject({ source: source.id }),
+          retryAttempts: RETRY_ATTEMPTS,
+          maxEventAge: MAX_EVENT_AGE,
+          deadLetterQueue: this.deadLetterQueue,
+        }),
+      });
+      schedules.set(source.id, schedule);
+    }
+    this.functions = functions;
+    this.schedules = schedules;
+
+    new CfnOutput(this, 'IngestFailuresQueueUrl', { value: this.deadLetterQueue.queueUrl });
+  }
+}
+
+export { IngestStack, RETRY_ATTEMPTS, MAX_EVENT_AGE };
+export type { IngestStackProps };

@@ -1,0 +1,70 @@
+/**
+ * The whole service as three stacks of one stage: data (tables, secret), api (HTTP API and the
+ * family functions, MCP included), ingest (source functions and schedules). Three, not one, so the
+ * stateless stacks can be destroyed and redeployed without touching the retained data; four
+ * (a separate MCP stack) would only add cross-stack references for one more function of the API.
+ */
+import type { App } from 'aws-cdk-lib';
+import { FAMILIES } from '../../shared/routes/table';
+import { missingEntries } from '../constructs/service-function';
+import { ApiStack } from './api-stack';
+import { DataStack } from './data-stack';
+import type { DeployConfig } from './deploy-config';
+import { IngestStack } from './ingest-stack';
+
+interface ServiceStacks {
+  data: DataStack;
+  api: ApiStack;
+  ingest: IngestStack;
+}
+
+interface ServiceStacksOptions {
+  /** Entry file of a function name (tests pass a stub; bundling is skipped there). */
+  entry?: (name: string) => string;
+}
+
+/**
+ * Context the app fixes (the CLI cannot override it). Cross-stack references stay "strong"
+ * (Fn::ImportValue): CloudFormation then refuses to delete the data stack while the API or
+ * ingestion stack still uses its tables, which is the protection we want.
+ */
+const APP_CONTEXT: Readonly<Record<string, string>> = Object.freeze({
+  '@aws-cdk/core:defaultCrossStackReferences': 'strong',
+});
+
+/** Entry points the deployed app bundles: one per family plus the ingestion entry. */
+const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest'];
+
+/**
+ * Adds the stacks of one stage to an app.
+ * @throws Error listing every missing functions/<name>.ts (real entries only)
+ * @example addServiceStacks(app, readDeployConfig(app.node));
+ */
+const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOptions = {}): ServiceStacks => {
+  if (!opts.entry) {
+    const missing = missingEntries(ENTRY_NAMES);
+    if (missing.length) throw new Error(`missing Lambda entry points: ${missing.map((n) => `functions/${n}.ts`).join(', ')}`);
+  }
+  const p = config.stackPrefix;
+  const description = (what: string) => `Commodity data service (${config.stage}): ${what}`;
+  const data = new DataStack(app, `${p}-data`, { config, description: description('tables and source-keys secret'), terminationProtection: config.stage === 'prod' });
+  const api = new ApiStack(app, `${p}-api`, {
+    config,
+    description: description('HTTP API and route-family functions'),
+    observations: data.observations,
+    credits: data.credits,
+    entry: opts.entry,
+  });
+  const ingest = new IngestStack(app, `${p}-ingest`, {
+    config,
+    description: description('ingestion functions and release schedules'),
+    observations: data.observations,
+    credits: data.credits,
+    sourceKeys: data.sourceKeys,
+    entry: opts.entry,
+  });
+  return { data, api, ingest };
+};
+
+export { addServiceStacks, ENTRY_NAMES, APP_CONTEXT };
+export type { ServiceStacks, ServiceStacksOptions };

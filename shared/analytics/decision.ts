@@ -1,0 +1,381 @@
+/**
+ * Deterministic decision packs (DESIGN.md "Derived figures"): a small, documented rule set that
+ * turns stored observations into per-instrument signals (bullish / bearish / neutral), a sector
+ * summary, the rules version and a SHA-256 digest of the inputs.
+ *
+ * Pure: no clock, no randomness, no store. Every date comes from the data; the same inputs give
+ * a byte-identical pack apart from provenance (observations are re-keyed in one fixed order, so
+ * not even the store's attribute order shows through).
+ */
+import type { Sector } from '../catalog/instruments';
+import type { Observation } from '../observation/schema';
+import { percentRank } from './cot';
+import { canonicalJson, sha256Hex, withoutProvenance } from './digest';
+import { round, type SpreadPoint } from './spreads';
+
+/** Bump on any change of a rule, threshold or combination: the pack names it. */
+const RULES_VERSION = 'decision-rules/1.0.0';
+
+type Signal = 'bullish' | 'bearish' | 'neutral';
+type RuleId = 'price_range_1y' | 'inventory_surprise' | 'managed_money_percentile' | 'spread_vs_history';
+
+/** Thresholds of every rule, in one place (served with the pack). */
+const THRESHOLDS = Object.freeze({
+  price_range_1y: { bullish_at_or_above_pct: 80, bearish_at_or_below_pct: 20, min_points: 5 },
+  spread_vs_history: { wide_at_or_above_pctile: 80, narrow_at_or_below_pctile: 20, min_points: 5 },
+  managed_money_percentile: { crowded_long_at_or_above: 90, crowded_short_at_or_below: 10 },
+  /** Surprise size (series unit) that counts: about the size of a weekly miss the market notices. */
+  inventory_surprise: Object.freeze({ crude_ex_spr: 2000, cushing: 500, gasoline: 1500, distillate: 1500, ng_storage: 10 }) as Readonly<Record<string, number>>,
+});
+
+/** Which instrument each inventory series speaks for (refinery_util and crude_runs feed no rule). */
+const INVENTORY_INSTRUMENTS: Readonly<Record<string, string>> = Object.freeze({
+  crude_ex_spr: 'CL',
+  cushing: 'CL',
+  gasoline: 'RB',
+  distillate: 'HO',
+  ng_storage: 'NG',
+});
+
+/** The rule set as served in every pack. */
+const RULES = Object.freeze([
+  {
+    id: 'price_range_1y',
+    applies_to: 'every live instrument of the sector',
+    inputs: 'stored observations from the same date one year before the latest observation through the latest',
+    method: 'position = (latest - 1y min) / (1y max - 1y min) x 100',
+    fires: `bullish when position >= ${THRESHOLDS.price_range_1y.bullish_at_or_above_pct} (trading near its 1-year high), bearish when <= ${THRESHOLDS.price_range_1y.bearish_at_or_below_pct} (near its 1-year low); neutral otherwise, with fewer than ${THRESHOLDS.price_range_1y.min_points} points, or a flat range`,
+  },
+  {
+    id: 'inventory_surprise',
+    applies_to: 'energy: crude_ex_spr and cushing -> CL, gasoline -> RB, distillate -> HO, ng_storage -> NG',
+    inputs: 'the weekly inventory surprise (actual week-over-week change minus the 5-year average change for the same week) of GET /v1/inventory/eia',
+    method: `threshold per series (series unit): ${Object.entries(THRESHOLDS.inventory_surprise).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    fires: 'bullish when surprise <= -threshold (a larger draw or smaller build than normal), bearish when surprise >= +threshold; neutral otherwise or when the surprise is not available',
+  },
+  {
+    id: 'managed_money_percentile',
+    applies_to: 'instruments with a CFTC COT market',
+    inputs: 'percentile rank of the latest managed-money net position in its 3-year window (GET /v1/cot/{code})',
+    method: 'contrarian positioning read',
+    fires: `bearish when percentile >= ${THRESHOLDS.managed_money_percentile.crowded_long_at_or_above} (crowded long), bullish when <= ${THRESHOLDS.managed_money_percentile.crowded_short_at_or_below} (crowded short); neutral otherwise or when the 3-year window is not covered`,
+  },
+  {
+    id: 'spread_vs_history',
+    applies_to: 'energy: CRACK_3_2_1 and BASIS_WTI_BRENT; ags: SOY_CRUSH (signals are on the spread itself)',
+    inputs: 'the spread on every date its legs share, from one year before its latest value through the latest',
+    method: 'percentile = 100 x (count below + half the count equal) / count, the latest value included',
+    fires: `bullish (the spread is wide vs its 1-year history) when percentile >= ${THRESHOLDS.spread_vs_history.wide_at_or_above_pctile}, bearish (narrow) when <= ${THRESHOLDS.spread_vs_history.narrow_at_or_below_pctile}; neutral otherwise or with fewer than ${THRESHOLDS.spread_vs_history.min_points} points`,
+  },
+]);
+
+const COMBINATION =
+  'each fired rule scores +1 (bullish) or -1 (bearish); an instrument is bullish when its score is > 0, bearish when < 0, neutral otherwise. ' +
+  'The sector bias compares the count of bullish and bearish instruments the same way.';
+
+const OBSERVATION_KEYS = [
+  'instrument', 'value', 'unit', 'as_of', 'observed_at', 'freshness_class', 'quality', 'derived', 'source',
+  'license_tag', 'provenance', 'published_at', 'next_release_at', 'attributes',
+] as const;
+
+/**
+ * The observation with its fields in the contract's order and its attributes sorted, so that
+ * serialising it never depends on the order a store returned attributes in.
+ */
+const canonicalObservation = (o: Observation): Observation => {
+  const out: Record<string, unknown> = {};
+  for (const k of OBSERVATION_KEYS) out[k] = o[k] ?? null;
+  out.source = o.source ? { name: o.source.name ?? null, series_id: o.source.series_id ?? null, url: o.source.url ?? null } : null;
+  out.provenance = o.provenance
+    ? { retrieved_at: o.provenance.retrieved_at ?? null, cache_hit: o.provenance.cache_hit ?? null, cache_ttl_s: o.provenance.cache_ttl_s ?? null }
+    : null;
+  out.attributes = Object.fromEntries(Object.keys(o.attributes ?? {}).sort().map((k) => [k, o.attributes[k]!]));
+  return out as Observation;
+};
+
+/** One rule applied to one instrument. */
+interface RuleEvaluation {
+  rule: RuleId;
+  signal: Signal;
+  fired: boolean;
+  reason: string;
+  /** The numbers the rule compared (position, percentile, threshold …). */
+  values: Record<string, number | string | null>;
+  /** The observations the rule read that matter to a reader (latest, min, max …). */
+  inputs: Observation[];
+}
+
+const evaluation = (rule: RuleId, signal: Signal, reason: string, values: RuleEvaluation['values'], inputs: Observation[]): RuleEvaluation => ({
+  rule,
+  signal,
+  fired: signal !== 'neutral',
+  reason,
+  values,
+  inputs: inputs.map(canonicalObservation),
+});
+
+/**
+ * Rule price_range_1y on one instrument.
+ * @param window its observations over the year ending at its latest, ascending, the latest included
+ * @example priceRangeRule([...]) // position 90 -> bullish
+ */
+const priceRangeRule = (window: readonly Observation[]): RuleEvaluation | null => {
+  if (window.length === 0) return null;
+  const t = THRESHOLDS.price_range_1y;
+  const latest = window.at(-1)!;
+  let min = window[0]!;
+  let max = window[0]!;
+  for (const o of window) {
+    if (o.value < min.value) min = o;
+    if (o.value > max.value) max = o;
+  }
+  const base = { points: window.length, window_start: window[0]!.as_of, window_end: latest.as_of, latest: latest.value, min: min.value, max: max.value };
+  if (window.length < t.min_points) {
+    return evaluation('price_range_1y', 'neutral', `only ${window.length} observations in the 1-year window (needs ${t.min_points})`, { ...base, position_pct: null }, [latest]);
+  }
+  if (max.value === min.value) {
+    return evaluation('price_range_1y', 'neutral', 'flat 1-year range', { ...base, position_pct: null }, [latest, min, max]);
+  }
+  const position = round(((latest.value - min.value) / (max.value - min.value)) * 100, 2);
+  const signal: Signal = position >= t.bullish_at_or_above_pct ? 'bullish' : position <= t.bearish_at_or_below_pct ? 'bearish' : 'neutral';
+  const reason =
+    signal === 'bullish'
+      ? `at ${position} % of its 1-year range (>= ${t.bullish_at_or_above_pct}): near the 1-year high`
+      : signal === 'bearish'
+        ? `at ${position} % of its 1-year range (<= ${t.bearish_at_or_below_pct}): near the 1-year low`
+        : `at ${position} % of its 1-year range: mid-range`;
+  return evaluation('price_range_1y', signal, reason, { ...base, position_pct: position }, [latest, min, max]);
+};
+
+/**
+ * Rule inventory_surprise for one series.
+ * @param surprise the surprise observation (null when it cannot be computed)
+ * @param latest the series' latest level (cited as input when there is no surprise)
+ */
+const inventorySurpriseRule = (key: string, surprise: Observation | null, latest: Observation | null): RuleEvaluation | null => {
+  const threshold = THRESHOLDS.inventory_surprise[key];
+  if (threshold === undefined || (!surprise && !latest)) return null;
+  if (!surprise) {
+    return evaluation('inventory_surprise', 'neutral', `${key}: no surprise figure (the 5 prior years of the same week are not all stored)`, { series: key, surprise: null, threshold }, [latest!]);
+  }
+  const s = surprise.value;
+  const signal: Signal = s <= -threshold ? 'bullish' : s >= threshold ? 'bearish' : 'neutral';
+  const reason =
+    signal === 'bullish'
+      ? `${key}: surprise ${s} ${surprise.unit} <= -${threshold}: tighter than the seasonal norm`
+      : signal === 'bearish'
+        ? `${key}: surprise ${s} ${surprise.unit} >= ${threshold}: looser than the seasonal norm`
+        : `${key}: surprise ${s} ${surprise.unit} within ±${threshold}`;
+  return evaluation('inventory_surprise', signal, reason, { series: key, surprise: s, threshold }, [surprise]);
+};
+
+/** Managed-money positioning of one instrument, as the COT family computed it. */
+interface CotInput {
+  /** Percentile rank of the latest net in its 3-year window; null when the window is not covered. */
+  percentile: number | null;
+  /** The observations that carry it (net, percentile …). */
+  inputs: Observation[];
+}
+
+/** Rule managed_money_percentile (contrarian). */
+const managedMoneyRule = (cot: CotInput | null): RuleEvaluation | null => {
+  if (!cot || cot.inputs.length === 0) return null;
+  const t = THRESHOLDS.managed_money_percentile;
+  const p = cot.percentile;
+  if (p === null) {
+    return evaluation('managed_money_percentile', 'neutral', 'the 3-year COT window is not covered by stored reports', { percentile: null }, cot.inputs);
+  }
+  const signal: Signal = p >= t.crowded_long_at_or_above ? 'bearish' : p <= t.crowded_short_at_or_below ? 'bullish' : 'neutral';
+  const reason =
+    signal === 'bearish'
+      ? `managed-money net at percentile ${p} of its 3-year window (>= ${t.crowded_long_at_or_above}): crowded long`
+      : signal === 'bullish'
+        ? `managed-money net at percentile ${p} of its 3-year window (<= ${t.crowded_short_at_or_below}): crowded short`
+        : `managed-money net at percentile ${p} of its 3-year window`;
+  return evaluation('managed_money_percentile', signal, reason, { percentile: p }, cot.inputs);
+};
+
+/**
+ * Rule spread_vs_history on one spread.
+ * @param latest the spread observation
+ * @param history the spread on its legs' shared dates over the year ending at latest, ascending
+ */
+const spreadRule = (latest: Observation, history: readonly SpreadPoint[]): RuleEvaluation => {
+  const t = THRESHOLDS.spread_vs_history;
+  const values = history.map((p) => p.value);
+  const base = {
+    points: history.length,
+    window_start: history[0]?.as_of ?? null,
+    window_end: history.at(-1)?.as_of ?? null,
+    latest: latest.value,
+    min: values.length ? Math.min(...values) : null,
+    max: values.length ? Math.max(...values) : null,
+  };
+  if (history.length < t.min_points) {
+    return evaluation('spread_vs_history', 'neutral', `only ${history.length} spread values in the 1-year window (needs ${t.min_points})`, { ...base, percentile: null }, [latest]);
+  }
+  const p = percentRank(values, latest.value)!;
+  const signal: Signal = p >= t.wide_at_or_above_pctile ? 'bullish' : p <= t.narrow_at_or_below_pctile ? 'bearish' : 'neutral';
+  const reason =
+    signal === 'bullish'
+      ? `at percentile ${p} of its 1-year history (>= ${t.wide_at_or_above_pctile}): wide`
+      : signal === 'bearish'
+        ? `at percentile ${p} of its 1-year history (<= ${t.narrow_at_or_below_pctile}): narrow`
+        : `at percentile ${p} of its 1-year history`;
+  return evaluation('spread_vs_history', signal, reason, { ...base, percentile: p }, [latest]);
+};
+
+interface InstrumentSignal {
+  instrument: string;
+  signal: Signal;
+  score: number;
+  fired_rules: RuleId[];
+  evaluations: RuleEvaluation[];
+}
+
+/** Combines an instrument's rule evaluations (see COMBINATION). */
+const combine = (instrument: string, evaluations: readonly RuleEvaluation[]): InstrumentSignal => {
+  const score = evaluations.reduce((s, e) => s + (e.signal === 'bullish' ? 1 : e.signal === 'bearish' ? -1 : 0), 0);
+  return {
+    instrument,
+    signal: score > 0 ? 'bullish' : score < 0 ? 'bearish' : 'neutral',
+    score,
+    fired_rules: evaluations.filter((e) => e.fired).map((e) => e.rule),
+    evaluations: [...evaluations],
+  };
+};
+
+interface SectorSummary {
+  instruments: number;
+  bullish: number;
+  bearish: number;
+  neutral: number;
+  net_score: number;
+  bias: Signal;
+  /** e.g. "energy: 2 bullish, 1 bearish, 4 neutral -> bullish" */
+  text: string;
+}
+
+const summarize = (label: string, signals: readonly InstrumentSignal[]): SectorSummary => {
+  const count = (s: Signal) => signals.filter((x) => x.signal === s).length;
+  const bullish = count('bullish');
+  const bearish = count('bearish');
+  const bias: Signal = bullish > bearish ? 'bullish' : bearish > bullish ? 'bearish' : 'neutral';
+  return {
+    instruments: signals.length,
+    bullish,
+    bearish,
+    neutral: count('neutral'),
+    net_score: signals.reduce((s, x) => s + x.score, 0),
+    bias,
+    text: `${label}: ${bullish} bullish, ${bearish} bearish, ${count('neutral')} neutral -> ${bias}`,
+  };
+};
+
+/** An input the pack could not use, and why. */
+interface MissingInput {
+  input: string;
+  reason: string;
+}
+
+/** Everything one sector's pack is computed from, as loaded by the decision family. */
+interface SectorInputs {
+  sector: Sector;
+  /** Per instrument code (catalog order), its 1-year window (ascending, latest last); [] when none. */
+  prices: ReadonlyArray<{ code: string; window: readonly Observation[] }>;
+  /** Energy only: per inventory key, its latest level and surprise observations. */
+  inventory: ReadonlyArray<{ key: string; latest: Observation | null; surprise: Observation | null }>;
+  /** Per instrument code, its COT positioning. */
+  cot: ReadonlyArray<{ code: string; cot: CotInput }>;
+  /** Per spread, its latest observation and 1-year history. */
+  spreads: ReadonlyArray<{ instrument: string; latest: Observation; history: readonly SpreadPoint[] }>;
+  /** Every observation read (windows, legs, fundamentals): what the digest covers. */
+  read: readonly Observation[];
+  missing: readonly MissingInput[];
+}
+
+const DIGEST_METHOD =
+  'SHA-256 (hex) of the canonical JSON (keys sorted, no whitespace, RFC 8785 style) of the array of every input observation read for the pack, ' +
+  'without provenance, de-duplicated and sorted by its canonical JSON text';
+
+/** The digest of the inputs: same stored inputs -> same digest, whatever the cache did. */
+const inputsDigest = (read: readonly Observation[]) => {
+  const texts = [...new Set(read.map((o) => canonicalJson(withoutProvenance(o))))].sort();
+  return { algorithm: 'SHA-256', method: DIGEST_METHOD, count: texts.length, value: sha256Hex(`[${texts.join(',')}]`) };
+};
+
+const latestAsOf = (read: readonly Observation[]): string | null => read.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
+
+/**
+ * One sector's decision pack.
+ * @example buildSectorPack(inputs).summary.bias // 'bullish'
+ */
+const buildSectorPack = (inputs: SectorInputs) => {
+  const byInstrument = new Map<string, RuleEvaluation[]>();
+  const add = (code: string, e: RuleEvaluation | null) => {
+    if (!e) return;
+    byInstrument.set(code, [...(byInstrument.get(code) ?? []), e]);
+  };
+  for (const p of inputs.prices) {
+    byInstrument.set(p.code, byInstrument.get(p.code) ?? []);
+    add(p.code, priceRangeRule(p.window));
+  }
+  for (const inv of inputs.inventory) {
+    const code = INVENTORY_INSTRUMENTS[inv.key];
+    if (code) add(code, inventorySurpriseRule(inv.key, inv.surprise, inv.latest));
+  }
+  for (const c of inputs.cot) add(c.code, managedMoneyRule(c.cot));
+  for (const s of inputs.spreads) add(s.instrument, spreadRule(s.latest, s.history));
+
+  const signals = [...byInstrument.entries()].map(([code, evals]) => combine(code, evals));
+  return {
+    pack: 'decision' as const,
+    sector: inputs.sector,
+    rules_version: RULES_VERSION,
+    as_of: latestAsOf(inputs.read),
+    summary: summarize(inputs.sector, signals),
+    signals,
+    missing: [...inputs.missing],
+    inputs_digest: inputsDigest(inputs.read),
+  };
+};
+
+type SectorPack = ReturnType<typeof buildSectorPack>;
+
+/** The static description of the rule set, served once per answer. */
+const RULESET = Object.freeze({ version: RULES_VERSION, rules: RULES, thresholds: THRESHOLDS, combination: COMBINATION });
+
+/** The all-sector bundle: each sector's pack, an overall summary and one digest over every input. */
+const buildAllPack = (sectors: readonly SectorInputs[]) => {
+  const packs = sectors.map(buildSectorPack);
+  return {
+    pack: 'decision' as const,
+    sector: 'all' as const,
+    rules_version: RULES_VERSION,
+    as_of: latestAsOf(sectors.flatMap((s) => s.read)),
+    summary: summarize('all', packs.flatMap((p) => p.signals)),
+    sectors: packs,
+    inputs_digest: inputsDigest(sectors.flatMap((s) => s.read)),
+  };
+};
+
+export {
+  RULES_VERSION,
+  RULES,
+  RULESET,
+  THRESHOLDS,
+  COMBINATION,
+  DIGEST_METHOD,
+  INVENTORY_INSTRUMENTS,
+  canonicalObservation,
+  priceRangeRule,
+  inventorySurpriseRule,
+  managedMoneyRule,
+  spreadRule,
+  combine,
+  summarize as summarizeSignals,
+  inputsDigest,
+  buildSectorPack,
+  buildAllPack,
+};
+export type { Signal, RuleId, RuleEvaluation, InstrumentSignal, SectorSummary, SectorInputs, SectorPack, CotInput, MissingInput };

@@ -1,0 +1,83 @@
+/**
+ * Source API keys from AWS Secrets Manager. In AWS the keys never sit in a function's environment:
+ * CDK gives the ingestion functions only SOURCE_KEYS_SECRET_ARN (and read permission), and this module
+ * loads that one JSON secret at cold start and merges its keys into the configuration input before
+ * `loadConfig` validates everything. Locally (no ARN) the keys come from the environment as before.
+ *
+ * The secret is a JSON object whose names are env keys, e.g. `{"EIA_API_KEY": "…", "NASS_API_KEY": "…"}`.
+ * Error messages name keys and the secret ARN, never a value.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { z } from 'zod';
+import { ENV } from './env-keys';
+import { loadConfig, type Config } from './index';
+
+/** The env keys the source-keys secret may hold. */
+const SOURCE_KEY_NAMES = [ENV.EIA_API_KEY, ENV.NASS_API_KEY, ENV.FAS_API_KEY, ENV.FRED_API_KEY] as const;
+type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
+
+// Strict: a misspelt name ("EIA_KEY") would otherwise be dropped silently and the source skipped forever.
+const SourceKeysSchema = z.strictObject(
+  Object.fromEntries(SOURCE_KEY_NAMES.map((k) => [k, z.string().optional()])) as Record<SourceKeyName, z.ZodOptional<z.ZodString>>,
+);
+
+/** Reads a secret's string value (injectable so tests need no AWS). */
+type SecretReader = (secretId: string, region: string) => Promise<string | undefined>;
+
+const readFromSecretsManager: SecretReader = async (secretId, region) => {
+  const client = new SecretsManagerClient({ region });
+  try {
+    return (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+  } finally {
+    client.destroy();
+  }
+};
+
+/**
+ * Parses the secret's text into source keys.
+ * @throws Error naming the problem (never echoing the text: JSON.parse messages quote the input)
+ */
+const parseSourceKeys = (text: string | undefined, secretId: string): Partial<Record<SourceKeyName, string>> => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text ?? '');
+  } catch {
+    throw new Error(`source keys secret ${secretId}: value is not JSON (expected an object such as {"EIA_API_KEY": "…"})`);
+  }
+  const parsed = SourceKeysSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) =>
+      i.code === 'unrecognized_keys' ? `unknown keys ${i.keys.join(', ')} (allowed: ${SOURCE_KEY_NAMES.join(', ')})` : `${i.path.join('.') || 'value'}: ${i.message}`,
+    );
+    throw new Error(`source keys secret ${secretId}: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+};
+
+/**
+ * The configuration with the source keys of SOURCE_KEYS_SECRET_ARN merged in (the secret wins over the
+ * environment). Without that variable it is plain `loadConfig(env)`.
+ * @param env the environment (defaults to process.env)
+ * @param read how to read the secret (defaults to Secrets Manager in the configured region)
+ * @throws ConfigError for a bad environment; Error when the secret cannot be read or is malformed
+ * @example const config = await loadConfigWithSecrets(); // at cold start of an ingestion function
+ */
+const loadConfigWithSecrets = async (
+  env: Record<string, string | undefined> = process.env,
+  read: SecretReader = readFromSecretsManager,
+): Promise<Config> => {
+  // Validate the plain environment first, so a bad ARN or region is reported before any AWS call.
+  const base = loadConfig(env);
+  const secretId = base.SOURCE_KEYS_SECRET_ARN;
+  if (!secretId) return base;
+  let text: string | undefined;
+  try {
+    text = await read(secretId, base.AWS_REGION);
+  } catch (err) {
+    throw new Error(`source keys secret ${secretId}: cannot be read (${(err as Error).name ?? 'Error'})`, { cause: err });
+  }
+  return loadConfig({ ...env, ...parseSourceKeys(text, secretId) });
+};
+
+export { loadConfigWithSecrets, parseSourceKeys, SOURCE_KEY_NAMES };
+export type { SecretReader, SourceKeyName };

@@ -1,0 +1,103 @@
+/**
+ * Loads everything a sector's decision pack is computed from, reusing the other families'
+ * load functions (price windows, the inventory bundle, COT positioning, spreads), and lists
+ * every input it could not get. The pack itself is pure (shared/analytics/decision.ts).
+ */
+import type { CotInput, MissingInput, SectorInputs } from '../../analytics/decision';
+import { INVENTORY_INSTRUMENTS } from '../../analytics/decision';
+import { sameDateYearsBefore } from '../../analytics/inventory';
+import type { SpreadId } from '../../analytics/spreads';
+import { NOT_LIVE, instrumentsOf, type Sector } from '../../catalog/instruments';
+import type { Deps } from '../../http/deps';
+import type { Observation } from '../../observation/schema';
+import { COT_INSTRUMENTS, loadCot, loadCotWindow } from '../cot/load';
+import { loadInventoryBundle, loadInventoryWindow } from '../inventory/load';
+import { loadLatest, loadWindow } from '../price/load';
+import { orMissing } from '../snapshot/sector';
+import { loadSpread, loadSpreadHistory } from '../spreads/load';
+
+/** Spreads whose level vs history feeds each sector's pack. */
+const SECTOR_SPREADS: Readonly<Record<Sector, readonly SpreadId[]>> = Object.freeze({
+  energy: ['crack', 'basis'],
+  metals: [],
+  ags: ['crush'],
+});
+
+const oneYearBefore = (date: string) => sameDateYearsBefore(date, 1);
+
+/** The price windows (one year ending at each instrument's latest) of a sector, catalog order. */
+const loadPrices = async (deps: Deps, sector: Sector, missing: MissingInput[]) => {
+  // Read in parallel, then report in catalog order so the pack never depends on timing.
+  const results = await Promise.all(
+    instrumentsOf(sector).map(async (i) => {
+      if (!i.sourceId) return { code: i.code, missing: `not live: ${NOT_LIVE[i.code] ?? 'no source serves it'}` };
+      const latest = await loadLatest(deps, i.code);
+      if (!latest) return { code: i.code, missing: `no observation of ${i.code} is stored yet` };
+      const { observations } = await loadWindow(deps, i.code, oneYearBefore(latest.as_of), latest.as_of);
+      return { code: i.code, window: observations };
+    }),
+  );
+  for (const r of results) if (r.missing) missing.push({ input: `price:${r.code}`, reason: r.missing });
+  return results.flatMap((r) => (r.window ? [{ code: r.code, window: r.window }] : []));
+};
+
+/** Energy: each inventory series' latest level and surprise, plus the windows they came from. */
+const loadInventory = async (deps: Deps, missing: MissingInput[], read: Observation[]) => {
+  const bundle = await orMissing('inventory', missing, () => loadInventoryBundle(deps));
+  if (!bundle) return [];
+  const used = bundle.series.filter((s) => INVENTORY_INSTRUMENTS[s.key]);
+  for (const s of used) {
+    if (s.status === 'no_data') missing.push({ input: `inventory:${s.key}`, reason: s.reason });
+    read.push(...(await loadInventoryWindow(deps, s.key)));
+    if (s.surprise) read.push(s.surprise);
+  }
+  return used.map((s) => ({ key: s.key, latest: s.latest ?? null, surprise: s.surprise ?? null }));
+};
+
+/** Managed-money positioning of the sector's instruments that have a CFTC market. */
+const loadPositioning = async (deps: Deps, sector: Sector, missing: MissingInput[], read: Observation[]) => {
+  const codes = instrumentsOf(sector).map((i) => i.code).filter((c) => COT_INSTRUMENTS.includes(c));
+  const out: Array<{ code: string; cot: CotInput }> = [];
+  for (const code of codes) {
+    const body = await orMissing(`cot:${code}`, missing, () => loadCot(deps, code));
+    if (!body) continue;
+    const percentile = body.range_3y.percentile;
+    read.push(...(await loadCotWindow(deps, code)));
+    if (percentile) read.push(percentile);
+    out.push({
+      code,
+      cot: { percentile: percentile?.value ?? null, inputs: [body.managed_money.net, ...(percentile ? [percentile] : [])] },
+    });
+  }
+  return out;
+};
+
+/** The sector's spreads: latest value and one year of history on the legs' shared dates. */
+const loadSpreads = async (deps: Deps, sector: Sector, missing: MissingInput[], read: Observation[]) => {
+  const out: Array<{ instrument: string; latest: Observation; history: Awaited<ReturnType<typeof loadSpreadHistory>>['points'] }> = [];
+  for (const id of SECTOR_SPREADS[sector]) {
+    const s = await loadSpread(deps, id);
+    if (!s.ok) {
+      missing.push({ input: `spread:${s.def.instrument}`, reason: s.missing.map((m) => m.reason).join('; ') });
+      continue;
+    }
+    const h = await loadSpreadHistory(deps, id, oneYearBefore(s.spread.as_of), s.spread.as_of);
+    read.push(...s.legs.map((l) => l.observation), ...Object.values(h.legs).flat());
+    out.push({ instrument: s.def.instrument, latest: s.spread, history: h.points });
+  }
+  return out;
+};
+
+/** Everything one sector's pack reads; `read` lists every observation, for the digest. */
+const loadSectorInputs = async (deps: Deps, sector: Sector): Promise<SectorInputs> => {
+  const missing: MissingInput[] = [];
+  const read: Observation[] = [];
+  const prices = await loadPrices(deps, sector, missing);
+  read.push(...prices.flatMap((p) => p.window));
+  const inventory = sector === 'energy' ? await loadInventory(deps, missing, read) : [];
+  const cot = await loadPositioning(deps, sector, missing, read);
+  const spreads = await loadSpreads(deps, sector, missing, read);
+  return { sector, prices, inventory, cot, spreads, read, missing };
+};
+
+export { SECTOR_SPREADS, loadSectorInputs };

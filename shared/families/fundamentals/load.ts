@@ -1,0 +1,338 @@
+/**
+ * Reads of the fundamentals family: WASDE balance sheets, NASS crop progress, FAS export
+ * sales and USGS mineral summaries, each as its latest report plus the change since the
+ * previous report, versus a year ago and versus the 5-year average (analytics/fundamentals.ts).
+ * The route handlers return these bodies unchanged; the snapshot and decision packs reuse them.
+ *
+ * Every read goes through the read cache (provenance tells whether it was a hit). A commodity
+ * without stored data is listed under `missing` with the reason; when nothing at all is stored
+ * the answer is 503 NO_DATA, never a 500.
+ */
+import { compareLine, nearestTo, priorMarketYear, shiftDays, wasdeLines, WASDE_LINES, type LineComparison } from '../../analytics/fundamentals';
+import type { FreshnessClass } from '../../catalog/instruments';
+import { seriesKey } from '../../catalog/series-keys';
+import type { Deps } from '../../http/deps';
+import { NotFoundError, ServiceUnavailableError } from '../../http/errors';
+import type { Observation } from '../../observation/schema';
+import { toServed } from '../../observation/serve';
+import { CACHE_TTL_S } from '../../store/read-cache';
+import { ESR_COMMODITY_SLUGS } from '../../sources/usda-fas-esr';
+import { CROP_COMMODITIES, CROP_STATISTICS } from '../../sources/usda-nass-crop-progress';
+import { USGS_SERIES } from '../../sources/usgs-mcs';
+import { WASDE_COMMODITIES } from '../../sources/usda-wasde';
+
+// ---- cached reads -------------------------------------------------------------------------
+
+/** The n newest observations of a series, newest first, as served. */
+const recent = async (deps: Deps, key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> => {
+  const read = await deps.cache.get(`fundamentals:recent:${key}:${n}`, CACHE_TTL_S[freshness], () => deps.store.recent(key, n));
+  return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+};
+
+/** The observation nearest to `target` within ±`tolerance` days, as served, or null. */
+const around = async (deps: Deps, key: string, target: string, tolerance: number, freshness: FreshnessClass): Promise<Observation | null> => {
+  const [start, end] = [shiftDays(target, -tolerance), shiftDays(target, tolerance)];
+  const read = await deps.cache.get(`fundamentals:range:${key}:${start}:${end}`, CACHE_TTL_S[freshness], async () => (await deps.store.range(key, { start, end, limit: 2 * tolerance + 1 })).items);
+  return nearestTo(read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS })), target, tolerance);
+};
+
+// ---- shared shape -------------------------------------------------------------------------
+
+interface Missing {
+  commodity: string;
+  reason: string;
+}
+
+/** The commodities to answer: all of the route's, or the one asked for (404 listing the valid ones). */
+const selectCommodities = (route: string, valid: readonly string[], commodity: string | undefined): string[] => {
+  if (commodity === undefined) return [...valid];
+  const c = commodity.replace(/-/g, '_');
+  if (!valid.includes(c)) {
+    throw new NotFoundError('UNKNOWN_SERIES', `unknown commodity ${JSON.stringify(commodity)} for ${route}`, { valid, parameter: 'commodity' });
+  }
+  return [c];
+};
+
+/** Throws 503 NO_DATA when no commodity has data; otherwise the partial answer stands. */
+const requireSome = <T>(route: string, found: T[], missing: Missing[]): void => {
+  if (found.length === 0) {
+    throw new ServiceUnavailableError('NO_DATA', `no ${route} data is stored yet for ${missing.map((m) => m.commodity).join(', ')}`, {
+      missing,
+      hint: 'GET /health shows when each source last succeeded',
+    });
+  }
+};
+
+/** What a per-commodity loader answers: its body, or why there is none. */
+type Loaded<T> = { found: T } | { missing: Missing };
+
+/** Runs per-commodity loaders in parallel, splitting answers from missing commodities. */
+const collect = async <T>(commodities: string[], load: (c: string) => Promise<Loaded<T>>): Promise<{ found: T[]; missing: Missing[] }> => {
+  const out = await Promise.all(commodities.map(load));
+  return {
+    found: out.flatMap((x) => ('found' in x ? [x.found] : [])),
+    missing: out.flatMap((x) => ('missing' in x ? [x.missing] : [])),
+  };
+};
+
+const absent = (commodity: string, reason: string): { missing: Missing } => ({ missing: { commodity, reason } });
+
+// ---- WASDE --------------------------------------------------------------------------------
+
+const WASDE_METHOD = Object.freeze({
+  latest: 'the newest stored WASDE report; every market year it shows (projection, estimate, final)',
+  previous_report: 'the same market year in the WASDE report before it',
+  year_ago: 'the prior market year, as the newest stored report shows it',
+  five_year_average: 'mean of the five prior market years, each as its newest stored report shows it (null until all five are stored)',
+  stocks_to_use: 'ending stocks ÷ total use × 100 (derived)',
+  soybean_domestic_total: 'crushings + seed + residual (derived; the soybean table prints no domestic total)',
+});
+
+/** WASDE balance sheets of one or all commodities (corn, soybeans, wheat). */
+const loadWasde = async (deps: Deps, commodity?: string) => {
+  const commodities = selectCommodities('/v1/fundamentals/wasde', WASDE_COMMODITIES, commodity);
+  const { found, missing } = await collect(commodities, async (c) => {
+    const [latest, previous] = await recent(deps, seriesKey.wasdeReports(c, 'US'), 2, 'monthly');
+    if (!latest) return absent(c, 'no WASDE report stored yet');
+    const years = String(latest.attributes.market_years ?? '').split(',').filter(Boolean).sort().reverse();
+    const projection = String(latest.attributes.projection_year ?? years[0]);
+    // The newest stored item of a market year (its latest estimate), for year-ago and 5-year figures.
+    const newestOf = async (my: string) => (await recent(deps, seriesKey.wasde(c, 'US', my), 1, 'monthly'))[0] ?? null;
+    const market_years = await Promise.all(
+      years.map(async (my) => {
+        const items = await recent(deps, seriesKey.wasde(c, 'US', my), 2, 'monthly');
+        const now = items.find((o) => o.as_of === latest.as_of);
+        if (!now) return null;
+        const before = previous ? items.find((o) => o.as_of === previous.as_of) ?? null : null;
+        const [priorYear, ...five] = await Promise.all([1, 2, 3, 4, 5].map((k) => newestOf(priorMarketYear(my, k))));
+        const fiveAll = [priorYear ?? null, ...five];
+        const lines = wasdeLines(now, c);
+        const beforeLines = before ? wasdeLines(before, c) : null;
+        const yearAgoLines = priorYear ? wasdeLines(priorYear, c) : null;
+        const fiveLines = fiveAll.map((o) => (o ? wasdeLines(o, c) : null));
+        const previousMissing = !previous
+          ? 'only one WASDE report is stored'
+          : `${my} is not in the ${previous.attributes.report_month ?? previous.as_of} report (first projected in ${latest.attributes.report_month ?? latest.as_of})`;
+        return {
+          market_year: my,
+          status: now.attributes.status ?? null,
+          lines: WASDE_LINES.flatMap(({ statistic, label }) => {
+            const line = lines.get(statistic);
+            if (!line) return [];
+            return [
+              compareLine(statistic, label, {
+                latest: line,
+                previous: beforeLines?.get(statistic) ?? null,
+                previousMissing,
+                yearAgo: yearAgoLines?.get(statistic) ?? null,
+                yearAgoMissing: `market year ${priorMarketYear(my)} is not stored`,
+                fiveYears: fiveLines.map((l) => l?.get(statistic) ?? null),
+                previousLabel: 'previous WASDE report',
+                yearAgoLabel: 'prior market year',
+              }),
+            ];
+          }),
+        };
+      }),
+    );
+    const meta = (o: Observation) => ({
+      report_month: o.attributes.report_month ?? null,
+      as_of: o.as_of,
+      published_at: o.published_at,
+      wasde_number: o.attributes.wasde_number ?? null,
+    });
+    return {
+      found: {
+        commodity: c,
+        region: 'US',
+        unit: latest.unit,
+        projection_year: projection,
+        report: meta(latest),
+        previous_report: previous ? meta(previous) : null,
+        market_years: market_years.filter((m): m is NonNullable<typeof m> => m !== null),
+      },
+    };
+  });
+  requireSome('WASDE', found, missing);
+  return { report: 'wasde', source: 'USDA World Agricultural Outlook Board, WASDE', method: WASDE_METHOD, commodities: found, missing };
+};
+
+// ---- crop progress ------------------------------------------------------------------------
+
+const WEEK = 7;
+const YEAR_IN_WEEKS = 364;
+const WEEK_TOLERANCE_DAYS = 3;
+
+const CROP_METHOD = Object.freeze({
+  latest: 'the newest weekly report stored for the commodity; statistics not in it (a phase that is over or not begun) are listed under not_in_latest_report',
+  previous_report: 'the same statistic in the previous weekly report (7 days earlier)',
+  year_ago: 'the same statistic in the week 364 days earlier (±3 days)',
+  five_year_average: 'mean of the same week in the five prior years (364-day steps, ±3 days; null until all five are stored)',
+  condition: 'value = percent good + excellent (derived); every condition class is in attributes',
+});
+
+/** Weekly comparisons of a series at `latest`: previous week, same week a year ago, 5 years. */
+const weeklyComparisonInputs = async (deps: Deps, key: string, items: Observation[]) => {
+  const [latest, prior] = items as [Observation, Observation | undefined];
+  const previous = prior && prior.as_of === shiftDays(latest.as_of, -WEEK) ? prior : null;
+  const years = await Promise.all([1, 2, 3, 4, 5].map((k) => around(deps, key, shiftDays(latest.as_of, -YEAR_IN_WEEKS * k), WEEK_TOLERANCE_DAYS, 'weekly')));
+  return {
+    latest,
+    previous,
+    previousMissing: prior ? `the latest report before ${latest.as_of} is ${prior.as_of}, not the week before` : 'no earlier week stored',
+    yearAgo: years[0] ?? null,
+    yearAgoMissing: `no figure stored for the week of ${shiftDays(latest.as_of, -YEAR_IN_WEEKS)}`,
+    fiveYears: years,
+    previousLabel: 'previous weekly report',
+    yearAgoLabel: 'same week a year ago',
+  };
+};
+
+/** NASS crop progress and condition of one or all commodities (corn, soybeans, wheat). */
+const loadCropProgress = async (deps: Deps, commodity?: string) => {
+  const commodities = selectCommodities('/v1/fundamentals/crop-progress', CROP_COMMODITIES, commodity);
+  const { found, missing } = await collect(commodities, async (c) => {
+    const stats = CROP_STATISTICS[c as keyof typeof CROP_STATISTICS];
+    const series = await Promise.all(stats.map(async (s) => ({ statistic: s, key: seriesKey.cropProgress(c, s), items: await recent(deps, seriesKey.cropProgress(c, s), 2, 'weekly') })));
+    const withData = series.filter((s) => s.items.length > 0);
+    if (withData.length === 0) return absent(c, 'no crop progress stored yet');
+    const week = withData.map((s) => s.items[0]!.as_of).sort().at(-1)!;
+    const current = withData.filter((s) => s.items[0]!.as_of === week);
+    const statistics = await Promise.all(current.map(async (s) => compareLine(s.statistic, s.statistic.replace(/_/g, ' '), await weeklyComparisonInputs(deps, s.key, s.items))));
+    return {
+      found: {
+        commodity: c,
+        week_ending: week,
+        published_at: current[0]!.items[0]!.published_at,
+        statistics,
+        not_in_latest_report: series
+          .filter((s) => !current.includes(s))
+          .map((s) => ({ statistic: s.statistic, last_week_ending: s.items[0]?.as_of ?? null })),
+      },
+    };
+  });
+  requireSome('crop progress', found, missing);
+  return { report: 'crop-progress', source: 'USDA National Agricultural Statistics Service, Crop Progress', unit: 'percent', method: CROP_METHOD, commodities: found, missing };
+};
+
+// ---- export sales -------------------------------------------------------------------------
+
+const ESR_LINES = Object.freeze([
+  { statistic: 'net_sales', label: 'Net sales, current marketing year' },
+  { statistic: 'weekly_exports', label: 'Exports for the week' },
+  { statistic: 'accumulated_exports', label: 'Accumulated exports, marketing year to date' },
+  { statistic: 'outstanding_sales', label: 'Outstanding sales' },
+  { statistic: 'total_commitment', label: 'Total commitment (accumulated exports + outstanding sales)' },
+  { statistic: 'gross_new_sales', label: 'Gross new sales' },
+  { statistic: 'next_my_net_sales', label: 'Net sales, next marketing year' },
+  { statistic: 'next_my_outstanding_sales', label: 'Outstanding sales, next marketing year' },
+] as const);
+
+/** One line of a stored weekly ESR item as an observation of its own. */
+const esrLine = (item: Observation, commodity: string, statistic: string): Observation | null => {
+  const a = item.attributes;
+  const v = a[statistic];
+  if (typeof v !== 'number') return null;
+  return {
+    ...item,
+    instrument: `ESR:${commodity}:${statistic}`,
+    value: v,
+    attributes: { statistic, market_year: a.market_year ?? null, countries: a.countries ?? null, scope: a.scope ?? null, method: a.method ?? null, published_at_basis: a.published_at_basis ?? null },
+  };
+};
+
+const ESR_METHOD = Object.freeze({
+  latest: 'the newest stored weekly report (sum over the destination countries named in scope; derived)',
+  previous_report: 'the weekly report 7 days earlier',
+  year_ago: 'the week 364 days earlier (±3 days), i.e. the same week of the prior marketing year',
+  five_year_average: 'mean of the same week in the five prior marketing years (null until all five are stored)',
+});
+
+/** FAS weekly export sales of one or all commodities (soybeans, corn, wheat). */
+const loadExportSales = async (deps: Deps, commodity?: string) => {
+  const commodities = selectCommodities('/v1/fundamentals/export-sales', ESR_COMMODITY_SLUGS, commodity);
+  const { found, missing } = await collect(commodities, async (c) => {
+    const key = seriesKey.exportSales(c);
+    const items = await recent(deps, key, 2, 'weekly');
+    if (items.length === 0) return absent(c, 'no export sales stored yet');
+    const inputs = await weeklyComparisonInputs(deps, key, items);
+    const lines = ESR_LINES.flatMap(({ statistic, label }) => {
+      const latest = esrLine(inputs.latest, c, statistic);
+      if (!latest) return [];
+      const line = (o: Observation | null) => (o ? esrLine(o, c, statistic) : null);
+      return [compareLine(statistic, label, { ...inputs, latest, previous: line(inputs.previous), yearAgo: line(inputs.yearAgo), fiveYears: inputs.fiveYears.map(line) })];
+    });
+    const a = inputs.latest.attributes;
+    return {
+      found: {
+        commodity: c,
+        week_ending: inputs.latest.as_of,
+        market_year: a.market_year ?? null,
+        published_at: inputs.latest.published_at,
+        scope: a.scope ?? null,
+        unit: inputs.latest.unit,
+        lines,
+      },
+    };
+  });
+  requireSome('export sales', found, missing);
+  return { report: 'export-sales', source: 'USDA Foreign Agricultural Service, Export Sales Reporting', method: ESR_METHOD, commodities: found, missing };
+};
+
+// ---- USGS ---------------------------------------------------------------------------------
+
+const USGS_METHOD = Object.freeze({
+  latest: 'the newest year stored for each statistic (the newest year of an edition is a USGS estimate: attributes.estimated)',
+  previous_report: 'not kept: each MCS edition revises earlier years in place, so only the newest edition figure of a year is stored',
+  year_ago: 'the same statistic for the year before',
+  five_year_average: 'mean of the five years before the latest (null until all five are stored)',
+  frequency: 'annual figures; freshness_class is "monthly", the slowest class the API defines (attributes.frequency = "annual")',
+});
+
+/** USGS Mineral Commodity Summaries of one or all metals. */
+const loadUsgs = async (deps: Deps, commodity?: string) => {
+  const commodities = selectCommodities('/v1/fundamentals/usgs', USGS_SERIES.map((s) => s.commodity), commodity);
+  const { found, missing } = await collect(commodities, async (c) => {
+    const spec = USGS_SERIES.find((s) => s.commodity === c)!;
+    const series = await Promise.all(spec.statistics.map(async (s) => ({ ...s, items: await recent(deps, seriesKey.usgs(c, s.statistic), 6, 'monthly') })));
+    const withData = series.filter((s) => s.items.length > 0);
+    if (withData.length === 0) return absent(c, 'no USGS Mineral Commodity Summaries data stored yet');
+    const statistics: LineComparison[] = withData.map(({ statistic, label, items }) => {
+      const [latest] = items as [Observation];
+      const year = Number(latest.as_of.slice(0, 4));
+      const ofYear = (y: number) => items.find((o) => o.as_of === `${y}-12-31`) ?? null;
+      return compareLine(statistic, label, {
+        latest,
+        previous: null,
+        previousMissing: 'each MCS edition revises earlier years in place; the previous edition is not kept',
+        yearAgo: ofYear(year - 1),
+        yearAgoMissing: `${year - 1} is not stored`,
+        fiveYears: [1, 2, 3, 4, 5].map((k) => ofYear(year - k)),
+        previousLabel: 'previous MCS edition',
+        yearAgoLabel: 'prior year',
+      });
+    });
+    const newest = withData.map((s) => s.items[0]!).sort((a, b) => (b.published_at ?? '').localeCompare(a.published_at ?? ''))[0]!;
+    return {
+      found: {
+        commodity: c,
+        edition: newest.attributes.edition ?? null,
+        published_at: newest.published_at,
+        statistics,
+        statistics_without_data: series
+          .filter((s) => s.items.length === 0)
+          .map((s) => ({ statistic: s.statistic, reason: 'USGS publishes no number for it (W withheld, NA, or E: net exporter)' })),
+      },
+    };
+  });
+  requireSome('USGS', found, missing);
+  return { report: 'usgs-mcs', source: 'U.S. Geological Survey, Mineral Commodity Summaries', method: USGS_METHOD, commodities: found, missing };
+};
+
+type WasdeBody = Awaited<ReturnType<typeof loadWasde>>;
+type CropProgressBody = Awaited<ReturnType<typeof loadCropProgress>>;
+type ExportSalesBody = Awaited<ReturnType<typeof loadExportSales>>;
+type UsgsBody = Awaited<ReturnType<typeof loadUsgs>>;
+
+export { loadWasde, loadCropProgress, loadExportSales, loadUsgs, ESR_LINES };
+export type { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody, Missing };

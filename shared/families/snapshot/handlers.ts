@@ -1,0 +1,49 @@
+/**
+ * Route handlers of the snapshot family: /v1/snapshot/{sector} and /v1/snapshot/all (one call
+ * for every sector, plus FX context; its fixed path wins over {sector}).
+ */
+import { SECTORS } from '../../catalog/instruments';
+import { ServiceUnavailableError } from '../../http/errors';
+import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
+import { SECTOR_SOURCES, loadInstruments, loadSectorParts, loadStaleness } from './load';
+import { requireSector } from './sector';
+
+const noData = (label: string, missing: unknown) =>
+  new ServiceUnavailableError('NO_DATA', `nothing of the ${label} snapshot is stored yet`, {
+    sector: label,
+    missing,
+    hint: 'GET /health shows when each source last succeeded',
+  });
+
+const sectorSnapshot = async ({ params, deps }: HandlerRequest<{ sector: string }>): Promise<HandlerResult> => {
+  const sector = requireSector(params.sector);
+  const parts = await loadSectorParts(deps, sector);
+  if (!parts.hasData) throw noData(sector, parts.body.missing);
+  const staleness = await loadStaleness(deps, SECTOR_SOURCES[sector], parts.body.instruments.observations);
+  return { body: { ...parts.body, staleness } };
+};
+
+const allSnapshot = async ({ deps }: HandlerRequest): Promise<HandlerResult> => {
+  const parts = [];
+  for (const s of SECTORS) parts.push(await loadSectorParts(deps, s));
+  const fx = await loadInstruments(deps, 'fx');
+  if (!parts.some((p) => p.hasData) && fx.count === 0) throw noData('all', [...parts.flatMap((p) => p.body.missing), ...fx.missing]);
+  const observations = [...parts.flatMap((p) => p.body.instruments.observations), ...fx.observations];
+  const staleness = await loadStaleness(deps, [...SECTORS.flatMap((s) => SECTOR_SOURCES[s]), ...SECTOR_SOURCES.fx], observations);
+  return {
+    body: {
+      sector: 'all',
+      as_of: observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null),
+      sectors: parts.map((p) => p.body),
+      fx: { count: fx.count, observations: fx.observations, missing: fx.missing },
+      staleness,
+    },
+  };
+};
+
+const snapshotHandlers: FamilyHandlers = Object.freeze({
+  'GET /v1/snapshot/{sector}': sectorSnapshot,
+  'GET /v1/snapshot/all': allSnapshot,
+});
+
+export { snapshotHandlers };

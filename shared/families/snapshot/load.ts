@@ -1,0 +1,86 @@
+/**
+ * Sector snapshots: the latest observation of every instrument of a sector, that sector's key
+ * fundamentals (energy: inventories and the crack; metals: USGS; ags: WASDE, crop progress,
+ * export sales) and a staleness summary. Everything is read through the other families' load
+ * functions; a missing part is listed under `missing`, never a 500.
+ */
+import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../../catalog/instruments';
+import type { Deps } from '../../http/deps';
+import type { Observation } from '../../observation/schema';
+import { loadFreshness, overallStatus } from '../discovery/health';
+import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../fundamentals/load';
+import { loadInventoryBundle } from '../inventory/load';
+import { loadLatest } from '../price/load';
+import { requireSpread, spreadBody } from '../spreads/load';
+import { orMissing, type MissingPart } from './sector';
+
+/** Sources whose freshness a sector's snapshot reports (registry ids). */
+const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Object.freeze({
+  energy: ['eia-spot', 'eia-petroleum', 'eia-gas-storage'],
+  metals: ['worldbank', 'usgs-mcs'],
+  ags: ['worldbank', 'usda-wasde', 'usda-nass-crop-progress', 'usda-fas-esr'],
+  fx: ['fred'],
+});
+
+/** The key fundamentals of each sector: name -> loader (each returns its route's body). */
+const FUNDAMENTALS: Readonly<Record<Sector, ReadonlyArray<readonly [string, (deps: Deps) => Promise<unknown>]>>> = Object.freeze({
+  energy: [
+    ['inventories', (deps) => loadInventoryBundle(deps)],
+    ['crack', async (deps) => spreadBody(await requireSpread(deps, 'crack'))],
+  ],
+  metals: [['usgs', (deps) => loadUsgs(deps)]],
+  ags: [
+    ['wasde', (deps) => loadWasde(deps)],
+    ['crop_progress', (deps) => loadCropProgress(deps)],
+    ['export_sales', (deps) => loadExportSales(deps)],
+  ],
+});
+
+/** The latest observation of every instrument of a sector, catalog order; the others under missing. */
+const loadInstruments = async (deps: Deps, sector: InstrumentSector) => {
+  const found = await Promise.all(
+    instrumentsOf(sector).map(async (i) => ({ code: i.code, live: Boolean(i.sourceId), obs: i.sourceId ? await loadLatest(deps, i.code) : null })),
+  );
+  const observations = found.flatMap((f) => (f.obs ? [f.obs] : []));
+  const missing: MissingPart[] = found
+    .filter((f) => !f.obs)
+    .map((f) => ({ input: `price:${f.code}`, reason: f.live ? `no observation of ${f.code} is stored yet` : `not live: ${NOT_LIVE[f.code] ?? 'no source serves it'}` }));
+  return { count: observations.length, observations, missing };
+};
+
+/** Per-source freshness and which sources are stale (reads the clock: snapshots are not packs). */
+const loadStaleness = async (deps: Deps, sourceIds: readonly string[], observations: readonly Observation[]) => {
+  const sources = await loadFreshness(deps, [...new Set(sourceIds)]);
+  const oldest = observations.reduce<Observation | null>((m, o) => (m === null || o.as_of < m.as_of ? o : m), null);
+  return {
+    status: overallStatus(sources),
+    stale_sources: sources.filter((s) => s.stale).map((s) => s.id),
+    oldest_observation: oldest ? { instrument: oldest.instrument, as_of: oldest.as_of, freshness_class: oldest.freshness_class } : null,
+    rule: 'a source is stale when its last successful run is older than its max_age_h (its cadence plus grace), or it never succeeded',
+    sources,
+  };
+};
+
+const latestAsOf = (observations: readonly Observation[]): string | null =>
+  observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
+
+/** One sector's snapshot without the staleness summary (the all bundle reports it once). */
+const loadSectorParts = async (deps: Deps, sector: Sector) => {
+  const instruments = await loadInstruments(deps, sector);
+  const missing: MissingPart[] = [...instruments.missing];
+  const fundamentals: Record<string, unknown> = {};
+  for (const [name, load] of FUNDAMENTALS[sector]) fundamentals[name] = await orMissing(name, missing, () => load(deps));
+  const hasData = instruments.count > 0 || Object.values(fundamentals).some((v) => v !== null);
+  return {
+    hasData,
+    body: {
+      sector,
+      as_of: latestAsOf(instruments.observations),
+      instruments: { count: instruments.count, observations: instruments.observations },
+      fundamentals,
+      missing,
+    },
+  };
+};
+
+export { SECTOR_SOURCES, FUNDAMENTALS, loadInstruments, loadStaleness, loadSectorParts };

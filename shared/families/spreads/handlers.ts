@@ -1,0 +1,19 @@
+/**
+ * Route handlers of the spreads family: /v1/spreads/crack, /v1/spreads/crush and
+ * /v1/spreads/basis. (The calendar spread needs futures curves and lives in the curve family.)
+ */
+import type { SpreadId } from '../../analytics/spreads';
+import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
+import { requireSpread, spreadBody } from './load';
+
+const spreadRoute =
+  (id: SpreadId) =>
+  async ({ deps }: HandlerRequest): Promise<HandlerResult> => ({ body: spreadBody(await requireSpread(deps, id)) });
+
+const spreadsHandlers: FamilyHandlers = Object.freeze({
+  'GET /v1/spreads/crack': spreadRoute('crack'),
+  'GET /v1/spreads/crush': spreadRoute('crush'),
+  'GET /v1/spreads/basis': spreadRoute('basis'),
+});
+
+export { spreadsHandlers };

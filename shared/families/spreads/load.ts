@@ -1,0 +1,143 @@
+/**
+ * Reads of the spreads family, reused by snapshots and decision packs: the latest value of a
+ * spread with its legs, and a spread's history. Leg reads go through the read cache so the
+ * legs' provenance (and hence the spread's) tells the truth.
+ */
+import { findInstrument } from '../../catalog/instruments';
+import { seriesKey } from '../../catalog/series-keys';
+import {
+  LEG_RULES,
+  SPREADS,
+  selectLegs,
+  spreadObservation,
+  spreadSeries,
+  type SpreadDef,
+  type SpreadId,
+  type SpreadPoint,
+} from '../../analytics/spreads';
+import type { Deps } from '../../http/deps';
+import { ServiceUnavailableError } from '../../http/errors';
+import type { Observation } from '../../observation/schema';
+import { toServed } from '../../observation/serve';
+import { CACHE_TTL_S } from '../../store/read-cache';
+import { loadWindow } from '../price/load';
+
+/**
+ * Recent observations read per leg to find a date all legs share: two weeks of daily data,
+ * ten months of monthly data. A leg that stopped publishing longer ago than that still
+ * answers, unaligned, with each leg's as_of stated.
+ */
+const ALIGN_LOOKBACK = 10;
+
+/** The n most recent observations of an instrument, newest first, as served. */
+const loadRecent = async (deps: Deps, code: string, n: number): Promise<Observation[]> => {
+  const instrument = findInstrument(code)!;
+  const key = seriesKey.price(code);
+  const read = await deps.cache.get(`recent:${key}:${n}`, CACHE_TTL_S[instrument.freshness], () => deps.store.recent(key, n));
+  return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+};
+
+interface SpreadLeg {
+  code: string;
+  role: string;
+  coefficient: number;
+  observation: Observation;
+}
+
+/** A leg that kept the spread from being computed. */
+interface MissingInput {
+  instrument: string;
+  reason: string;
+}
+
+interface SpreadAnswer {
+  ok: true;
+  def: SpreadDef;
+  aligned: boolean;
+  spread: Observation;
+  legs: SpreadLeg[];
+}
+
+interface SpreadUnavailable {
+  ok: false;
+  def: SpreadDef;
+  missing: MissingInput[];
+}
+
+/**
+ * The latest value of a spread with its legs, or which legs are missing. Never throws for
+ * missing data: callers decide between a partial answer (snapshots) and a 503 (the route).
+ */
+const loadSpread = async (deps: Deps, id: SpreadId): Promise<SpreadAnswer | SpreadUnavailable> => {
+  const def = SPREADS[id];
+  const recent = Object.fromEntries(
+    await Promise.all(def.legs.map(async (l) => [l.code, await loadRecent(deps, l.code, ALIGN_LOOKBACK)] as const)),
+  );
+  const missing = def.legs
+    .filter((l) => recent[l.code]!.length === 0)
+    .map((l) => ({ instrument: l.code, reason: `no observation of ${l.code} (${l.role}) is stored yet` }));
+  const selection = selectLegs(recent);
+  if (missing.length || !selection) return { ok: false, def, missing };
+  const spread = spreadObservation(def, selection.legs, selection.aligned);
+  if (!Number.isFinite(spread.value)) {
+    return { ok: false, def, missing: [{ instrument: def.instrument, reason: 'the legs do not give a finite value' }] };
+  }
+  return {
+    ok: true,
+    def,
+    aligned: selection.aligned,
+    spread,
+    legs: def.legs.map((l) => ({ code: l.code, role: l.role, coefficient: l.coefficient, observation: selection.legs[l.code]! })),
+  };
+};
+
+/** Like loadSpread, but missing legs are a 503 NO_DATA that names them (never a 500 or NaN). */
+const requireSpread = async (deps: Deps, id: SpreadId): Promise<SpreadAnswer> => {
+  const r = await loadSpread(deps, id);
+  if (!r.ok) {
+    throw new ServiceUnavailableError('NO_DATA', `the ${r.def.name} cannot be computed: ${r.missing.map((m) => m.instrument).join(', ')} missing`, {
+      spread: r.def.id,
+      missing: r.missing,
+      hint: 'GET /health shows when each source last succeeded',
+    });
+  }
+  return r;
+};
+
+/**
+ * A spread's history in [start, end] on the dates every leg shares, ascending, plus the leg
+ * windows it came from (the decision packs cite them as inputs).
+ */
+const loadSpreadHistory = async (
+  deps: Deps,
+  id: SpreadId,
+  start: string,
+  end: string,
+): Promise<{ points: SpreadPoint[]; legs: Record<string, Observation[]> }> => {
+  const def = SPREADS[id];
+  const legs = Object.fromEntries(
+    await Promise.all(def.legs.map(async (l) => [l.code, (await loadWindow(deps, l.code, start, end)).observations] as const)),
+  );
+  return { points: spreadSeries(def, legs), legs };
+};
+
+/** The body of a spread route: the spread, each leg as its own observation, and the method. */
+const spreadBody = (a: SpreadAnswer) => ({
+  spread: a.def.id,
+  name: a.def.name,
+  instrument: a.def.instrument,
+  unit: a.def.unit,
+  as_of: a.spread.as_of,
+  aligned: a.aligned,
+  method: {
+    formula: a.def.formula,
+    description: a.def.description,
+    legs: a.legs.map((l) => ({ instrument: l.code, role: l.role, coefficient: l.coefficient, as_of: l.observation.as_of })),
+    rules: LEG_RULES,
+  },
+  observation: a.spread,
+  legs: a.legs.map((l) => ({ instrument: l.code, role: l.role, observation: l.observation })),
+});
+
+export { ALIGN_LOOKBACK, loadRecent, loadSpread, requireSpread, loadSpreadHistory, spreadBody };
+export type { SpreadAnswer, SpreadUnavailable, SpreadLeg, MissingInput };

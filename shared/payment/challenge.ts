@@ -1,0 +1,112 @@
+/**
+ * The 402 challenge (SPEC.md "Authentication"): one JSON document sent both as the body and,
+ * base64-encoded, as the `PAYMENT-REQUIRED` header. It is a valid x402 v2 PaymentRequired
+ * (official v2 clients read only the header: top-level `resource` object, accepts[] with
+ * amount/asset/payTo/maxTimeoutSeconds/extra), and each accepts[] item also carries the v1
+ * fields the spec lists (maxAmountRequired, resource, description, mimeType) for clients that
+ * read the body.
+ *
+ * `resource.url` is absolute (PUBLIC_BASE_URL, else the request's proto + host) because x402
+ * clients treat it as a URL; accepts[].resource is the requested path, as the spec says.
+ */
+import type { PaymentRequirementsV2 } from '@x402/core/schemas';
+import type { Config } from '../config';
+import { usdToAtomic } from '../routes/pricing';
+import type { RouteDef } from '../routes/table';
+import { usdcFor } from './assets';
+
+/** One payment option: x402 v2 requirements plus the v1 fields of the spec's body. */
+interface PaymentOption extends PaymentRequirementsV2 {
+  scheme: 'exact';
+  maxAmountRequired: string;
+  resource: string;
+  description: string;
+  mimeType: string;
+  extra: { name: string; version: string };
+}
+
+/** The 402 body (and, base64-encoded, the PAYMENT-REQUIRED header). */
+interface PaymentRequiredBody {
+  x402Version: 2;
+  error: string;
+  resource: { url: string; description: string; mimeType: string };
+  accepts: PaymentOption[];
+}
+
+/**
+ * What a route costs under this configuration, as the one payment option offered.
+ * @param route a priced route
+ * @param path the requested path (accepts[].resource)
+ */
+const paymentOption = (
+  route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>,
+  path: string,
+  config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,
+): PaymentOption => {
+  if (route.priceUsd === null) throw new Error('paymentOption: route has no price');
+  const usdc = usdcFor(config.X402_NETWORK);
+  const amount = usdToAtomic(route.priceUsd);
+  return {
+    scheme: 'exact',
+    network: config.X402_NETWORK,
+    amount,
+    maxAmountRequired: amount,
+    resource: path,
+    description: route.summary,
+    mimeType: route.mimeType,
+    payTo: config.X402_PAY_TO,
+    asset: usdc.address,
+    maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
+    extra: { name: usdc.eip712.name, version: usdc.eip712.version },
+  };
+};
+
+/**
+ * Builds the challenge document.
+ * @param url absolute URL of the request (resource.url)
+ * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
+ */
+const buildPaymentRequired = (
+  route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>,
+  path: string,
+  url: string,
+  config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,
+  error = 'PAYMENT_REQUIRED',
+): PaymentRequiredBody => ({
+  x402Version: 2,
+  error,
+  resource: { url, description: route.summary, mimeType: route.mimeType },
+  accepts: [paymentOption(route, path, config)],
+});
+
+/** Standard base64 of UTF-8 JSON, the encoding of every x402 header. */
+const encodeX402Header = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+
+const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$/;
+const LOOPBACK = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?$/;
+
+/**
+ * The absolute URL of a request, for resource.url.
+ * @param publicBaseUrl PUBLIC_BASE_URL when configured (wins over request headers)
+ * @param headers lower-cased request headers (host, x-forwarded-proto)
+ * @param fallbackHost API Gateway's domain name when the Host header is missing or odd
+ * @example resourceUrl(undefined, { host: 'api.example.com' }, undefined, '/v1/price/CL', '') // 'https://api.example.com/v1/price/CL'
+ */
+const resourceUrl = (
+  publicBaseUrl: string | undefined,
+  headers: Readonly<Record<string, string | undefined>>,
+  fallbackHost: string | undefined,
+  path: string,
+  rawQuery: string,
+): string => {
+  const query = rawQuery ? `?${rawQuery}` : '';
+  if (publicBaseUrl) return `${publicBaseUrl.replace(/\/+$/, '')}${path}${query}`;
+  // A Host header is client-controlled: only a well-formed host name is echoed back.
+  const host = [headers.host, fallbackHost].find((h): h is string => !!h && HOST.test(h)) ?? 'localhost';
+  const forwarded = headers['x-forwarded-proto']?.split(',')[0]?.trim();
+  const proto = forwarded === 'http' || forwarded === 'https' ? forwarded : LOOPBACK.test(host) ? 'http' : 'https';
+  return `${proto}://${host}${path}${query}`;
+};
+
+export { buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl };
+export type { PaymentRequiredBody, PaymentOption };

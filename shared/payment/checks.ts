@@ -1,0 +1,123 @@
+/**
+ * Local checks of a decoded payment against what the route costs, done before the nonce is
+ * claimed and before the facilitator is asked: scheme, network, asset, pay-to, exact amount,
+ * validity window and the EIP-712 signature. They are pure (a clock is passed in) and cheap, so
+ * a bad or foreign payment never costs a facilitator round trip or a store write.
+ */
+import { authorizationTypes } from '@x402/evm';
+import { getAddress, isAddressEqual, recoverTypedDataAddress, type Address } from 'viem';
+import type { UsdcAsset } from './assets';
+import type { DecodedPayment, PaymentRefusal } from './payload';
+
+/** What the route's payment must be. */
+interface ExpectedPayment {
+  network: string;
+  asset: UsdcAsset;
+  payTo: Address;
+  /** Price in USDC atomic units. */
+  amount: bigint;
+}
+
+/**
+ * Seconds of validity an authorization must have left when it arrives: the facilitator refuses
+ * to settle with less than 6 s, and verify + handler + settle run in between.
+ */
+const MIN_REMAINING_VALIDITY_S = 15n;
+
+/** Signatures of externally owned accounts are 65 bytes; longer ones are smart-wallet (ERC-1271/6492) signatures. */
+const ECDSA_SIGNATURE_HEX_LENGTH = 2 + 65 * 2;
+
+const refuse = (reason: string, message: string, details?: Record<string, unknown>): PaymentRefusal => ({
+  ok: false,
+  reason,
+  message,
+  ...(details ? { details } : {}),
+});
+
+/** The EIP-712 typed data a payer signs for this authorization (the token's own domain). */
+const typedDataOf = (p: DecodedPayment, asset: UsdcAsset) => ({
+  domain: { name: asset.eip712.name, version: asset.eip712.version, chainId: asset.chainId, verifyingContract: asset.address },
+  types: authorizationTypes,
+  primaryType: 'TransferWithAuthorization' as const,
+  message: {
+    from: getAddress(p.authorization.from),
+    to: getAddress(p.authorization.to),
+    value: p.authorization.value,
+    validAfter: p.authorization.validAfter,
+    validBefore: p.authorization.validBefore,
+    nonce: p.authorization.nonce,
+  },
+});
+
+/**
+ * Checks a decoded payment. Refusal reasons are stable strings for details.reason.
+ * @param p the decoded payment
+ * @param expected what the route costs and where it is paid
+ * @param nowS the current unix time in seconds
+ * @returns null when the payment may go on to the facilitator
+ */
+const checkPayment = async (p: DecodedPayment, expected: ExpectedPayment, nowS: bigint): Promise<PaymentRefusal | null> => {
+  if (p.scheme !== 'exact') return refuse('scheme_mismatch', `scheme must be "exact", got "${p.scheme}"`);
+  // v1 payers name the network ("base-sepolia"), v2 payers use CAIP-2; both mean the same chain.
+  if (p.network !== expected.network && p.network !== expected.asset.v1Name) {
+    return refuse('network_mismatch', `network must be ${expected.network}`, { expected: expected.network, got: p.network });
+  }
+  if (p.accepted) {
+    if (!isSameAddress(p.accepted.asset, expected.asset.address)) {
+      return refuse('asset_mismatch', `asset must be USDC ${expected.asset.address}`, { expected: expected.asset.address, got: p.accepted.asset });
+    }
+    if (!isSameAddress(p.accepted.payTo, expected.payTo)) {
+      return refuse('pay_to_mismatch', `payTo must be ${expected.payTo}`, { expected: expected.payTo, got: p.accepted.payTo });
+    }
+  }
+  const a = p.authorization;
+  if (!isSameAddress(a.to, expected.payTo)) {
+    return refuse('pay_to_mismatch', `authorization.to must be ${expected.payTo}`, { expected: expected.payTo, got: a.to });
+  }
+  const accepted = p.accepted ? safeBigInt(p.accepted.amount) : a.value;
+  for (const [what, value] of [['authorization.value', a.value], ['accepted.amount', accepted]] as const) {
+    if (value === null || value < expected.amount) {
+      return refuse('amount_below_price', `${what} is below the price of ${expected.amount} atomic units`, { expected: expected.amount.toString(), got: String(value) });
+    }
+    // The exact scheme moves exactly the price; the facilitator refuses any other value too.
+    if (value > expected.amount) {
+      return refuse('amount_above_price', `${what} must equal the price of ${expected.amount} atomic units`, { expected: expected.amount.toString(), got: value.toString() });
+    }
+  }
+  if (a.validAfter > nowS) {
+    return refuse('authorization_not_yet_valid', 'authorization.validAfter is in the future', { valid_after: a.validAfter.toString(), now: nowS.toString() });
+  }
+  if (a.validBefore < nowS + MIN_REMAINING_VALIDITY_S) {
+    return refuse('authorization_expired', `authorization.validBefore must be at least ${MIN_REMAINING_VALIDITY_S} s ahead`, {
+      valid_before: a.validBefore.toString(),
+      now: nowS.toString(),
+    });
+  }
+  if (p.signature.length === ECDSA_SIGNATURE_HEX_LENGTH) {
+    let signer: Address | null = null;
+    try {
+      signer = await recoverTypedDataAddress({ ...typedDataOf(p, expected.asset), signature: p.signature });
+    } catch {
+      signer = null;
+    }
+    if (!signer || !isAddressEqual(signer, a.from)) {
+      return refuse('invalid_signature', 'the EIP-712 signature was not made by authorization.from for this token, amount and window');
+    }
+  }
+  // Longer signatures belong to smart wallets (ERC-1271 / ERC-6492); only the chain can check them,
+  // which the facilitator's verify does.
+  return null;
+};
+
+const isSameAddress = (a: string, b: string): boolean => {
+  try {
+    return isAddressEqual(a as Address, b as Address);
+  } catch {
+    return false;
+  }
+};
+
+const safeBigInt = (s: string): bigint | null => (/^\d{1,78}$/.test(s) ? BigInt(s) : null);
+
+export { checkPayment, typedDataOf, MIN_REMAINING_VALIDITY_S };
+export type { ExpectedPayment };

@@ -1,0 +1,22 @@
+/**
+ * Payment errors that are not "pay me" (those are PaymentError 402s): the facilitator failed,
+ * or a settlement's outcome is not known yet. They map to DESIGN.md's error body like every
+ * other HttpError; nothing is served with them.
+ */
+import { BadGatewayError, GatewayTimeoutError } from '../http/errors';
+
+/** The facilitator could not be reached, answered nonsense, or timed out: nothing was charged. */
+class FacilitatorUnavailableError extends BadGatewayError {
+  override readonly code = 'FACILITATOR_UNAVAILABLE';
+}
+
+/**
+ * A settlement was submitted but its outcome is unknown (facilitator timed out or reported
+ * `settlement_pending`). The payment is recorded as pending, never as unpaid; the same payment
+ * header can be retried later and is served once the settlement is confirmed.
+ */
+class SettlementPendingError extends GatewayTimeoutError {
+  override readonly code = 'SETTLEMENT_PENDING';
+}
+
+export { FacilitatorUnavailableError, SettlementPendingError };

@@ -1,0 +1,304 @@
+/**
+ * CFTC Commitments of Traders, disaggregated futures-only: managed-money positioning per
+ * contract market, stored under COT#<instrument> with as_of = the report date (Tuesday
+ * positions) and value = managed-money net (long - short) in contracts.
+ *
+ * Formats (fixtures/cftc/SOURCE.md): the weekly current file `f_disagg.txt` (no header row) and,
+ * for backfill, the annual zips `fut_disagg_txt_<YYYY>.zip` holding one `f_year.txt` (header
+ * row, same 191 columns). Numbers are space-padded, text fields quoted (some with commas).
+ */
+import { crc32, inflateRawSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
+import { seriesKey } from '../catalog/series-keys';
+import type { SeriesItem } from '../store/observation-store';
+import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
+import { releaseAfter } from './eia-inventory';
+import { findSource } from './registry';
+import { mapLimit } from './runner';
+import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter } from './types';
+
+interface CotContract {
+  /** Catalog instrument code. */
+  readonly code: string;
+  /** CFTC_Contract_Market_Code. */
+  readonly cftcCode: string;
+  /** True when the market is in the recorded CFTC file the tests read (fixtures/cftc). */
+  readonly recorded: boolean;
+}
+
+/**
+ * Instrument -> CFTC contract market, in catalog order. The eleven `recorded` codes are checked
+ * against the recorded CFTC file; the others are CFTC's published codes (ZL soybean oil CBT,
+ * CT cotton no. 2 ICE, CC cocoa ICE, ZR rough rice CBT, PL platinum and PA palladium NYMEX, HO
+ * NY Harbor ULSD and RB gasoline RBOB NYMEX). BZ (ICE Brent is not in CFTC reports), the
+ * LME-style metals and iron ore have no matching CFTC market and are not mapped.
+ */
+const COT_CONTRACTS: readonly CotContract[] = Object.freeze([
+  { code: 'CL', cftcCode: '067651', recorded: true },
+  { code: 'NG', cftcCode: '023651', recorded: true },
+  { code: 'HO', cftcCode: '022651', recorded: false },
+  { code: 'RB', cftcCode: '111659', recorded: false },
+  { code: 'GC', cftcCode: '088691', recorded: true },
+  { code: 'HG', cftcCode: '085692', recorded: true },
+  { code: 'SI', cftcCode: '084691', recorded: true },
+  { code: 'PL', cftcCode: '076651', recorded: false },
+  { code: 'PA', cftcCode: '075651', recorded: false },
+  { code: 'ZC', cftcCode: '002602', recorded: true },
+  { code: 'ZW', cftcCode: '001602', recorded: true },
+  { code: 'ZS', cftcCode: '005602', recorded: true },
+  { code: 'ZL', cftcCode: '007601', recorded: false },
+  { code: 'ZM', cftcCode: '026603', recorded: true },
+  { code: 'KC', cftcCode: '083731', recorded: true },
+  { code: 'CC', cftcCode: '073732', recorded: false },
+  { code: 'SB', cftcCode: '080732', recorded: true },
+  { code: 'CT', cftcCode: '033661', recorded: false },
+  { code: 'ZR', cftcCode: '039601', recorded: false },
+]);
+
+const BY_CFTC_CODE: ReadonlyMap<string, CotContract> = new Map(COT_CONTRACTS.map((c) => [c.cftcCode, c]));
+
+/** The CFTC contract of an instrument code, or undefined when it has none. */
+const findCotContract = (code: string): CotContract | undefined => COT_CONTRACTS.find((c) => c.code === code);
+
+/** The columns read, with their 0-based position in the 191-column layout (header-less weekly file). */
+const COLUMNS = {
+  market: { name: 'Market_and_Exchange_Names', pos: 0 },
+  yymmdd: { name: 'As_of_Date_In_Form_YYMMDD', pos: 1 },
+  reportDate: { name: 'Report_Date_as_YYYY-MM-DD', pos: 2 },
+  cftcCode: { name: 'CFTC_Contract_Market_Code', pos: 3 },
+  openInterest: { name: 'Open_Interest_All', pos: 7 },
+  mmLong: { name: 'M_Money_Positions_Long_All', pos: 13 },
+  mmShort: { name: 'M_Money_Positions_Short_All', pos: 14 },
+  mmSpread: { name: 'M_Money_Positions_Spread_All', pos: 15 },
+  futOnly: { name: 'FutOnly_or_Combined', pos: 190 },
+} as const;
+type Column = keyof typeof COLUMNS;
+const COLUMN_COUNT = 191;
+
+/** One market-week of the report, as read. */
+interface CotRow {
+  market: string;
+  reportDate: string;
+  cftcCode: string;
+  openInterest: number;
+  mmLong: number;
+  mmShort: number;
+  mmSpread: number;
+}
+
+const parseCount = (raw: string | undefined, where: string): number => {
+  const s = (raw ?? '').trim();
+  // Positions are whole numbers of contracts; "." (no value) or "NA" in a position is a broken release.
+  if (!/^\d+$/.test(s)) throw new SourceFormatError(`${where}: not a whole number of contracts: ${JSON.stringify(raw ?? null)}`);
+  return Number(s);
+};
+
+/** `2026-04-14` (annual file) or `04/14/2026`; anything else is a format change. */
+const parseReportDate = (raw: string, where: string): string => {
+  const s = raw.trim();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  const us = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(s);
+  const date = iso ? s : us ? `${us[3]}-${us[1]}-${us[2]}` : null;
+  if (!date || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) throw new SourceFormatError(`${where}: bad report date ${JSON.stringify(raw)}`);
+  return date;
+};
+
+/**
+ * Parses a disaggregated futures-only text file (annual with header, or weekly without) and
+ * returns the rows of the contract markets in `codes`, in file order.
+ * @throws SourceFormatError on a missing or renamed column, a short row, a position that is
+ *   not a whole number, a report date that disagrees with its YYMMDD twin, a combined
+ *   (futures-and-options) file, or positions larger than the open interest
+ */
+const parseCotText = (text: string, name: string, codes: ReadonlySet<string>): CotRow[] => {
+  let records: string[][];
+  try {
+    records = parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][];
+  } catch (err) {
+    throw new SourceFormatError(`${name}: not a CFTC comma-separated file: ${(err as Error).message}`, { cause: err });
+  }
+  if (records.length === 0) throw new SourceFormatError(`${name}: no rows`);
+  const first = records[0]!;
+  const hasHeader = first[0]?.trim() === COLUMNS.market.name;
+  const pos = {} as Record<Column, number>;
+  if (hasHeader) {
+    const header = first.map((h) => h.trim());
+    for (const [key, col] of Object.entries(COLUMNS) as Array<[Column, (typeof COLUMNS)[Column]]>) {
+      const at = header.indexOf(col.name);
+      if (at < 0) throw new SourceFormatError(`${name}: missing column ${col.name}`);
+      pos[key] = at;
+    }
+  } else {
+    for (const [key, col] of Object.entries(COLUMNS) as Array<[Column, (typeof COLUMNS)[Column]]>) pos[key] = col.pos;
+  }
+  const width = hasHeader ? first.length : COLUMN_COUNT;
+  const data = hasHeader ? records.slice(1) : records;
+  if (data.length === 0) throw new SourceFormatError(`${name}: header only, no rows`);
+  const rows: CotRow[] = [];
+  const seen = new Set<string>();
+  data.forEach((r, i) => {
+    const line = i + (hasHeader ? 2 : 1);
+    // Every row, of any market, must be whole: a short row means a truncated or re-shaped file.
+    if (r.length !== width) throw new SourceFormatError(`${name}: line ${line} has ${r.length} columns, expected ${width}`);
+    const cftcCode = (r[pos.cftcCode] ?? '').trim();
+    if (!codes.has(cftcCode)) return;
+    const where = `${name} line ${line} (${cftcCode})`;
+    const reportDate = parseReportDate(r[pos.reportDate] ?? '', where);
+    const yymmdd = (r[pos.yymmdd] ?? '').trim();
+    if (yymmdd !== reportDate.slice(2).replace(/-/g, '')) {
+      throw new SourceFormatError(`${where}: report date ${reportDate} disagrees with ${COLUMNS.yymmdd.name} ${JSON.stringify(yymmdd)}`);
+    }
+    const kind = (r[pos.futOnly] ?? '').trim();
+    if (kind !== 'FutOnly') throw new SourceFormatError(`${where}: ${COLUMNS.futOnly.name} is ${JSON.stringify(kind)}, expected FutOnly`);
+    const row: CotRow = {
+      market: (r[pos.market] ?? '').trim(),
+      reportDate,
+      cftcCode,
+      openInterest: parseCount(r[pos.openInterest], `${where} ${COLUMNS.openInterest.name}`),
+      mmLong: parseCount(r[pos.mmLong], `${where} ${COLUMNS.mmLong.name}`),
+      mmShort: parseCount(r[pos.mmShort], `${where} ${COLUMNS.mmShort.name}`),
+      mmSpread: parseCount(r[pos.mmSpread], `${where} ${COLUMNS.mmSpread.name}`),
+    };
+    // A shifted column shows up as positions larger than the whole market.
+    if (Math.max(row.mmLong, row.mmShort, row.mmSpread) > row.openInterest) {
+      throw new SourceFormatError(`${where}: managed-money positions exceed open interest ${row.openInterest}`);
+    }
+    const key = `${cftcCode}:${reportDate}`;
+    if (seen.has(key)) throw new SourceFormatError(`${where}: ${cftcCode} ${reportDate} appears twice`);
+    seen.add(key);
+    rows.push(row);
+  });
+  return rows;
+};
+
+/** Reads a little-endian unsigned integer (zip fields). */
+const u16 = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
+const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+
+/** True when the bytes start with a zip local-file header. */
+const isZip = (b: Uint8Array) => b.length >= 4 && u32(b, 0) === 0x04034b50;
+
+/**
+ * Extracts the single file of a zip archive (the CFTC annual zips hold one `f_year.txt`): reads
+ * the central directory, then stored or deflated data with node:zlib, and checks size and CRC.
+ * @throws SourceFormatError on anything but exactly one file, zip64, encryption or a bad CRC
+ */
+const unzipSingle = (zip: Uint8Array, name: string): { member: string; data: Uint8Array } => {
+  let eocd = -1;
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 65_535); i--) {
+    if (u32(zip, i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new SourceFormatError(`${name}: not a zip archive (no end of central directory)`);
+  const count = u16(zip, eocd + 10);
+  let at = u32(zip, eocd + 16);
+  const files: Array<{ member: string; method: number; flags: number; crc: number; size: number; csize: number; local: number }> = [];
+  for (let n = 0; n < count; n++) {
+    if (at + 46 > zip.length || u32(zip, at) !== 0x02014b50) throw new SourceFormatError(`${name}: broken zip central directory`);
+    const nameLen = u16(zip, at + 28);
+    const member = new TextDecoder().decode(zip.subarray(at + 46, at + 46 + nameLen));
+    const entry = { member, flags: u16(zip, at + 8), method: u16(zip, at + 10), crc: u32(zip, at + 16), csize: u32(zip, at + 20), size: u32(zip, at + 24), local: u32(zip, at + 42) };
+    if (!member.endsWith('/')) files.push(entry);
+    at += 46 + nameLen + u16(zip, at + 30) + u16(zip, at + 32);
+  }
+  if (files.length !== 1) throw new SourceFormatError(`${name}: expected one file in the zip, found ${files.length} (${files.map((f) => f.member).join(', ')})`);
+  const f = files[0]!;
+  if (f.csize === 0xffffffff || f.size === 0xffffffff) throw new SourceFormatError(`${name}: zip64 archives are not supported`);
+  if (f.flags & 1) throw new SourceFormatError(`${name}: encrypted zip member`);
+  if (u32(zip, f.local) !== 0x04034b50) throw new SourceFormatError(`${name}: broken zip local header`);
+  const start = f.local + 30 + u16(zip, f.local + 26) + u16(zip, f.local + 28);
+  const raw = zip.subarray(start, start + f.csize);
+  let data: Uint8Array;
+  try {
+    if (f.method === 0) data = raw;
+    else if (f.method === 8) data = new Uint8Array(inflateRawSync(raw));
+    else throw new SourceFormatError(`${name}: zip compression method ${f.method} is not supported`);
+  } catch (err) {
+    if (err instanceof SourceFormatError) throw err;
+    throw new SourceFormatError(`${name}: zip member ${f.member} does not inflate: ${(err as Error).message}`, { cause: err });
+  }
+  if (data.length !== f.size) throw new SourceFormatError(`${name}: zip member ${f.member} is ${data.length} bytes, expected ${f.size}`);
+  // zlib.crc32: Node >= 20.15 (package.json engines >= 20.19; Lambda runs 22).
+  if (crc32(data) >>> 0 !== f.crc) throw new SourceFormatError(`${name}: zip member ${f.member} fails its CRC check`);
+  return { member: f.member, data };
+};
+
+const def = findSource('cftc-cot')!;
+const WEEKLY_URL = 'https://www.cftc.gov/dea/newcot/f_disagg.txt';
+const annualZipUrl = (year: number) => `https://www.cftc.gov/files/dea/history/fut_disagg_txt_${year}.zip`;
+
+/** Pure: payload (weekly text, annual text, or annual zip) -> COT#<code> items. */
+const cotItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
+  let text: string;
+  let name = payload.name;
+  if (isZip(payload.body)) {
+    const { member, data } = unzipSingle(payload.body, payload.name);
+    name = `${payload.name}:${member}`;
+    text = payloadText({ ...payload, name, body: data });
+  } else {
+    text = payloadText(payload);
+  }
+  return parseCotText(text, name, new Set(BY_CFTC_CODE.keys())).map((r) => {
+    const contract = BY_CFTC_CODE.get(r.cftcCode)!;
+    return {
+      seriesKey: seriesKey.cot(contract.code),
+      observation: makeObservation(ctx, {
+        instrument: contract.code,
+        value: r.mmLong - r.mmShort,
+        unit: 'contracts',
+        as_of: r.reportDate,
+        freshness_class: 'weekly',
+        // CFTC publishes long and short; the net is our subtraction.
+        quality: 'derived',
+        series_id: r.cftcCode,
+        retrievedAt: payload.retrievedAt,
+        published_at: releaseAfter(ctx.def.schedule, r.reportDate),
+        attributes: {
+          cftc_code: r.cftcCode,
+          market: r.market,
+          mm_long: r.mmLong,
+          mm_short: r.mmShort,
+          mm_spreading: r.mmSpread,
+          open_interest: r.openInterest,
+        },
+      }),
+    };
+  });
+};
+
+/** Report dates of the bundled weekly samples; each was released the Friday after, 15:30 ET. */
+const SAMPLE_DATES = ['2026-03-24', '2026-03-31', '2026-04-07', '2026-04-14'] as const;
+
+const cftcCot: SourceAdapter = {
+  def,
+  /**
+   * The current weekly file; with `since`, also every annual zip from that year on (the
+   * current year's zip is updated weekly by the CFTC, so a backfill ends up complete).
+   */
+  live: (ctx) => {
+    const targets: Array<{ url: string; name: string }> = [];
+    if (ctx.since) {
+      for (let y = Number(ctx.since.slice(0, 4)); y <= ctx.now.getUTCFullYear(); y++) {
+        targets.push({ url: annualZipUrl(y), name: `fut_disagg_txt_${y}.zip` });
+      }
+    }
+    targets.push({ url: WEEKLY_URL, name: 'f_disagg.txt' });
+    return mapLimit(targets, ctx.concurrency, async (t, i) => {
+      const p = await fetchPayload(ctx, t.url, t.name);
+      ctx.onProgress?.(i + 1, targets.length);
+      return p;
+    });
+  },
+  samples: async () =>
+    (
+      await Promise.all(
+        SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseAfter(def.schedule, d) ?? `${d}T00:00:00.000Z`)),
+      )
+    ).flat(),
+  toItems: cotItems,
+};
+
+export { cftcCot, COT_CONTRACTS, findCotContract, parseCotText, unzipSingle, isZip, cotItems, WEEKLY_URL, annualZipUrl };
+export type { CotContract, CotRow };

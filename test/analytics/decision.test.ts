@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import {
+  RULES_VERSION,
+  buildAllPack,
+  buildSectorPack,
+  canonicalObservation,
+  combine,
+  inventorySurpriseRule,
+  managedMoneyRule,
+  priceRangeRule,
+  spreadRule,
+  type SectorInputs,
+} from '../../shared/analytics/decision';
+import type { Observation } from '../../shared/observation/schema';
+import { expectObservation } from '../helpers/contract';
+
+const obs = (instrument: string, as_of: string, value: number, over: Partial<Observation> = {}): Observation => ({
+  instrument,
+  value,
+  unit: 'USD/bbl',
+  as_of,
+  observed_at: null,
+  freshness_class: 'eod',
+  quality: 'official',
+  derived: false,
+  source: { name: 'EIA', series_id: instrument, url: null },
+  license_tag: 'public-domain (US government work)',
+  provenance: { retrieved_at: '2025-06-18T14:00:00.000Z', cache_hit: false, cache_ttl_s: 300 },
+  published_at: null,
+  next_release_at: null,
+  attributes: {},
+  ...over,
+});
+
+/** A window of daily observations 2025-06-02.. with the given values. */
+const window = (code: string, values: number[]) => values.map((v, i) => obs(code, `2025-06-${String(i + 2).padStart(2, '0')}`, v));
+
+describe('rule price_range_1y (hand-checked)', () => {
+  it.each([
+    // (78 - 60) / (80 - 60) x 100 = 90
+    [[60, 70, 65, 80, 78], 90, 'bullish'],
+    // (76 - 60) / 20 x 100 = 80: the threshold itself fires
+    [[60, 70, 65, 80, 76], 80, 'bullish'],
+    // (62 - 60) / 20 x 100 = 10
+    [[60, 70, 65, 80, 62], 10, 'bearish'],
+    // (70 - 60) / 20 x 100 = 50
+    [[60, 70, 65, 80, 70], 50, 'neutral'],
+    // (72.53 - 58.5) / (73.84 - 58.5) x 100 = 14.03 / 15.34 x 100 = 91.46 (2 decimals)
+    [[58.5, 73.84, 65, 70, 72.53], 91.46, 'bullish'],
+  ])('%j -> position %s, %s', (values, position, signal) => {
+    const e = priceRangeRule(window('CL', values))!;
+    expect(e.values.position_pct).toBe(position);
+    expect(e.signal).toBe(signal);
+    expect(e.fired).toBe(signal !== 'neutral');
+    e.inputs.forEach(expectObservation);
+  });
+
+  it('cites the latest, the minimum and the maximum as inputs', () => {
+    const e = priceRangeRule(window('CL', [60, 70, 65, 80, 78]))!;
+    expect(e.inputs.map((o) => [o.as_of, o.value])).toEqual([
+      ['2025-06-06', 78],
+      ['2025-06-02', 60],
+      ['2025-06-05', 80],
+    ]);
+    expect(e.values).toMatchObject({ points: 5, window_start: '2025-06-02', window_end: '2025-06-06', min: 60, max: 80 });
+  });
+
+  it('stays neutral with too little history or a flat range, and is absent without data', () => {
+    expect(priceRangeRule(window('CL', [60, 70, 80, 90]))).toMatchObject({ signal: 'neutral', fired: false, values: { position_pct: null } });
+    expect(priceRangeRule(window('CL', [5, 5, 5, 5, 5]))!.reason).toBe('flat 1-year range');
+    expect(priceRangeRule([])).toBeNull();
+  });
+});
+
+describe('rule inventory_surprise', () => {
+  const surprise = (v: number, key = 'crude_ex_spr') => obs(key, '2025-06-13', v, { unit: 'Mbbl', quality: 'derived', derived: true });
+  it.each([
+    ['crude_ex_spr', -5000, 'bullish'],
+    ['crude_ex_spr', -2000, 'bullish'],
+    ['crude_ex_spr', -1999, 'neutral'],
+    ['crude_ex_spr', 2000, 'bearish'],
+    ['cushing', 600, 'bearish'],
+    ['ng_storage', -12, 'bullish'],
+    ['ng_storage', 9.9, 'neutral'],
+  ])('%s surprise %s -> %s', (key, v, signal) => {
+    expect(inventorySurpriseRule(key, surprise(v, key), null)!.signal).toBe(signal);
+  });
+
+  it('is neutral without a surprise, citing the latest level; absent for series that feed no rule', () => {
+    const latest = obs('crude_ex_spr', '2025-06-13', 420000, { unit: 'Mbbl' });
+    expect(inventorySurpriseRule('crude_ex_spr', null, latest)).toMatchObject({ signal: 'neutral', values: { surprise: null, threshold: 2000 } });
+    expect(inventorySurpriseRule('refinery_util', surprise(-9), null)).toBeNull();
+    expect(inventorySurpriseRule('cushing', null, null)).toBeNull();
+  });
+});
+
+describe('rule managed_money_percentile (contrarian)', () => {
+  const net = obs('CL', '2025-06-10', 150000, { unit: 'contracts' });
+  it.each([
+    [95, 'bearish'],
+    [90, 'bearish'],
+    [50, 'neutral'],
+    [10, 'bullish'],
+    [null, 'neutral'],
+  ])('percentile %s -> %s', (p, signal) => {
+    expect(managedMoneyRule({ percentile: p, inputs: [net] })!.signal).toBe(signal);
+  });
+  it('is absent without positioning', () => {
+    expect(managedMoneyRule(null)).toBeNull();
+  });
+});
+
+describe('rule spread_vs_history', () => {
+  const hist = (values: number[]) => values.map((value, i) => ({ as_of: `2025-06-${String(i + 2).padStart(2, '0')}`, value }));
+  it('ranks the latest value with mid-rank ties (hand-checked)', () => {
+    // 5 is above 4 of 5 values and equal to 1: 100 x (4 + 0.5) / 5 = 90
+    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 5), hist([1, 2, 3, 4, 5]))).toMatchObject({ signal: 'bullish', values: { percentile: 90 } });
+    // 100 x (0 + 0.5) / 5 = 10
+    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 1), hist([3, 2, 4, 5, 1]))).toMatchObject({ signal: 'bearish', values: { percentile: 10 } });
+    // 100 x (2 + 0.5) / 5 = 50
+    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 3), hist([1, 2, 4, 5, 3]))).toMatchObject({ signal: 'neutral', values: { percentile: 50 } });
+    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 3), hist([3]))).toMatchObject({ signal: 'neutral', values: { percentile: null, points: 1 } });
+  });
+});
+
+describe('combination and packs', () => {
+  it('sums fired rules into an instrument signal', () => {
+    const up = priceRangeRule(window('CL', [60, 70, 65, 80, 78]))!;
+    const down = managedMoneyRule({ percentile: 95, inputs: [obs('CL', '2025-06-10', 1)] })!;
+    expect(combine('CL', [up, down, up])).toMatchObject({ signal: 'bullish', score: 1, fired_rules: ['price_range_1y', 'managed_money_percentile', 'price_range_1y'] });
+    expect(combine('CL', [up, down])).toMatchObject({ signal: 'neutral', score: 0 });
+    expect(combine('CL', [])).toMatchObject({ signal: 'neutral', score: 0, fired_rules: [] });
+  });
+
+  const inputs = (provenanceHit: boolean, attrOrder: 'ab' | 'ba' = 'ab'): SectorInputs => {
+    const p = { retrieved_at: '2025-06-18T14:00:00.000Z', cache_hit: provenanceHit, cache_ttl_s: 300 };
+    const attributes = attrOrder === 'ab' ? { a: 1, b: 'x' } : { b: 'x', a: 1 };
+    const cl = window('CL', [60, 70, 65, 80, 78]).map((o) => ({ ...o, provenance: p, attributes }));
+    const ng = window('NG', [3, 3.2, 3.1, 3.3, 3.0]).map((o) => ({ ...o, unit: 'USD/MMBtu', provenance: p }));
+    const surprise = obs('crude_ex_spr', '2025-06-13', -5000, { unit: 'Mbbl', provenance: p });
+    return {
+      sector: 'energy',
+      prices: [
+        { code: 'CL', window: cl },
+        { code: 'NG', window: ng },
+      ],
+      inventory: [{ key: 'crude_ex_spr', latest: null, surprise }],
+      cot: [],
+      spreads: [],
+      read: [...cl, ...ng, surprise, cl[0]!],
+      missing: [{ input: 'price:BZ', reason: 'no observation of BZ is stored yet' }],
+    };
+  };
+
+  it('builds a sector pack: signals, summary, rules version, digest', () => {
+    const pack = buildSectorPack(inputs(false));
+    expect(pack).toMatchObject({ pack: 'decision', sector: 'energy', rules_version: RULES_VERSION, as_of: '2025-06-13' });
+    // CL: range 90 (bullish) + crude surprise -5000 (bullish) = +2; NG: (3.0 - 3.0) / 0.3 = 0 (bearish) = -1
+    expect(pack.signals.map((s) => [s.instrument, s.signal, s.score])).toEqual([
+      ['CL', 'bullish', 2],
+      ['NG', 'bearish', -1],
+    ]);
+    expect(pack.summary).toEqual({ instruments: 2, bullish: 1, bearish: 1, neutral: 0, net_score: 1, bias: 'neutral', text: 'energy: 1 bullish, 1 bearish, 0 neutral -> neutral' });
+    expect(pack.missing).toEqual([{ input: 'price:BZ', reason: 'no observation of BZ is stored yet' }]);
+    // 5 CL + 5 NG + 1 surprise; the repeated CL observation counts once
+    expect(pack.inputs_digest).toMatchObject({ algorithm: 'SHA-256', count: 11, value: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it('is byte-identical apart from provenance, whatever the cache or the attribute order did', () => {
+    const a = buildSectorPack(inputs(false, 'ab'));
+    const b = buildSectorPack(inputs(true, 'ba'));
+    expect(b.inputs_digest).toEqual(a.inputs_digest);
+    const strip = (x: unknown) => JSON.stringify(x, (k, v) => (k === 'provenance' ? undefined : v));
+    expect(strip(b)).toBe(strip(a));
+    expect(JSON.stringify(b)).not.toBe(JSON.stringify(a)); // provenance is the only difference
+  });
+
+  it('changes the digest when any input value changes', () => {
+    const changed = inputs(false);
+    changed.read = changed.read.map((o) => (o.instrument === 'NG' && o.as_of === '2025-06-06' ? { ...o, value: 3.01 } : o));
+    expect(buildSectorPack(changed).inputs_digest.value).not.toBe(buildSectorPack(inputs(false)).inputs_digest.value);
+  });
+
+  it('bundles sectors with one digest over every input', () => {
+    const all = buildAllPack([inputs(false), { ...inputs(false), sector: 'metals', prices: [], inventory: [], read: [], missing: [] }]);
+    expect(all.sectors.map((s) => s.sector)).toEqual(['energy', 'metals']);
+    expect(all.summary.instruments).toBe(2);
+    expect(all.inputs_digest.value).toBe(buildSectorPack(inputs(false)).inputs_digest.value);
+  });
+
+  it('re-keys observations in contract order with sorted attributes', () => {
+    const o = canonicalObservation({ ...obs('CL', '2025-06-06', 1), attributes: { z: 1, a: 2 } });
+    expect(Object.keys(o)).toEqual(['instrument', 'value', 'unit', 'as_of', 'observed_at', 'freshness_class', 'quality', 'derived', 'source', 'license_tag', 'provenance', 'published_at', 'next_release_at', 'attributes']);
+    expect(Object.keys(o.attributes)).toEqual(['a', 'z']);
+  });
+});

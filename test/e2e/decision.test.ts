@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { RULES_VERSION } from '../../shared/analytics/decision';
+import { getDeps } from '../../shared/http/deps';
+import { expectError, expectObservation } from '../helpers/contract';
+import { energyItems } from '../helpers/energy-fixture';
+import { monthlySeries, priceObs, seed } from '../helpers/seed-observations';
+import { getJson, startTestStack } from '../helpers/stack';
+
+/** The body as text with every provenance member removed. */
+const withoutProvenance = (body: unknown) => JSON.stringify(body, (k, v) => (k === 'provenance' ? undefined : v));
+
+const packObservations = (pack: any): unknown[] => pack.signals.flatMap((s: any) => s.evaluations.flatMap((e: any) => e.inputs));
+
+describe('decision packs over HTTP (store seeded by the test)', () => {
+  let stack: LocalStack;
+  const get = (path: string) => getJson(stack.url, path);
+  beforeAll(async () => {
+    stack = await startTestStack({}, false);
+  });
+  afterAll(async () => stack?.close());
+
+  it('answers 503 NO_DATA for a sector with no input at all, and 404 for an unknown sector', async () => {
+    const res = await get('/v1/decision/energy');
+    expectError(res, 503, 'NO_DATA');
+    expect(res.body.error.details.missing.map((m: any) => m.input)).toContain('price:CL');
+    const bad = await get('/v1/decision/crypto');
+    expectError(bad, 404, 'UNKNOWN_SECTOR');
+    expect(bad.body.error.details.valid).toEqual(['energy', 'metals', 'ags']);
+    expectError(await get('/v1/decision/all'), 503, 'NO_DATA');
+  });
+
+  it('GET /v1/decision/energy: hand-checked signals from prices, inventory, positioning and spreads', async () => {
+    await seed(getDeps().store, energyItems());
+    getDeps().cache.clear();
+    const res = await get('/v1/decision/energy');
+    expect(res.status).toBe(200);
+    const pack = res.body;
+    expect(pack).toMatchObject({ pack: 'decision', sector: 'energy', rules_version: RULES_VERSION, as_of: '2025-06-16' });
+    packObservations(pack).forEach(expectObservation);
+    const bySignal = Object.fromEntries(pack.signals.map((s: any) => [s.instrument, [s.signal, s.score, s.fired_rules]]));
+    expect(bySignal).toEqual({
+      // range (70 - 60) / 10 = 100 % -> +1; crude surprise -5000 <= -2000 -> +1; COT at the 3-year high -> -1
+      CL: ['bullish', 1, ['price_range_1y', 'inventory_surprise', 'managed_money_percentile']],
+      BZ: ['bearish', -1, ['price_range_1y']], // (65 - 65) / 5 = 0 %
+      NG: ['neutral', 0, []], // (3.25 - 3) / 0.5 = 50 %
+      HO: ['bullish', 1, ['price_range_1y']], // 100 %
+      RB: ['neutral', 0, []], // flat range
+      // crack = 28 RB + 14 HO - CL: 24, 23.4, 22.8, 22.2, 21.6, 21; 21 is the lowest: 100 x 0.5 / 6 = 8.3333
+      CRACK_3_2_1: ['bearish', -1, ['spread_vs_history']],
+      // basis = CL - BZ: -10, -7, -4, -1, 2, 5; 5 is the highest: 100 x 5.5 / 6 = 91.6667
+      BASIS_WTI_BRENT: ['bullish', 1, ['spread_vs_history']],
+    });
+    const evals = (code: string) => pack.signals.find((s: any) => s.instrument === code).evaluations;
+    expect(evals('CRACK_3_2_1')[0].values).toMatchObject({ percentile: 8.3333, latest: 21, min: 21, max: 24, points: 6 });
+    expect(evals('BASIS_WTI_BRENT')[0].values).toMatchObject({ percentile: 91.6667, latest: 5 });
+    expect(evals('CL')[1].values).toEqual({ series: 'crude_ex_spr', surprise: -5000, threshold: 2000 });
+    // 157 weekly reports, the latest the unique maximum: 100 x (156 + 0.5) / 157 = 99.6815
+    expect(evals('CL')[2].values).toEqual({ percentile: 99.6815 });
+    expect(pack.summary).toEqual({
+      instruments: 7,
+      bullish: 3,
+      bearish: 2,
+      neutral: 2,
+      net_score: 1,
+      bias: 'bullish',
+      text: 'energy: 3 bullish, 2 bearish, 2 neutral -> bullish',
+    });
+    // inputs it could not get are listed, not fatal
+    expect(pack.missing.map((m: any) => m.input)).toEqual(expect.arrayContaining(['inventory:cushing', 'cot:NG', 'cot:HO', 'cot:RB']));
+    expect(pack.inputs_digest).toMatchObject({ algorithm: 'SHA-256', value: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(pack.ruleset.rules.map((r: any) => r.id)).toEqual(['price_range_1y', 'inventory_surprise', 'managed_money_percentile', 'spread_vs_history']);
+  });
+
+  it('is deterministic: same stored inputs give the same digest and a byte-identical pack apart from provenance', async () => {
+    const first = await get('/v1/decision/energy'); // served from the read cache
+    getDeps().cache.clear();
+    const second = await get('/v1/decision/energy'); // read again from the store
+    expect(second.body.inputs_digest).toEqual(first.body.inputs_digest);
+    expect(withoutProvenance(second.body)).toBe(withoutProvenance(first.body));
+    // provenance alone differs: the first answer came from the cache, the second did not
+    expect(first.body.signals[0].evaluations[0].inputs[0].provenance.cache_hit).toBe(true);
+    expect(second.body.signals[0].evaluations[0].inputs[0].provenance.cache_hit).toBe(false);
+  });
+
+  it('a changed stored input changes the digest', async () => {
+    const before = (await get('/v1/decision/energy')).body.inputs_digest.value;
+    await seed(getDeps().store, [priceObs('NG', '2025-06-12', 3.49)]); // a revision of an old NG value
+    getDeps().cache.clear();
+    const after = await get('/v1/decision/energy');
+    expect(after.body.inputs_digest.value).not.toBe(before);
+    await seed(getDeps().store, [priceObs('NG', '2025-06-12', 3.5)]); // revert it
+    getDeps().cache.clear();
+    expect((await get('/v1/decision/energy')).body.inputs_digest.value).toBe(before);
+  });
+
+  it('GET /v1/decision/all bundles every sector; a sector without data is listed, not fatal', async () => {
+    await seed(getDeps().store, monthlySeries('GC', '2025-11', [2600, 2700, 2800, 2900, 3000, 3100, 3200, 3300, 3400, 3500, 3600, 3700, 4087.19]));
+    getDeps().cache.clear();
+    const res = await get('/v1/decision/all');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ pack: 'decision', sector: 'all', rules_version: RULES_VERSION });
+    expect(res.body.sectors.map((s: any) => s.sector)).toEqual(['energy', 'metals', 'ags']);
+    res.body.sectors.forEach((p: any) => packObservations(p).forEach(expectObservation));
+    const metals = res.body.sectors[1];
+    // GC: 13 monthly values, the latest (4087.19) the 1-year high -> bullish
+    expect(metals.signals.map((s: any) => [s.instrument, s.signal])).toEqual([['GC', 'bullish']]);
+    expect(metals.missing.map((m: any) => m.input)).toContain('price:PA');
+    expect(res.body.sectors[2].signals).toEqual([]);
+    expect(res.body.summary).toMatchObject({ instruments: 8, bullish: 4, bearish: 2 });
+    // the energy part is the energy pack
+    const energy = await get('/v1/decision/energy');
+    expect(withoutProvenance(res.body.sectors[0])).toBe(withoutProvenance({ ...energy.body, ruleset: undefined, disclaimer: undefined }));
+  });
+});

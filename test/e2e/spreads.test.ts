@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { getDeps } from '../../shared/http/deps';
+import { expectError, expectObservation } from '../helpers/contract';
+import { monthlySeries, priceObs, seed } from '../helpers/seed-observations';
+import { getJson, startTestStack } from '../helpers/stack';
+
+/** Every observation of a spread body: the spread and each leg. */
+const observationsOf = (body: any): unknown[] => [body.observation, ...body.legs.map((l: any) => l.observation)];
+
+describe('spreads over HTTP (replayed EIA spot samples)', () => {
+  let stack: LocalStack;
+  const get = (path: string, init?: RequestInit) => getJson(stack.url, path, init);
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it('GET /v1/spreads/crack: the 3-2-1 cash proxy of 2025-06-16 with its legs and method', async () => {
+    const res = await get('/v1/spreads/crack');
+    expect(res.status).toBe(200);
+    observationsOf(res.body).forEach(expectObservation);
+    // EIA 2025-06-16: RB 2.162 USD/gal, HO 2.398 USD/gal, CL 72.53 USD/bbl
+    // (2 x 2.162 x 42 + 2.398 x 42 - 3 x 72.53) / 3 = 64.734 / 3 = 21.578
+    expect(res.body).toMatchObject({ spread: 'crack', instrument: 'CRACK_3_2_1', unit: 'USD/bbl', as_of: '2025-06-16', aligned: true });
+    expect(res.body.observation).toMatchObject({
+      instrument: 'CRACK_3_2_1',
+      value: 21.578,
+      as_of: '2025-06-16',
+      derived: true,
+      quality: 'official',
+      freshness_class: 'eod',
+      license_tag: 'public-domain (US government work)',
+    });
+    expect(res.body.legs.map((l: any) => [l.instrument, l.observation.value, l.observation.as_of])).toEqual([
+      ['RB', 2.162, '2025-06-16'],
+      ['HO', 2.398, '2025-06-16'],
+      ['CL', 72.53, '2025-06-16'],
+    ]);
+    expect(res.body.method.formula).toBe('(2 x RB x 42 + 1 x HO x 42 - 3 x CL) / 3');
+    expect(res.body.method.rules.quality).toMatch(/weakest/);
+  });
+
+  it('GET /v1/spreads/basis: WTI - Brent on the same date', async () => {
+    const res = await get('/v1/spreads/basis');
+    expect(res.status).toBe(200);
+    observationsOf(res.body).forEach(expectObservation);
+    // EIA 2025-06-16: WTI 72.53 - Brent 75.05 = -2.52
+    expect(res.body.observation).toMatchObject({ instrument: 'BASIS_WTI_BRENT', value: -2.52, as_of: '2025-06-16', unit: 'USD/bbl' });
+    expect(res.body.method.legs).toEqual([
+      { instrument: 'CL', role: 'WTI Cushing (USD/bbl)', coefficient: 1, as_of: '2025-06-16' },
+      { instrument: 'BZ', role: 'Brent (USD/bbl)', coefficient: -1, as_of: '2025-06-16' },
+    ]);
+  });
+
+  it('reports a cache hit only when every leg was served from the cache', async () => {
+    const again = await get('/v1/spreads/basis');
+    expect(again.body.observation.provenance).toMatchObject({ cache_hit: true, cache_ttl_s: 300, retrieved_at: '2025-06-18T14:00:00.000Z' });
+    expect(again.body.legs.every((l: any) => l.observation.provenance.cache_hit === true)).toBe(true);
+  });
+
+  it('challenges in demo mode only when forced', async () => {
+    expect((await get('/v1/spreads/crack', { headers: { 'X-Force-402': '1' } })).status).toBe(402);
+  });
+});
+
+describe('spreads over HTTP (store seeded by the test)', () => {
+  let stack: LocalStack;
+  const get = (path: string) => getJson(stack.url, path);
+  beforeAll(async () => {
+    stack = await startTestStack({}, false);
+  });
+  afterAll(async () => stack?.close());
+
+  it('a spread whose legs have no data is a 503 NO_DATA naming them, not a 500 or NaN', async () => {
+    const res = await get('/v1/spreads/crush');
+    expectError(res, 503, 'NO_DATA');
+    expect(res.body.error.retryable).toBe(true);
+    expect(res.body.error.details.missing.map((m: any) => m.instrument)).toEqual(['ZM', 'ZL', 'ZS']);
+  });
+
+  it('one missing leg is named alone', async () => {
+    await seed(getDeps().store, [priceObs('RB', '2025-06-16', 2.162), priceObs('HO', '2025-06-16', 2.398)]);
+    getDeps().cache.clear();
+    const res = await get('/v1/spreads/crack');
+    expectError(res, 503, 'NO_DATA');
+    expect(res.body.error.details).toMatchObject({ spread: 'crack', missing: [{ instrument: 'CL' }] });
+    expect(res.body.error.message).toMatch(/CL missing/);
+  });
+
+  it('the crush of monthly derived legs says monthly and derived, aligned on the month all legs share', async () => {
+    await seed(getDeps().store, [
+      ...monthlySeries('ZM', '2025-09', [300, 305, 310]),
+      ...monthlySeries('ZL', '2025-09', [0.5, 0.51, 0.52]),
+      // soybeans already have October; meal and oil do not, so September is the latest shared month
+      ...monthlySeries('ZS', '2025-10', [10, 10.2, 10.5, 10.9]),
+    ]);
+    getDeps().cache.clear();
+    const res = await get('/v1/spreads/crush');
+    expect(res.status).toBe(200);
+    observationsOf(res.body).forEach(expectObservation);
+    // 310 x 0.022 + 0.52 x 11 - 10.50 = 6.82 + 5.72 - 10.50 = 2.04
+    expect(res.body.observation).toMatchObject({
+      instrument: 'SOY_CRUSH',
+      value: 2.04,
+      unit: 'USD/bu',
+      as_of: '2025-09-01',
+      quality: 'derived',
+      freshness_class: 'monthly',
+      derived: true,
+      license_tag: 'CC BY 4.0',
+    });
+    expect(res.body.aligned).toBe(true);
+    expect(res.body.method.formula).toBe('ZM x 0.022 + ZL x 11 - ZS');
+  });
+
+  it('an indicative leg makes the crush indicative', async () => {
+    await seed(getDeps().store, [priceObs('ZL', '2025-09-01', 0.52, { quality: 'indicative', derived: false })]);
+    getDeps().cache.clear();
+    const res = await get('/v1/spreads/crush');
+    expect(res.body.observation).toMatchObject({ value: 2.04, quality: 'indicative' });
+  });
+
+  it('legs without a shared date answer unaligned, with each leg\'s as_of stated', async () => {
+    await seed(getDeps().store, [priceObs('CL', '2025-01-02', 70), priceObs('BZ', '2025-01-03', 73.25)]);
+    getDeps().cache.clear();
+    const res = await get('/v1/spreads/basis');
+    expect(res.status).toBe(200);
+    observationsOf(res.body).forEach(expectObservation);
+    expect(res.body.aligned).toBe(false);
+    // 70 - 73.25 = -3.25, dated by the older leg
+    expect(res.body.observation).toMatchObject({ value: -3.25, as_of: '2025-01-02', attributes: { aligned: 'no', CL_as_of: '2025-01-02', BZ_as_of: '2025-01-03' } });
+    expect(res.body.method.legs.map((l: any) => l.as_of)).toEqual(['2025-01-02', '2025-01-03']);
+  });
+});

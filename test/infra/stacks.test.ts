@@ -1,0 +1,250 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { functionEntry, missingEntries, ServiceFunction } from '../../infra/constructs/service-function';
+import { familyCharges } from '../../infra/stacks/api-stack';
+import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
+import { ENV } from '../../shared/config/env-keys';
+import { FAMILIES, ROUTES } from '../../shared/routes/table';
+import { SOURCES } from '../../shared/sources/registry';
+import { scheduleExpression } from '../../shared/sources/schedule';
+import { CREDITS_TABLE, OBSERVATIONS_TABLE } from '../../shared/store/tables';
+import { actionsOn, logicalId, PAY_TO, refersTo, synthService, type Synthesized } from './synth';
+
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:*', '*'];
+const API_KEY_ENV = Object.values(ENV).filter((k) => k.endsWith('_API_KEY'));
+
+const envOf = (resource: any): Record<string, unknown> => resource.Properties.Environment?.Variables ?? {};
+
+/** The integration a route targets ("integrations/<Ref>"), or undefined. */
+const integrationOf = (template: Synthesized['templates']['api'], route: any): any => {
+  const integrations: Record<string, any> = template.findResources('AWS::ApiGatewayV2::Integration');
+  const target = JSON.stringify(route.Properties.Target);
+  const id = Object.keys(integrations).find((i) => target.includes(`"${i}"`));
+  return id ? integrations[id] : undefined;
+};
+
+describe('CDK app (staging)', () => {
+  let s: Synthesized;
+  const fnId = (family: (typeof FAMILIES)[number]) => logicalId(s.api, s.api.functions.get(family)!);
+  const obsId = () => logicalId(s.data, s.data.observations);
+  const creditsId = () => logicalId(s.data, s.data.credits);
+
+  beforeAll(() => {
+    s = synthService({ stage: 'staging', payTo: PAY_TO });
+  });
+
+  describe('api stack', () => {
+    it('has one route per route-table entry, with its exact route key, integrated with its family function', () => {
+      const routes = s.templates.api.findResources('AWS::ApiGatewayV2::Route');
+      const byKey = new Map(Object.values(routes).map((r: any) => [r.Properties.RouteKey as string, r]));
+      expect(Object.keys(routes)).toHaveLength(ROUTES.length + 1);
+      for (const r of ROUTES) {
+        const route = byKey.get(r.id);
+        expect(route, r.id).toBeDefined();
+        const integration = integrationOf(s.templates.api, route);
+        expect(integration, r.id).toBeDefined();
+        expect(refersTo(integration.Properties.IntegrationUri, fnId(r.family)), `${r.id} -> ${r.family}`).toBe(true);
+        expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      }
+    });
+
+    it('sends $default (unknown paths) to the discovery function, which may be invoked through it', () => {
+      const routes = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: '$default' } }));
+      expect(routes).toHaveLength(1);
+      expect(refersTo(integrationOf(s.templates.api, routes[0])?.Properties.IntegrationUri, fnId('discovery'))).toBe(true);
+      // The $default route's source ARN is api/<stage>/$default: only a permission ending in /*/* covers it.
+      const perms = Object.values(s.templates.api.findResources('AWS::Lambda::Permission')).filter((p: any) => refersTo(p.Properties.FunctionName, fnId('discovery')));
+      const arns = perms.map((p: any) => JSON.stringify(p.Properties.SourceArn));
+      expect(arns.some((a) => /HttpApi[0-9A-F]+"},"\/\*\/\*"\]/.test(a)), arns.join('\n')).toBe(true);
+    });
+
+    it('creates one Node 22 arm64 function per family, traced, with source maps and an explicit log group with retention', () => {
+      const fns = s.templates.api.findResources('AWS::Lambda::Function');
+      expect(Object.keys(fns).sort()).toEqual(FAMILIES.map(fnId).sort());
+      const logGroups = s.templates.api.findResources('AWS::Logs::LogGroup');
+      for (const [id, fn] of Object.entries(fns) as [string, any][]) {
+        expect(fn.Properties, id).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+        expect(envOf(fn).NODE_OPTIONS, id).toBe('--enable-source-maps');
+        const lg = fn.Properties.LoggingConfig.LogGroup.Ref;
+        expect(logGroups[lg]?.Properties.RetentionInDays, id).toBeGreaterThan(0);
+        expect(fn.Properties.Timeout, id).toBeLessThan(30); // API Gateway HTTP APIs give up at 30 s
+      }
+    });
+
+    it('passes the x402 settings of the stage to every API function, validated (staging: Base Sepolia, enforced)', () => {
+      for (const family of FAMILIES) {
+        const fn = s.templates.api.toJSON().Resources[fnId(family)];
+        expect(envOf(fn), family).toMatchObject({
+          [ENV.STAGE]: 'staging',
+          [ENV.X402_ENFORCE]: '1',
+          [ENV.X402_NETWORK]: 'eip155:84532',
+          [ENV.X402_PAY_TO]: PAY_TO,
+        });
+      }
+    });
+
+    it('lets route functions read observations but never write them', () => {
+      for (const family of FAMILIES) {
+        const actions = actionsOn(s.templates.api, fnId(family), obsId(), s.templates.data);
+        expect(actions, family).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem']));
+        expect(actions.filter((a) => WRITE_ACTIONS.includes(a)), family).toEqual([]);
+        expect(envOf(s.templates.api.toJSON().Resources[fnId(family)])[ENV.OBSERVATIONS_TABLE], family).toBeDefined();
+      }
+    });
+
+    it('gives read-write on credits to the families that charge, and nothing on credits to the others', () => {
+      const charging = FAMILIES.filter(familyCharges);
+      expect(charging).toEqual(expect.arrayContaining(['price', 'spreads', 'decision', 'mcp']));
+      expect(charging).not.toContain('discovery');
+      for (const family of FAMILIES) {
+        const actions = actionsOn(s.templates.api, fnId(family), creditsId(), s.templates.data);
+        if (familyCharges(family)) expect(actions, family).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:Query']));
+        else expect(actions, family).toEqual([]);
+      }
+    });
+  });
+
+  describe('data stack', () => {
+    it.each([OBSERVATIONS_TABLE, CREDITS_TABLE])('$id table: on demand, PITR, deletion protection, retained, key schema of tables.ts', (def) => {
+      const table = s.data.node.findChild(def.id);
+      const resource = s.templates.data.toJSON().Resources[logicalId(s.data, table)];
+      expect(resource).toMatchObject({ Type: 'AWS::DynamoDB::Table', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(resource.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        DeletionProtectionEnabled: true,
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        KeySchema: [
+          { AttributeName: def.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: def.sortKey.name, KeyType: 'RANGE' },
+        ],
+      });
+      expect(resource.Properties.AttributeDefinitions).toEqual(
+        expect.arrayContaining([
+          { AttributeName: def.partitionKey.name, AttributeType: def.partitionKey.type },
+          { AttributeName: def.sortKey.name, AttributeType: def.sortKey.type },
+        ]),
+      );
+    });
+
+    it('has exactly the two tables, and a retained source-keys secret created without any key in it', () => {
+      s.templates.data.resourceCountIs('AWS::DynamoDB::Table', 2);
+      const secrets = Object.values(s.templates.data.findResources('AWS::SecretsManager::Secret')) as any[];
+      expect(secrets).toHaveLength(1);
+      expect(secrets[0]).toMatchObject({ DeletionPolicy: 'Retain', Properties: { SecretString: '{}' } });
+    });
+  });
+
+  describe('ingest stack', () => {
+    const ingestId = (source: string) => logicalId(s.ingest, s.ingest.functions.get(source)!);
+    const dlqId = () => logicalId(s.ingest, s.ingest.deadLetterQueue);
+
+    it('creates one function per registry source, telling it its SOURCE_ID', () => {
+      const fns = s.templates.ingest.findResources('AWS::Lambda::Function');
+      expect(Object.keys(fns)).toHaveLength(SOURCES.length);
+      for (const source of SOURCES) {
+        const fn = fns[ingestId(source.id)] as any;
+        expect(fn.Properties, source.id).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+        expect(envOf(fn)[ENV.SOURCE_ID], source.id).toBe(source.id);
+        expect(envOf(fn)[ENV.STAGE], source.id).toBe('staging');
+      }
+    });
+
+    it('schedules every source with its registry cron and time zone, retries and a dead-letter queue', () => {
+      const schedules = Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[];
+      expect(schedules).toHaveLength(SOURCES.length);
+      for (const source of SOURCES) {
+        const mine = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId(source.id)));
+        expect(mine, source.id).toHaveLength(1);
+        expect(mine[0].Properties, source.id).toMatchObject({
+          ScheduleExpression: scheduleExpression(source.schedule),
+          ScheduleExpressionTimezone: source.schedule.timeZone,
+          State: 'ENABLED',
+          Target: { RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 }, Input: JSON.stringify({ source: source.id }) },
+        });
+        expect(refersTo(mine[0].Properties.Target.DeadLetterConfig.Arn, dlqId()), source.id).toBe(true);
+      }
+    });
+
+    it('retries a failed run (async invoke) and records it in the same retained, encrypted queue', () => {
+      s.templates.ingest.hasResource('AWS::SQS::Queue', {
+        DeletionPolicy: 'Retain',
+        Properties: { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 },
+      });
+      const configs = Object.values(s.templates.ingest.findResources('AWS::Lambda::EventInvokeConfig')) as any[];
+      for (const source of SOURCES) {
+        const mine = configs.find((c) => refersTo(c.Properties.FunctionName, ingestId(source.id)));
+        expect(mine?.Properties, source.id).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 });
+        expect(refersTo(mine.Properties.DestinationConfig.OnFailure.Destination, dlqId()), source.id).toBe(true);
+      }
+    });
+
+    it('lets ingestion write observations and read the source-keys secret, and nothing on credits', () => {
+      const secretId = logicalId(s.data, s.data.sourceKeys);
+      for (const source of SOURCES) {
+        const id = ingestId(source.id);
+        expect(actionsOn(s.templates.ingest, id, obsId(), s.templates.data), source.id).toEqual(
+          expect.arrayContaining(['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:Query']),
+        );
+        expect(actionsOn(s.templates.ingest, id, creditsId(), s.templates.data), source.id).toEqual([]);
+        expect(actionsOn(s.templates.ingest, id, secretId, s.templates.data), source.id).toContain('secretsmanager:GetSecretValue');
+        const env = envOf(s.templates.ingest.toJSON().Resources[id]);
+        expect(refersTo(env[ENV.SOURCE_KEYS_SECRET_ARN], secretId, s.templates.data), source.id).toBe(true);
+      }
+    });
+  });
+
+  it('puts no API key in any function environment, and the secret ARN only on ingestion functions', () => {
+    expect(API_KEY_ENV).toEqual(expect.arrayContaining([ENV.EIA_API_KEY, ENV.NASS_API_KEY, ENV.FAS_API_KEY, ENV.FRED_API_KEY]));
+    for (const [name, template] of Object.entries(s.templates)) {
+      for (const [id, fn] of Object.entries(template.findResources('AWS::Lambda::Function'))) {
+        const env = envOf(fn);
+        for (const key of API_KEY_ENV) expect(env, `${name}/${id}`).not.toHaveProperty(key);
+        if (name !== 'ingest') expect(env, `${name}/${id}`).not.toHaveProperty(ENV.SOURCE_KEYS_SECRET_ARN);
+      }
+    }
+  });
+});
+
+describe('CDK app (prod and dev)', () => {
+  it('charges on Base mainnet in prod with the given facilitator, and keeps the stateful stack termination-protected', () => {
+    const s = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402' });
+    s.templates.api.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.STAGE]: 'prod',
+          [ENV.X402_ENFORCE]: '1',
+          [ENV.X402_NETWORK]: 'eip155:8453',
+          [ENV.X402_FACILITATOR_URL]: 'https://facilitator.example.com/x402',
+        }),
+      },
+    });
+    expect(s.data.terminationProtection).toBe(true);
+    expect(s.api.stackName).toBe('commodity-data-prod-api');
+  });
+
+  it('synthesizes a dev stage without any context, in demo mode on Base Sepolia', () => {
+    const s = synthService();
+    const fns = Object.values(s.templates.api.findResources('AWS::Lambda::Function'));
+    expect(fns).toHaveLength(FAMILIES.length);
+    for (const fn of fns) expect(envOf(fn)).toMatchObject({ [ENV.STAGE]: 'dev', [ENV.X402_ENFORCE]: '0', [ENV.X402_NETWORK]: 'eip155:84532' });
+    expect(s.data.terminationProtection).toBe(false);
+  });
+});
+
+describe('ServiceFunction entries', () => {
+  it('maps each function name to functions/<name>.ts and bundles one entry per family plus ingest', () => {
+    expect(functionEntry('price')).toMatch(/\/functions\/price\.ts$/);
+    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest'].sort());
+    expect(missingEntries(['ingest', 'price', 'no-such-family'])).toEqual(['no-such-family']);
+  });
+
+  it('binds a table and its env var together, recording the access', () => {
+    const s = synthService({ stage: 'staging', payTo: PAY_TO });
+    const price = s.api.functions.get('price')!;
+    const discovery = s.api.functions.get('discovery')!;
+    expect(price).toBeInstanceOf(ServiceFunction);
+    expect(price.tableAccess).toEqual({ [ENV.OBSERVATIONS_TABLE]: 'RO', [ENV.CREDITS_TABLE]: 'RW' });
+    expect(discovery.tableAccess).toEqual({ [ENV.OBSERVATIONS_TABLE]: 'RO', [ENV.CREDITS_TABLE]: 'NAME_ONLY' });
+    expect(s.ingest.functions.get('fred')!.tableAccess).toEqual({ [ENV.OBSERVATIONS_TABLE]: 'RW', [ENV.CREDITS_TABLE]: 'NAME_ONLY' });
+  });
+});

@@ -1,0 +1,395 @@
+/**
+ * The x402 lane over HTTP against the local runtime (embedded store for the nonce claims), with a
+ * programmable fake facilitator on loopback so every facilitator answer (refusals, failures,
+ * timeouts, pending settlements) can be produced. Payments carry real EIP-712 signatures.
+ * The real chain and the official client are exercised in local-chain.test.ts.
+ */
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { parsePaymentRequired } from '@x402/core/schemas';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { getConfig } from '../../shared/config';
+import { priceHandlers } from '../../shared/families/price/handlers';
+import { getDeps, type Deps } from '../../shared/http/deps';
+import { createFamilyHandler } from '../../shared/http/family-handler';
+import type { FamilyHandlers } from '../../shared/http/types';
+import { DynamoPaymentLedger } from '../../shared/payment/ledger';
+import { isChargeable } from '../../shared/payment/policy';
+import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
+import { PAID_ROUTES, usdToAtomic, type RouteDef } from '../../shared/routes';
+import { createDocumentClient } from '../../shared/store/client';
+import { expectError } from '../helpers/contract';
+import { getJson, startTestStack, type JsonResponse } from '../helpers/stack';
+import { acceptedFor, b64, closedPortUrl, nowS, signAuthorization, startFakeFacilitator, txHash, unb64, v1Payload, v2Payload, type FakeFacilitator, type SignOptions } from './helpers';
+
+/** A sample concrete path for each paid route (params that every family accepts). */
+const SAMPLE_PARAMS: Record<string, string> = { code: 'CL', root: 'CL', series: 'crude_ex_spr', pair: 'EURUSD', sector: 'energy' };
+const samplePath = (r: RouteDef): { path: string; query: string } => ({
+  path: r.path.replace(/\{(\w+)\}/g, (_m, p: string) => SAMPLE_PARAMS[p] ?? 'x'),
+  query: r.id === 'GET /v1/prices' ? 'codes=CL,BZ' : '',
+});
+
+const payTo = privateKeyToAccount(generatePrivateKey()).address;
+
+describe('x402 lane over HTTP (fake facilitator)', () => {
+  let stack: LocalStack;
+  let fake: FakeFacilitator;
+  let ledger: DynamoPaymentLedger;
+  const get = (path: string, headers: Record<string, string> = {}): Promise<JsonResponse> => getJson(stack.url, path, { headers });
+
+  /** A fresh buyer's signed payment for a 0.01 USD route, as a base64 header value. */
+  const payment = async (o: Partial<SignOptions> = {}, shape: 'v1' | 'v2' = 'v2', amount = '10000') => {
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    const signed = await signAuthorization(buyer, { payTo, value: BigInt(amount), ...o });
+    return { buyer, signed, header: b64(shape === 'v2' ? v2Payload(signed, acceptedFor(payTo, amount)) : v1Payload(signed)) };
+  };
+  const claimOf = (signed: { authorization: { from: string; nonce: string } }) => ledger.get({ payer: signed.authorization.from, nonce: signed.authorization.nonce });
+
+  beforeAll(async () => {
+    fake = await startFakeFacilitator();
+    stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: payTo, X402_FACILITATOR_URL: fake.url, X402_FACILITATOR_TIMEOUT_MS: '1500' });
+    const config = getConfig();
+    ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await fake?.close();
+  });
+  beforeEach(() => fake.reset());
+
+  describe('the 402 challenge', () => {
+    const chargeable = PAID_ROUTES.filter((r) => isChargeable(r, { INDICATIVE_FUTURES: false }));
+
+    it.each(chargeable.map((r) => [r.id, r] as const))('%s answers 402 with the x402 body and the same document in PAYMENT-REQUIRED', async (_id, route) => {
+      const { path, query } = samplePath(route);
+      const res = await get(query ? `${path}?${query}` : path);
+      expect(res.status, JSON.stringify(res.body)).toBe(402);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const amount = usdToAtomic(route.priceUsd!);
+      expect(res.body).toEqual({
+        x402Version: 2,
+        error: 'PAYMENT_REQUIRED',
+        resource: { url: `${stack.url}${path}${query ? `?${query}` : ''}`, description: route.summary, mimeType: route.mimeType },
+        accepts: [
+          {
+            scheme: 'exact',
+            network: 'eip155:84532',
+            amount,
+            maxAmountRequired: amount,
+            resource: path,
+            description: route.summary,
+            mimeType: route.mimeType,
+            payTo,
+            asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+            maxTimeoutSeconds: 60,
+            extra: { name: 'USDC', version: '2' },
+          },
+        ],
+      });
+      const header = unb64(res.headers.get('payment-required'));
+      expect(header).toEqual(res.body);
+      expect(parsePaymentRequired(header).success).toBe(true);
+      expect(res.headers.get('access-control-expose-headers')).toContain('PAYMENT-RESPONSE');
+    });
+
+    it('prices by the route table: 0.01 USD -> "10000", 0.25 USD -> "250000"', async () => {
+      expect((await get('/v1/price/CL')).body.accepts[0].amount).toBe('10000');
+      expect((await get('/v1/decision/all')).body.accepts[0].amount).toBe('250000');
+    });
+
+    it('keeps the curve and the calendar spread free stubs: no challenge, nothing charged', async () => {
+      const sent = await payment();
+      for (const path of ['/v1/curve/CL', '/v1/spreads/calendar/CL']) {
+        const res = await get(path, { 'payment-signature': sent.header });
+        expect(res.status, path).toBe(200);
+        expect(res.body).toMatchObject({ stub: true, charged: false });
+        expect(res.headers.get('payment-required')).toBeNull();
+        expect(res.headers.get('payment-response')).toBeNull();
+      }
+      expect(fake.calls.verify).toHaveLength(0);
+      expect(await claimOf(sent.signed)).toBeNull();
+    });
+
+    it('never challenges a free route, even with X-Force-402', async () => {
+      const res = await get('/v1/catalog', { 'x-force-402': '1' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('payment-required')).toBeNull();
+    });
+
+    it('validates parameters before it challenges', async () => {
+      expectError(await get('/v1/price/%3Cx%3E'), 400, 'INVALID_PARAMETER');
+    });
+  });
+
+  describe('paying', () => {
+    it('serves a v2 PAYMENT-SIGNATURE payment after verify and settle, with the settlement in both headers', async () => {
+      const sent = await payment();
+      const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ instrument: 'CL', value: 72.53 });
+      const settled = unb64(res.headers.get('payment-response'));
+      expect(settled).toEqual({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: 'eip155:84532', payer: sent.buyer.address });
+      expect(unb64(res.headers.get('x-payment-response'))).toEqual(settled);
+      expect(fake.calls.verify).toHaveLength(1);
+      expect(fake.calls.settle).toHaveLength(1);
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'SETTLED', transaction: settled.transaction, delivered: true, amount: '10000', route: 'GET /v1/price/{code}' });
+      const month = new Date().toISOString().slice(0, 7);
+      expect((await ledger.salesOfMonth(month)).find((s) => s.transaction === settled.transaction)).toMatchObject({
+        payer: sent.buyer.address.toLowerCase(),
+        amount: '10000',
+        route: 'GET /v1/price/{code}',
+        path: '/v1/price/CL',
+      });
+    });
+
+    it('accepts a v1 payload in X-PAYMENT and settles it as a v2 payload with our requirements', async () => {
+      const sent = await payment({ validAfter: nowS() - 600n }, 'v1');
+      const res = await get('/v1/fx/EURUSD', { 'x-payment': sent.header });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(unb64(res.headers.get('x-payment-response'))).toMatchObject({ success: true, payer: sent.buyer.address });
+      const body = fake.calls.settle[0] as any;
+      expect(body.x402Version).toBe(2);
+      expect(body.paymentPayload).toMatchObject({ x402Version: 2, accepted: body.paymentRequirements, payload: sent.signed });
+      expect(body.paymentRequirements).toEqual(acceptedFor(payTo));
+    });
+
+    it('accepts a v2 payload sent under X-PAYMENT (hybrid clients)', async () => {
+      const sent = await payment();
+      expect((await get('/v1/price/BZ', { 'x-payment': sent.header })).status).toBe(200);
+    });
+  });
+
+  describe('bad payments: 402 INVALID_PAYMENT with a reason, no data, nothing settled', () => {
+    const expectRefused = async (res: JsonResponse, reason: string) => {
+      expectError(res, 402, 'INVALID_PAYMENT');
+      expect(res.body.error.details.reason).toBe(reason);
+      expect(res.body.instrument).toBeUndefined();
+      expect(fake.calls.settle).toHaveLength(0);
+      // A refused payment still tells the client how to pay.
+      expect(unb64(res.headers.get('payment-required'))).toMatchObject({ x402Version: 2, error: reason, accepts: [{ amount: '10000' }] });
+    };
+
+    it.each([
+      ['malformed base64', '!!!not base64!!!', 'malformed_base64'],
+      ['malformed JSON', b64('{"x402Version": 2, '), 'malformed_json'],
+      ['a payload of the wrong shape', b64({ x402Version: 2, accepted: {}, payload: {} }), 'invalid_payload'],
+      ['an oversized header', 'QUFB'.repeat(2100), 'payment_header_too_large'],
+    ])('%s', async (_n, header, reason) => {
+      await expectRefused(await get('/v1/price/CL', { 'payment-signature': header }), reason);
+    });
+
+    it.each([
+      ['a wrong scheme', async () => b64(v1Payload((await payment()).signed, 'base-sepolia', 'upto')), 'scheme_mismatch'],
+      ['a wrong network', async () => b64(v1Payload((await payment()).signed, 'base')), 'network_mismatch'],
+      ['a wrong asset', async () => b64(v2Payload((await payment()).signed, acceptedFor(payTo, '10000', { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }))), 'asset_mismatch'],
+      ['a wrong payTo', async () => (await payment({ payTo: privateKeyToAccount(generatePrivateKey()).address }, 'v1')).header, 'pay_to_mismatch'],
+      ['a value below the price', async () => (await payment({}, 'v2', '9999')).header, 'amount_below_price'],
+      ['an expired window', async () => (await payment({ validBefore: nowS() - 10n })).header, 'authorization_expired'],
+      ['a not-yet-valid window', async () => (await payment({ validAfter: nowS() + 300n })).header, 'authorization_not_yet_valid'],
+      ['a bad signature', async () => {
+        const sent = await payment();
+        return b64(v2Payload({ ...sent.signed, signature: `0x${'22'.repeat(65)}` }, acceptedFor(payTo)));
+      }, 'invalid_signature'],
+      ['a signature by another key', async () => (await payment({ signer: privateKeyToAccount(generatePrivateKey()) })).header, 'invalid_signature'],
+    ])('%s', async (_n, build, reason) => {
+      await expectRefused(await get('/v1/price/CL', { 'payment-signature': await build() }), reason);
+      expect(fake.calls.verify).toHaveLength(0); // refused locally, before any facilitator call
+    });
+
+    it('a payer without funds (the facilitator refuses at verify)', async () => {
+      fake.verify = async (b) => ({ body: { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer: b.paymentPayload.payload.authorization.from } });
+      const sent = await payment();
+      const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      await expectRefused(res, 'insufficient_funds');
+      expect(res.body.error.details.facilitator_reason).toBe('invalid_exact_evm_insufficient_balance');
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED' });
+    });
+
+    it('a sequential replay of a settled payment', async () => {
+      const sent = await payment();
+      expect((await get('/v1/price/CL', { 'payment-signature': sent.header })).status).toBe(200);
+      fake.reset();
+      const replay = await get('/v1/price/NG', { 'payment-signature': sent.header });
+      await expectRefused(replay, 'nonce_already_used');
+      expect(fake.calls.verify).toHaveLength(0);
+    });
+
+    it('50 concurrent copies of one payment: one answer, one settlement', async () => {
+      const sent = await payment();
+      const results = await Promise.all(Array.from({ length: 50 }, () => get('/v1/price/CL', { 'payment-signature': sent.header })));
+      const ok = results.filter((r) => r.status === 200);
+      expect(ok).toHaveLength(1);
+      for (const r of results.filter((x) => x.status !== 200)) {
+        expectError(r, 402, 'INVALID_PAYMENT');
+        expect(r.body.error.details.reason).toBe('nonce_already_used');
+      }
+      expect(fake.calls.verify).toHaveLength(1);
+      expect(fake.calls.settle).toHaveLength(1);
+    });
+  });
+
+  describe('settlement outcomes', () => {
+    it('a failed settlement returns no data and keeps the proof unused', async () => {
+      fake.settle = async (b) => ({
+        body: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '', network: 'eip155:84532', payer: b.paymentPayload.payload.authorization.from },
+      });
+      const sent = await payment();
+      const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expectError(res, 402, 'INVALID_PAYMENT');
+      expect(res.body.error.details).toMatchObject({ reason: 'insufficient_funds', stage: 'settlement', facilitator_reason: 'invalid_exact_evm_insufficient_balance' });
+      expect(res.body.instrument).toBeUndefined();
+      expect(unb64(res.headers.get('payment-response'))).toMatchObject({ success: false });
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'FAILED' });
+      // Nothing moved, so the same authorization may be presented again (e.g. once funded).
+      fake.reset();
+      expect((await get('/v1/price/CL', { 'payment-signature': sent.header })).status).toBe(200);
+    });
+
+    it('a settlement that stays pending is recorded, not served, reconciled, then delivered once on retry', async () => {
+      const pendingTx = txHash();
+      fake.settle = async (b) => ({
+        body: { success: false, errorReason: 'settlement_pending', transaction: pendingTx, network: 'eip155:84532', payer: b.paymentPayload.payload.authorization.from },
+      });
+      const sent = await payment();
+      const first = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expectError(first, 504, 'SETTLEMENT_PENDING');
+      expect(first.body.error).toMatchObject({ retryable: true, details: { reason: 'settlement_pending', transaction: pendingTx } });
+      expect(first.body.instrument).toBeUndefined();
+      expect(fake.calls.settle).toHaveLength(2); // one retry, as x402's resource server does
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'PENDING', transaction: pendingTx });
+
+      // While pending, the same header is told to wait: never served, never a "new" payment.
+      expectError(await get('/v1/price/CL', { 'payment-signature': sent.header }), 504, 'SETTLEMENT_PENDING');
+
+      const chain: ChainReader = {
+        transactionStatus: async (h) => (h === pendingTx ? 'success' : 'missing'),
+        authorizationUsed: async () => true,
+        findAuthorizationTransaction: async () => pendingTx,
+      };
+      const report = await reconcilePendingPayments({ ledger, chain, now: () => new Date() });
+      expect(report.settled).toContainEqual({ payer: sent.buyer.address.toLowerCase(), nonce: sent.signed.authorization.nonce.toLowerCase(), transaction: pendingTx });
+
+      fake.reset();
+      const retry = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.body.instrument).toBe('CL');
+      expect(unb64(retry.headers.get('payment-response'))).toMatchObject({ success: true, transaction: pendingTx });
+      expect(fake.calls.settle).toHaveLength(0); // already paid: nothing settled twice
+      const again = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expectError(again, 402, 'INVALID_PAYMENT');
+      expect(again.body.error.details.reason).toBe('nonce_already_used');
+    });
+
+    it('a settle call that times out is pending, never unpaid', async () => {
+      fake.settle = async () => 'hang';
+      const sent = await payment();
+      const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expectError(res, 504, 'SETTLEMENT_PENDING');
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'PENDING', reason: 'facilitator_timeout' });
+    });
+
+    it('a slow facilitator at verify: 502, nothing served, the proof stays usable', async () => {
+      fake.verify = async () => 'hang';
+      const sent = await payment();
+      const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expectError(res, 502, 'FACILITATOR_UNAVAILABLE');
+      expect(res.body.error).toMatchObject({ retryable: true, details: { reason: 'facilitator_timeout' } });
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED' });
+      fake.reset();
+      expect((await get('/v1/price/CL', { 'payment-signature': sent.header })).status).toBe(200);
+    });
+
+    it('a facilitator that answers garbage: 502, nothing served', async () => {
+      fake.verify = async () => ({ status: 500, body: { oops: true } });
+      const sent = await payment();
+      expectError(await get('/v1/price/CL', { 'payment-signature': sent.header }), 502, 'FACILITATOR_UNAVAILABLE');
+      expect(fake.calls.settle).toHaveLength(0);
+    });
+  });
+
+  describe('handler outcomes (nothing charged for a failure)', () => {
+    it('a handler error settles nothing and releases the proof for a retry', async () => {
+      const sent = await payment();
+      const res = await get('/v1/price/PA', { 'payment-signature': sent.header }); // listed, not live: 404 NO_DATA
+      expectError(res, 404, 'NO_DATA');
+      expect(res.headers.get('payment-response')).toBeNull();
+      expect(fake.calls.settle).toHaveLength(0);
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'handler_error' });
+      expect((await get('/v1/price/CL', { 'payment-signature': sent.header })).status).toBe(200);
+    });
+  });
+
+  describe('in-process family handler (custom handlers and facilitator settings)', () => {
+    const event = (headers: Record<string, string>): APIGatewayProxyEventV2 =>
+      ({
+        version: '2.0',
+        routeKey: 'GET /v1/price/{code}',
+        rawPath: '/v1/price/CL',
+        rawQueryString: '',
+        headers: { host: 'api.example.com', 'x-forwarded-proto': 'https', ...headers },
+        pathParameters: { code: 'CL' },
+        requestContext: { requestId: `req-${Math.random().toString(36).slice(2)}`, domainName: 'api.example.com', http: { method: 'GET', path: '/v1/price/CL' } },
+        isBase64Encoded: false,
+      }) as unknown as APIGatewayProxyEventV2;
+    const context = { awsRequestId: 'aws-1' } as Context;
+    const withConfig = (patch: Partial<Deps['config']>): (() => Deps) => {
+      const base = getDeps();
+      const deps = { ...base, config: Object.freeze({ ...base.config, ...patch }) } as Deps;
+      return () => deps;
+    };
+    const handlers = (result: { status?: number; charge?: boolean }): FamilyHandlers => ({
+      ...priceHandlers,
+      'GET /v1/price/{code}': async () => ({ body: { ok: true }, ...result }),
+    });
+
+    it('an answer the handler marks charge: false is served free and settles nothing', async () => {
+      const h = createFamilyHandler('price', handlers({ charge: false }), withConfig({}));
+      const sent = await payment();
+      const res = await h(event({ 'payment-signature': sent.header }), context);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers?.['payment-response']).toBeUndefined();
+      expect(fake.calls.verify).toHaveLength(1);
+      expect(fake.calls.settle).toHaveLength(0);
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'not_charged' });
+    });
+
+    it('a handler answer with status >= 400 settles nothing', async () => {
+      const h = createFamilyHandler('price', handlers({ status: 503 }), withConfig({}));
+      const sent = await payment();
+      const res = await h(event({ 'payment-signature': sent.header }), context);
+      expect(res.statusCode).toBe(503);
+      expect(fake.calls.settle).toHaveLength(0);
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'handler_status_503' });
+    });
+
+    it('a facilitator that is down: 502, nothing served or lost', async () => {
+      const h = createFamilyHandler('price', priceHandlers, withConfig({ X402_FACILITATOR_URL: await closedPortUrl() }));
+      const sent = await payment();
+      const res = await h(event({ 'payment-signature': sent.header }), context);
+      expect(res.statusCode).toBe(502);
+      const body = JSON.parse(res.body!);
+      expect(body.error).toMatchObject({ code: 'FACILITATOR_UNAVAILABLE', retryable: true, details: { reason: 'facilitator_unavailable' } });
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED' });
+    });
+
+    it('builds resource.url from the forwarded proto and host', async () => {
+      const res = await createFamilyHandler('price', priceHandlers, withConfig({}))(event({}), context);
+      expect(res.statusCode).toBe(402);
+      expect(JSON.parse(res.body!).resource.url).toBe('https://api.example.com/v1/price/CL');
+    });
+
+    it('in demo mode serves unpaid calls, and still settles a payment that is offered', async () => {
+      const h = createFamilyHandler('price', priceHandlers, withConfig({ X402_ENFORCE: false }));
+      const unpaid = await h(event({}), context);
+      expect(unpaid.statusCode).toBe(200);
+      expect(unpaid.headers?.['payment-response']).toBeUndefined();
+      const sent = await payment();
+      const paid = await h(event({ 'payment-signature': sent.header }), context);
+      expect(paid.statusCode).toBe(200);
+      expect(unb64(String(paid.headers?.['payment-response']))).toMatchObject({ success: true });
+      expect((await h(event({ 'x-force-402': '1' }), context)).statusCode).toBe(402);
+    });
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The payment ledger on the embedded store: one conditional write per proof (also under 50
+ * concurrent claims), the claim life cycle, finance records, and reconciliation of pending
+ * settlements with a fake chain.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { getConfig } from '../../shared/config';
+import { DynamoPaymentLedger, type ClaimKey, type NewClaim } from '../../shared/payment/ledger';
+import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
+import { createDocumentClient } from '../../shared/store/client';
+import { startTestStack } from '../helpers/stack';
+import { randomNonce, txHash } from './helpers';
+
+const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const T0 = new Date('2026-03-31T23:59:30.000Z');
+
+describe('DynamoPaymentLedger (embedded store)', () => {
+  let stack: LocalStack;
+  let ledger: DynamoPaymentLedger;
+  let clock = T0;
+  const claimOf = (nonce: string, claimId = 'req-1'): NewClaim => ({
+    payer: PAYER.toLowerCase(),
+    nonce,
+    claimId,
+    route: 'GET /v1/price/{code}',
+    path: '/v1/price/CL',
+    network: 'eip155:84532',
+    asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    amount: '10000',
+    validBefore: Math.floor(T0.getTime() / 1000) + 60,
+    claimedAt: clock.toISOString(),
+  });
+
+  beforeAll(async () => {
+    stack = await startTestStack({}, false);
+    const config = getConfig();
+    ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE, () => clock);
+  });
+  afterAll(async () => stack?.close());
+
+  it('claims a proof once; the second claim sees who holds it', async () => {
+    const nonce = randomNonce();
+    expect(await ledger.claim(claimOf(nonce, 'req-a'))).toEqual({ ok: true });
+    const second = await ledger.claim(claimOf(nonce, 'req-b'));
+    expect(second.ok).toBe(false);
+    expect(second.ok === false && second.existing).toMatchObject({ state: 'CLAIMED', claimId: 'req-a', amount: '10000', attempts: 1 });
+  });
+
+  it('lets exactly one of 50 concurrent claims of one proof win', async () => {
+    const nonce = randomNonce();
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => ledger.claim(claimOf(nonce, `req-${i}`))));
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    const holder = await ledger.get({ payer: PAYER, nonce });
+    expect(holder?.state).toBe('CLAIMED');
+  });
+
+  it('lets a released proof be claimed again, but only by a new claim, and keeps a count', async () => {
+    const nonce = randomNonce();
+    const key: ClaimKey = { payer: PAYER, nonce };
+    await ledger.claim(claimOf(nonce, 'req-1'));
+    await ledger.release(key, 'someone-else', 'handler_error'); // not the holder: no effect
+    expect((await ledger.get(key))?.state).toBe('CLAIMED');
+    await ledger.release(key, 'req-1', 'handler_error');
+    expect(await ledger.get(key)).toMatchObject({ state: 'RELEASED', reason: 'handler_error' });
+    expect(await ledger.claim(claimOf(nonce, 'req-2'))).toEqual({ ok: true });
+    const again = await ledger.get(key);
+    expect(again).toMatchObject({ state: 'CLAIMED', claimId: 'req-2', attempts: 2 });
+    expect(again?.reason).toBeUndefined();
+  });
+
+  it('never lets a settled or pending proof be claimed again', async () => {
+    const settled = randomNonce();
+    await ledger.claim(claimOf(settled));
+    await ledger.markSettled({ payer: PAYER, nonce: settled }, 'req-1', { transaction: '0xabc', settledAt: T0.toISOString(), delivered: true });
+    expect((await ledger.claim(claimOf(settled, 'req-9'))).ok).toBe(false);
+
+    const pending = randomNonce();
+    await ledger.claim(claimOf(pending));
+    await ledger.markPending({ payer: PAYER, nonce: pending }, 'req-1', { transaction: '', reason: 'facilitator_timeout', payload: '{}' });
+    const conflict = await ledger.claim(claimOf(pending, 'req-9'));
+    expect(conflict.ok === false && conflict.existing?.state).toBe('PENDING');
+  });
+
+  it('hands an undelivered settled payment to exactly one retry, and takes it back on failure', async () => {
+    const nonce = randomNonce();
+    const key = { payer: PAYER, nonce };
+    await ledger.claim(claimOf(nonce));
+    await ledger.markSettled(key, 'req-1', { transaction: '0xdef', settledAt: T0.toISOString(), delivered: false });
+    const takers = await Promise.all(['r-a', 'r-b', 'r-c'].map((id) => ledger.takeDelivery(key, id)));
+    expect(takers.filter(Boolean)).toHaveLength(1);
+    const winner = ['r-a', 'r-b', 'r-c'][takers.indexOf(true)]!;
+    await ledger.returnDelivery(key, winner);
+    expect(await ledger.get(key)).toMatchObject({ delivered: false });
+    expect(await ledger.takeDelivery(key, 'r-d')).toBe(true);
+    expect(await ledger.takeDelivery(key, 'r-e')).toBe(false);
+  });
+
+  it('files sales by the month of settlement for finance', async () => {
+    const nonce = randomNonce();
+    const sale = {
+      payer: PAYER,
+      nonce,
+      amount: '250000',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      network: 'eip155:84532',
+      payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      route: 'GET /v1/decision/all',
+      path: '/v1/decision/all',
+      transaction: '0x123',
+      settledAt: '2026-02-14T10:00:00.000Z',
+      requestId: 'req-fin',
+    };
+    await ledger.recordSale(sale);
+    const feb = await ledger.salesOfMonth('2026-02');
+    expect(feb).toContainEqual({ ...sale, payer: PAYER.toLowerCase() });
+    expect((await ledger.salesOfMonth('2026-01')).find((s) => s.nonce === nonce)).toBeUndefined();
+  });
+
+  describe('reconcilePendingPayments', () => {
+    const fakeChain = (used: Set<string>, receipts: Record<string, 'success' | 'reverted'> = {}): ChainReader => ({
+      authorizationUsed: async (_asset, _payer, nonce) => used.has(nonce.toLowerCase()),
+      findAuthorizationTransaction: async (_asset, _payer, nonce) => (used.has(nonce.toLowerCase()) ? `0x${'77'.repeat(32)}` : null),
+      transactionStatus: async (hash) => receipts[hash] ?? 'missing',
+    });
+    const pend = async (nonce: string, transaction = '') => {
+      await ledger.claim(claimOf(nonce));
+      await ledger.markPending({ payer: PAYER, nonce }, 'req-1', { transaction, reason: 'facilitator_timeout', payload: '{}' });
+    };
+
+    it('settles what the chain shows as paid, marks expired unused ones unpaid, and leaves the rest pending', async () => {
+      const minedTx = txHash();
+      const [byReceipt, byState, expired, open] = [randomNonce(), randomNonce(), randomNonce(), randomNonce()];
+      for (const [n, tx] of [[byReceipt, minedTx], [byState, ''], [expired, ''], [open, '']] as const) await pend(n, tx);
+      expect((await ledger.listPending()).map((k) => k.nonce)).toEqual(expect.arrayContaining([byReceipt, byState, expired, open]));
+
+      // Before the window ends: only what the chain confirms is resolved.
+      const first = await reconcilePendingPayments({ ledger, chain: fakeChain(new Set([byState]), { [minedTx]: 'success' }), now: () => clock });
+      expect(first.settled.map((s) => s.nonce).sort()).toEqual([byReceipt, byState].sort());
+      expect(first.settled.find((s) => s.nonce === byReceipt)?.transaction).toBe(minedTx);
+      expect(first.settled.find((s) => s.nonce === byState)?.transaction).toBe(`0x${'77'.repeat(32)}`);
+      const ours = (keys: ClaimKey[]) => keys.map((k) => k.nonce).filter((n) => [byReceipt, byState, expired, open].includes(n)).sort();
+      expect(ours(first.stillPending)).toEqual([expired, open].sort());
+      expect(await ledger.get({ payer: PAYER, nonce: byState })).toMatchObject({ state: 'SETTLED', delivered: false });
+
+      // After validBefore an unused authorization can never settle: unpaid.
+      clock = new Date(T0.getTime() + 120_000);
+      const second = await reconcilePendingPayments({ ledger, chain: fakeChain(new Set()), now: () => clock });
+      expect(ours(second.unpaid)).toEqual([expired, open].sort());
+      expect(second.settled).toEqual([]);
+      expect(await ledger.get({ payer: PAYER, nonce: open })).toMatchObject({ state: 'UNPAID' });
+      expect(await ledger.listPending()).toEqual([]);
+
+      // Reconciled sales land in finance's month: the clock was 2026-03-31.
+      const march = await ledger.salesOfMonth('2026-03');
+      expect(march.filter((s) => [byReceipt, byState].includes(s.nonce))).toHaveLength(2);
+      clock = T0;
+    });
+  });
+});

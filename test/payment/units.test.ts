@@ -1,0 +1,237 @@
+/**
+ * Pure parts of the x402 lane: the chargeable rule, the USDC table, the challenge document,
+ * header decoding, the local checks (with real viem signatures) and the facilitator error mapping.
+ */
+import { PaymentRequiredV2Schema, PaymentRequirementsV1Schema, parsePaymentRequired } from '@x402/core/schemas';
+import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
+import { x402HTTPClient, x402Client } from '@x402/core/client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/config';
+import { USDC_BY_NETWORK } from '../../shared/payment/assets';
+import { buildPaymentRequired, encodeX402Header, resourceUrl } from '../../shared/payment/challenge';
+import { checkPayment, type ExpectedPayment } from '../../shared/payment/checks';
+import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator } from '../../shared/payment/facilitator';
+import { decodePaymentHeader, paymentHeaderOf, MAX_PAYMENT_HEADER_CHARS, type DecodedPayment } from '../../shared/payment/payload';
+import { isChargeable } from '../../shared/payment/policy';
+import { findRoute, FREE_ROUTES, PAID_ROUTES } from '../../shared/routes';
+import { acceptedFor, b64, nowS, signAuthorization, USDC, v1Payload, v2Payload } from './helpers';
+
+const payer = privateKeyToAccount(generatePrivateKey());
+const stranger = privateKeyToAccount(generatePrivateKey());
+const payTo = privateKeyToAccount(generatePrivateKey()).address;
+const config = loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', X402_PAY_TO: payTo });
+const expected: ExpectedPayment = { network: 'eip155:84532', asset: USDC, payTo, amount: 10_000n };
+
+const decodeOk = (payload: unknown, header: 'x-payment' | 'payment-signature' = 'payment-signature'): DecodedPayment => {
+  const d = decodePaymentHeader(header, b64(payload));
+  if (!d.ok) throw new Error(`expected a decodable payload, got ${d.reason}`);
+  return d;
+};
+
+describe('isChargeable', () => {
+  it('never charges free routes and charges every other paid route', () => {
+    for (const r of FREE_ROUTES) expect(isChargeable(r, config), r.id).toBe(false);
+    const charged = PAID_ROUTES.filter((r) => isChargeable(r, config)).map((r) => r.id);
+    expect(charged).toHaveLength(PAID_ROUTES.length - 2);
+  });
+
+  it('keeps the curve and calendar spread free while INDICATIVE_FUTURES is off, and charges them when on', () => {
+    const curve = findRoute('GET /v1/curve/{root}')!;
+    const calendar = findRoute('GET /v1/spreads/calendar/{root}')!;
+    for (const r of [curve, calendar]) {
+      expect(isChargeable(r, { INDICATIVE_FUTURES: false })).toBe(false);
+      expect(isChargeable(r, { INDICATIVE_FUTURES: true })).toBe(true);
+    }
+    expect(isChargeable(findRoute('GET /v1/spreads/crack')!, { INDICATIVE_FUTURES: false })).toBe(true);
+  });
+});
+
+describe('USDC table', () => {
+  it('has the Base and Base Sepolia addresses and their different EIP-712 names', () => {
+    expect(USDC_BY_NETWORK['eip155:8453']).toMatchObject({
+      address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      eip712: { name: 'USD Coin', version: '2' },
+      decimals: 6,
+      chainId: 8453,
+      v1Name: 'base',
+    });
+    expect(USDC_BY_NETWORK['eip155:84532']).toMatchObject({
+      address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      eip712: { name: 'USDC', version: '2' },
+      decimals: 6,
+      chainId: 84532,
+      v1Name: 'base-sepolia',
+    });
+  });
+});
+
+describe('challenge document', () => {
+  const route = findRoute('GET /v1/decision/all')!;
+  const doc = buildPaymentRequired(route, '/v1/decision/all', 'https://api.example.com/v1/decision/all', config);
+
+  it('states the price in atomic units (0.25 USD = 250000) with the token domain', () => {
+    expect(doc).toEqual({
+      x402Version: 2,
+      error: 'PAYMENT_REQUIRED',
+      resource: { url: 'https://api.example.com/v1/decision/all', description: route.summary, mimeType: 'application/json' },
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:84532',
+          amount: '250000',
+          maxAmountRequired: '250000',
+          resource: '/v1/decision/all',
+          description: route.summary,
+          mimeType: 'application/json',
+          payTo,
+          asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+          maxTimeoutSeconds: 60,
+          extra: { name: 'USDC', version: '2' },
+        },
+      ],
+    });
+  });
+
+  it('uses Base mainnet USDC and its "USD Coin" domain on eip155:8453', () => {
+    const prod = buildPaymentRequired(route, '/v1/decision/all', 'https://x/y', { ...config, X402_NETWORK: 'eip155:8453' });
+    expect(prod.accepts[0]).toMatchObject({ network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } });
+  });
+
+  it('encodes as a header that @x402/core parses as a valid v2 PaymentRequired', () => {
+    const header = encodeX402Header(doc);
+    expect(header).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    const parsed = parsePaymentRequired(JSON.parse(Buffer.from(header, 'base64').toString('utf8')));
+    expect(parsed.success).toBe(true);
+    expect(PaymentRequiredV2Schema.safeParse(doc).success).toBe(true);
+    // What the official client does with a 402: read only the header.
+    const seen = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((n) => (n === 'PAYMENT-REQUIRED' ? header : null));
+    expect(seen).toMatchObject({ x402Version: 2, resource: { url: 'https://api.example.com/v1/decision/all' }, accepts: [{ amount: '250000' }] });
+  });
+
+  it('gives body readers v1-shaped accepts (the SDK v1 schema parses them)', () => {
+    const v1 = PaymentRequirementsV1Schema.safeParse(doc.accepts[0]);
+    expect(v1.success).toBe(true);
+    expect(new URL(doc.resource.url).pathname).toBe('/v1/decision/all');
+  });
+
+  it('builds resource.url from PUBLIC_BASE_URL, else from proto and host, never from a malformed host', () => {
+    expect(resourceUrl('https://data.example.com/', { host: 'evil.test' }, undefined, '/v1/prices', 'codes=CL')).toBe('https://data.example.com/v1/prices?codes=CL');
+    expect(resourceUrl(undefined, { host: 'abc.execute-api.us-east-1.amazonaws.com', 'x-forwarded-proto': 'https' }, undefined, '/v1/price/CL', '')).toBe(
+      'https://abc.execute-api.us-east-1.amazonaws.com/v1/price/CL',
+    );
+    expect(resourceUrl(undefined, { host: '127.0.0.1:8787' }, undefined, '/v1/price/CL', '')).toBe('http://127.0.0.1:8787/v1/price/CL');
+    expect(resourceUrl(undefined, { host: 'a b/<script>' }, 'api.example.com', '/v1/price/CL', '')).toBe('https://api.example.com/v1/price/CL');
+  });
+});
+
+describe('payment header decoding', () => {
+  it('prefers PAYMENT-SIGNATURE, accepts X-PAYMENT, and refuses two different payments', () => {
+    expect(paymentHeaderOf({})).toBeNull();
+    expect(paymentHeaderOf({ 'x-payment': 'abc' })).toEqual({ ok: true, header: 'x-payment', value: 'abc' });
+    expect(paymentHeaderOf({ 'payment-signature': 'abc', 'x-payment': 'abc' })).toEqual({ ok: true, header: 'payment-signature', value: 'abc' });
+    expect(paymentHeaderOf({ 'payment-signature': 'abc', 'x-payment': 'abd' })).toMatchObject({ ok: false, reason: 'conflicting_payment_headers' });
+  });
+
+  it.each([
+    ['not base64', '%%%not-base64%%%', 'malformed_base64'],
+    ['base64url', b64('{"a":"??>>"}').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') + '-_', 'malformed_base64'],
+    ['base64 of text', b64('hello, not json'), 'malformed_json'],
+    ['JSON that is not a payload', b64({ hello: 'world' }), 'invalid_payload'],
+    ['an unknown x402 version', b64({ x402Version: 3, payload: {} }), 'invalid_payload'],
+    ['a payload without a signature', b64({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { authorization: {} } }), 'invalid_payload'],
+    ['a Permit2 payload', b64({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: '0x00', permit2Authorization: {} } }), 'unsupported_transfer_method'],
+    ['an oversized header', 'A'.repeat(MAX_PAYMENT_HEADER_CHARS + 4), 'payment_header_too_large'],
+  ])('refuses %s', (_n, value, reason) => {
+    expect(decodePaymentHeader('x-payment', value)).toMatchObject({ ok: false, reason });
+  });
+
+  it('decodes v1 and v2 payloads to the same authorization', async () => {
+    const signed = await signAuthorization(payer, { payTo });
+    const v2 = decodeOk(v2Payload(signed, acceptedFor(payTo)));
+    const v1 = decodeOk(v1Payload(signed), 'x-payment');
+    for (const d of [v1, v2]) {
+      expect(d.scheme).toBe('exact');
+      expect(d.authorization).toMatchObject({ from: payer.address, value: 10_000n, validAfter: 0n });
+      expect(d.signature).toBe(signed.signature);
+    }
+    expect(v2).toMatchObject({ x402Version: 2, network: 'eip155:84532', header: 'payment-signature' });
+    expect(v1).toMatchObject({ x402Version: 1, network: 'base-sepolia', header: 'x-payment' });
+    expect(v1.accepted).toBeUndefined();
+  });
+});
+
+describe('local payment checks (real EIP-712 signatures)', () => {
+  const now = nowS();
+  const check = async (payload: unknown) => checkPayment(decodeOk(payload), expected, now);
+
+  it('accepts a v2 payment (validAfter 0) and a v1 payment (validAfter now - 600)', async () => {
+    expect(await check(v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo)))).toBeNull();
+    expect(await check(v1Payload(await signAuthorization(payer, { payTo, validAfter: now - 600n })))).toBeNull();
+    expect(await check(v1Payload(await signAuthorization(payer, { payTo }), 'eip155:84532'))).toBeNull();
+  });
+
+  it.each([
+    ['another scheme', async () => v1Payload(await signAuthorization(payer, { payTo }), 'base-sepolia', 'upto'), 'scheme_mismatch'],
+    ['another network (v1 name)', async () => v1Payload(await signAuthorization(payer, { payTo }), 'base'), 'network_mismatch'],
+    ['another network (v2)', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '10000', { network: 'eip155:8453' })), 'network_mismatch'],
+    ['another asset', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '10000', { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })), 'asset_mismatch'],
+    ['another payTo in accepted', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(stranger.address)), 'pay_to_mismatch'],
+    ['another recipient in the authorization', async () => v1Payload(await signAuthorization(payer, { payTo: stranger.address })), 'pay_to_mismatch'],
+    ['a value below the price', async () => v1Payload(await signAuthorization(payer, { payTo, value: 9_999n })), 'amount_below_price'],
+    ['an accepted amount below the price', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '1')), 'amount_below_price'],
+    ['a value above the price', async () => v1Payload(await signAuthorization(payer, { payTo, value: 10_001n })), 'amount_above_price'],
+    ['a window that starts in the future', async () => v1Payload(await signAuthorization(payer, { payTo, validAfter: now + 120n })), 'authorization_not_yet_valid'],
+    ['an expired window', async () => v1Payload(await signAuthorization(payer, { payTo, validBefore: now - 1n })), 'authorization_expired'],
+    ['a window with too little time left to settle', async () => v1Payload(await signAuthorization(payer, { payTo, validBefore: now + 5n })), 'authorization_expired'],
+    ['a signature by another key', async () => v1Payload(await signAuthorization(payer, { payTo, signer: stranger })), 'invalid_signature'],
+    ['a signature for another token domain', async () => v1Payload(await signAuthorization(payer, { payTo, domain: { name: 'USD Coin' } })), 'invalid_signature'],
+    ['a signature for another chain', async () => v1Payload(await signAuthorization(payer, { payTo, domain: { chainId: 8453 } })), 'invalid_signature'],
+    ['a claimed payer who did not sign', async () => v1Payload(await signAuthorization(payer, { payTo, from: stranger.address })), 'invalid_signature'],
+  ])('refuses %s', async (_n, build, reason) => {
+    expect(await check(await build())).toMatchObject({ ok: false, reason });
+  });
+
+  it('refuses a tampered value even when the signature is well-formed', async () => {
+    const signed = await signAuthorization(payer, { payTo, value: 1n });
+    signed.authorization.value = '10000';
+    expect(await check(v1Payload(signed))).toMatchObject({ reason: 'invalid_signature' });
+  });
+
+  it('refuses garbage signature bytes of the right length', async () => {
+    const signed = await signAuthorization(payer, { payTo });
+    signed.signature = `0x${'11'.repeat(65)}`;
+    expect(await check(v1Payload(signed))).toMatchObject({ reason: 'invalid_signature' });
+  });
+
+  it('leaves smart-wallet (ERC-1271/6492) signatures to the facilitator', async () => {
+    const signed = await signAuthorization(payer, { payTo });
+    signed.signature = `0x${'ab'.repeat(200)}`;
+    expect(await check(v1Payload(signed))).toBeNull();
+  });
+});
+
+describe('facilitator error mapping', () => {
+  it('tells verdicts, requests that never left, and unknown outcomes apart', () => {
+    expect(classifyFacilitatorError(new FacilitatorTimeoutError('settle', 100))).toMatchObject({ kind: 'unknown', timeout: true });
+    expect(classifyFacilitatorError(new VerifyError(400, { isValid: false, invalidReason: 'invalid_exact_evm_signature' }))).toEqual({
+      kind: 'verdict',
+      reason: 'invalid_exact_evm_signature',
+    });
+    expect(classifyFacilitatorError(new VerifyError(500, { isValid: false, invalidReason: 'x' }))).toMatchObject({ kind: 'unknown' });
+    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    expect(classifyFacilitatorError(refused)).toMatchObject({ kind: 'not_sent' });
+    expect(classifyFacilitatorError(new SettleError(400, { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' }))).toMatchObject({
+      kind: 'verdict',
+      reason: 'insufficient_funds',
+    });
+    expect(classifyFacilitatorError(new Error('Facilitator settle failed (502): bad gateway'))).toMatchObject({ kind: 'unknown', timeout: false });
+  });
+
+  it('maps facilitator reasons to the service vocabulary and spots pending settlements', () => {
+    expect(reasonFromFacilitator('invalid_exact_evm_insufficient_balance', 'x')).toBe('insufficient_funds');
+    expect(reasonFromFacilitator('something_new', 'payment_rejected_by_facilitator')).toBe('payment_rejected_by_facilitator');
+    expect(isSettlementPending({ success: false, errorReason: 'settlement_pending', transaction: '0x1', network: 'eip155:84532' })).toBe(true);
+    expect(isSettlementPending({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network: 'eip155:84532' })).toBe(false);
+  });
+});

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ObservationSchema } from '../../shared/observation/schema';
+import { findSource } from '../../shared/sources/registry';
+import { EIA_INVENTORY_SERIES, eiaGasStorage, eiaPetroleum, releaseAfter } from '../../shared/sources/eia-inventory';
+import { SourceFormatError, type SourceAdapter } from '../../shared/sources/types';
+import { HAVE_FIXTURES, FIXTURES } from '../helpers/fixtures';
+import { normalizeCtx, payload, text } from '../helpers/sources';
+
+const petCtx = normalizeCtx(eiaPetroleum.def);
+const gasCtx = normalizeCtx(eiaGasStorage.def);
+const StoredSchema = ObservationSchema.omit({ provenance: true });
+
+const doc = (rows: unknown[]) => JSON.stringify({ response: { total: String(rows.length), frequency: 'weekly', data: rows } });
+const row = (period: string, value: string | null, series = 'WCESTUS1', units = 'MBBL') => ({ period, series, 'series-description': 'x', value, units });
+
+const itemsOf = async (a: SourceAdapter) => (await a.samples()).flatMap((p) => a.toItems(p, normalizeCtx(a.def)));
+const latestOf = (items: Awaited<ReturnType<typeof itemsOf>>, key: string) =>
+  items.filter((i) => i.seriesKey === key).sort((a, b) => a.observation.as_of.localeCompare(b.observation.as_of)).at(-1)!.observation;
+
+describe('eia-petroleum and eia-gas-storage samples', () => {
+  it('normalise to complete official weekly observations in the catalog units (figures from EIA psw01.xls / ngshistory.xls)', async () => {
+    const pet = await itemsOf(eiaPetroleum);
+    const gas = await itemsOf(eiaGasStorage);
+    for (const { observation } of [...pet, ...gas]) expect(StoredSchema.safeParse(observation).success).toBe(true);
+    expect(pet).toHaveLength(4 * 13 + 2 * 13); // four psw01 series, two Cushing windows
+    expect(gas).toHaveLength(13);
+    // Values of the week ending 2026-02-06 as printed in psw01.xls (release 2026-02-11).
+    expect(latestOf(pet, 'INV#crude_ex_spr')).toMatchObject({ instrument: 'crude_ex_spr', as_of: '2026-02-06', value: 428829, unit: 'Mbbl', quality: 'official', derived: false, freshness_class: 'weekly' });
+    expect(latestOf(pet, 'INV#gasoline')).toMatchObject({ as_of: '2026-02-06', value: 259058, unit: 'Mbbl' });
+    expect(latestOf(pet, 'INV#distillate')).toMatchObject({ as_of: '2026-02-06', value: 124665, unit: 'Mbbl' });
+    expect(latestOf(pet, 'INV#crude_runs')).toMatchObject({ as_of: '2026-02-06', value: 16000, unit: 'kb/d' });
+    expect(latestOf(pet, 'INV#cushing')).toMatchObject({ as_of: '2026-07-31', value: 20955 });
+    expect(pet.find((i) => i.observation.as_of === '2019-08-23')!.observation.value).toBe(40356);
+    // ngshistory.xls Total Lower 48, week ending 2026-01-23 (net change -242 = 2823 - 3065).
+    expect(latestOf(gas, 'INV#ng_storage')).toMatchObject({ as_of: '2026-01-23', value: 2823, unit: 'Bcf' });
+    expect(gas.find((i) => i.observation.as_of === '2026-01-16')!.observation.value).toBe(3065);
+  });
+
+  it('stamps each week with its scheduled release and the per-series EIA page', async () => {
+    const pet = await itemsOf(eiaPetroleum);
+    const crude = latestOf(pet, 'INV#crude_ex_spr');
+    expect(crude.published_at).toBe('2026-02-11T15:30:00.000Z'); // Wed 10:30 EST
+    expect(latestOf(pet, 'INV#cushing').published_at).toBe('2026-08-05T14:30:00.000Z'); // Wed 10:30 EDT
+    expect(crude.next_release_at).toBe(petCtx.nextReleaseAt);
+    expect(crude.source).toEqual({
+      name: 'U.S. Energy Information Administration, Weekly Petroleum Status Report',
+      series_id: 'PET.WCESTUS1.W',
+      url: 'https://www.eia.gov/dnav/pet/hist/LeafHandler.ashx?n=PET&s=WCESTUS1&f=W',
+    });
+    const ng = latestOf(await itemsOf(eiaGasStorage), 'INV#ng_storage');
+    expect(ng.published_at).toBe('2026-01-29T15:30:00.000Z'); // Thu 10:30 EST
+    expect(ng.source?.series_id).toBe('NW2_EPG0_SWO_R48_BCF.W');
+  });
+
+  it('holds no refinery_util sample: no real WPULEUS3 figure exists to write one from', async () => {
+    const pet = await itemsOf(eiaPetroleum);
+    expect(pet.some((i) => i.seriesKey === 'INV#refinery_util')).toBe(false);
+    expect(readFileSync(new URL('../../shared/sources/samples/eia-petroleum/README.md', import.meta.url), 'utf8')).toMatch(/WPULEUS3/);
+  });
+});
+
+describe('releaseAfter', () => {
+  const pet = findSource('eia-petroleum')!.schedule;
+  const gas = findSource('eia-gas-storage')!.schedule;
+  const cot = findSource('cftc-cot')!.schedule;
+  it('is the first release weekday after the period, at 10:30 New York time across DST', () => {
+    expect(releaseAfter(pet, '2026-03-06')).toBe('2026-03-11T14:30:00.000Z'); // DST began 2026-03-08
+    expect(releaseAfter(pet, '2025-10-31')).toBe('2025-11-05T15:30:00.000Z'); // DST ended 2025-11-02
+    expect(releaseAfter(gas, '2025-10-31')).toBe('2025-11-06T15:30:00.000Z');
+    expect(releaseAfter(cot, '2026-04-14')).toBe('2026-04-17T19:30:00.000Z'); // Tue positions, Fri 15:30 EDT
+  });
+});
+
+describe('EIA inventory parsing: broken and edge payloads', () => {
+  const crude = (body: string) => payload('PET.WCESTUS1.W', body);
+  it('skips withheld (null) values', () => {
+    const items = eiaPetroleum.toItems(crude(doc([row('2026-02-06', null), row('2026-01-30', '420299')])), petCtx);
+    expect(items.map((i) => [i.observation.as_of, i.observation.value])).toEqual([['2026-01-30', 420299]]);
+  });
+
+  it('reads refinery utilization (WPULEUS3) in percent under any of EIA\'s percent spellings', () => {
+    // A constructed test payload (no real WPULEUS3 value was available); not a bundled sample.
+    for (const units of ['%', 'PERCENT', 'Percent']) {
+      const [item] = eiaPetroleum.toItems(payload('PET.WPULEUS3.W', doc([row('2026-02-06', '90.5', 'WPULEUS3', units)])), petCtx);
+      expect(item).toMatchObject({ seriesKey: 'INV#refinery_util', observation: { unit: '%', value: 90.5, instrument: 'refinery_util' } });
+    }
+  });
+
+  it.each([
+    ['an empty body', '', /empty payload/],
+    ['an HTML error page', '<html>502 Bad Gateway</html>', /not JSON/],
+    ['an error document', JSON.stringify({ error: 'API_KEY_INVALID' }), /not an EIA v2 response/],
+    ['a renamed value field', doc([{ period: '2026-02-06', series: 'WCESTUS1', amount: '1', units: 'MBBL' }]), /value/],
+    ['a renamed period field', doc([{ date: '2026-02-06', series: 'WCESTUS1', value: '1', units: 'MBBL' }]), /period/],
+    ['an "NA" value', doc([row('2026-02-06', 'NA')]), /non-numeric/],
+    ['a "." value', doc([row('2026-02-06', '.')]), /non-numeric/],
+    ['another unit', doc([row('2026-02-06', '1', 'WCESTUS1', 'MMBBL')]), /unit "MMBBL"/],
+    ['a row of another series', doc([row('2026-02-06', '1', 'WGTSTUS1')]), /is series WGTSTUS1/],
+    ['a negative level', doc([row('2026-02-06', '-5')]), /negative/],
+  ])('refuses %s with a SourceFormatError', (_n, body, msg) => {
+    expect(() => eiaPetroleum.toItems(crude(body), petCtx)).toThrow(SourceFormatError);
+    expect(() => eiaPetroleum.toItems(crude(body), petCtx)).toThrow(msg);
+  });
+
+  it('refuses a payload that is not one of its own series', () => {
+    expect(() => eiaPetroleum.toItems(payload('NG.NW2_EPG0_SWO_R48_BCF.W', doc([])), petCtx)).toThrow(/not an inventory series of eia-petroleum/);
+    expect(() => eiaGasStorage.toItems(crude(doc([])), gasCtx)).toThrow(/not an inventory series of eia-gas-storage/);
+  });
+});
+
+describe('live fetch', () => {
+  const config = { EIA_API_KEY: 'sekret-key' } as never;
+  const now = new Date('2026-11-21T12:00:00Z');
+
+  it('asks /v2/seriesid for each series with six years of history (NG ids get their NG. prefix)', async () => {
+    const urls: string[] = [];
+    const fetchOk = async (url: string) => {
+      urls.push(url);
+      return new Response(doc([]));
+    };
+    const pet = await eiaPetroleum.live({ fetch: fetchOk, config, concurrency: 2, now });
+    expect(pet.map((p) => p.name)).toEqual(EIA_INVENTORY_SERIES.filter((s) => s.sourceId === 'eia-petroleum').map((s) => s.apiId));
+    expect(urls[0]).toMatch(/^https:\/\/api\.eia\.gov\/v2\/seriesid\/PET\.WCESTUS1\.W\?api_key=sekret-key&start=2020-11-21&/);
+    expect(urls.some((u) => u.includes('/seriesid/PET.WPULEUS3.W?'))).toBe(true);
+    urls.length = 0;
+    await eiaGasStorage.live({ fetch: fetchOk, config, concurrency: 1, now, since: '2010-01-01' });
+    expect(urls).toEqual([expect.stringMatching(/\/v2\/seriesid\/NG\.NW2_EPG0_SWO_R48_BCF\.W\?api_key=sekret-key&start=2010-01-01&/)]);
+  });
+
+  it('fails on 5xx and timeouts without leaking the key', async () => {
+    const fetch503 = async () => new Response('busy', { status: 503 });
+    await expect(eiaGasStorage.live({ fetch: fetch503, config, concurrency: 1, now })).rejects.toThrow(/HTTP 503/);
+    const timeout = async () => {
+      throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    };
+    const err = await eiaGasStorage.live({ fetch: timeout, config, concurrency: 1, now }).catch((e: Error) => e);
+    expect(String(err)).toMatch(/timeout/);
+    expect(String(err)).not.toMatch(/sekret/);
+    expect(String(err)).toMatch(/api_key=\*\*\*/);
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('contract: bundled Cushing samples against the recorded EIA downloads (../shared/fixtures/eia)', () => {
+  // The other EIA fixtures are .xls workbooks; the project has no .xls reader, so their figures were
+  // checked when the samples were written (see samples/eia-petroleum/README.md).
+  it.each([
+    ['Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.csv', 'PET.W_EPC0_SAX_YCUOK_MBBL.W.json'],
+    ['Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019.csv', 'PET.W_EPC0_SAX_YCUOK_MBBL.W.2019.json'],
+  ])('%s: every week equals the sample %s', async (fixture, sample) => {
+    const csv = readFileSync(`${FIXTURES}eia/${fixture}`, 'utf8');
+    const recorded = csv
+      .split(/\r?\n/)
+      .map((l) => /^(\d{2})\/(\d{1,2})\/(\d{4}),(\d+)$/.exec(l.trim()))
+      .flatMap((m) => (m ? [[`${m[3]}-${m[1]}-${m[2]!.padStart(2, '0')}`, Number(m[4])] as const] : []));
+    expect(recorded).toHaveLength(13);
+    const p = (await eiaPetroleum.samples()).find((s) => s.name.endsWith(`/${sample}`))!;
+    const items = eiaPetroleum.toItems(p, petCtx).map((i) => [i.observation.as_of, i.observation.value] as const);
+    expect(new Map(items)).toEqual(new Map(recorded));
+    expect(text(p)).toContain('"units": "MBBL"');
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The three weekly sources through the real ingestion runner against the embedded store:
+ * replay, idempotent re-runs, faults that must fail the run and keep the stored data, revisions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cftcCot } from '../../shared/sources/cftc-cot';
+import { eiaGasStorage, eiaPetroleum } from '../../shared/sources/eia-inventory';
+import { runSource } from '../../shared/sources/runner';
+import type { FetchLike, SourceAdapter } from '../../shared/sources/types';
+import { startTestStore, type TestStore } from '../helpers/store';
+
+const doc = (rows: unknown[]) => JSON.stringify({ response: { total: String(rows.length), data: rows } });
+/** A v2 answer for whichever series the URL asks for, with the given value (or value per series) on 2026-02-06. */
+const eiaAnswer = (value: unknown): FetchLike => async (url) => {
+  const id = /seriesid\/([^?]+)/.exec(String(url))![1]!;
+  const bare = id.replace(/^(PET|NG)\./, '').replace(/\.W$/, '');
+  const units = bare === 'WCRRIUS2' ? 'MBBL/D' : bare === 'WPULEUS3' ? '%' : bare.startsWith('NW2') ? 'BCF' : 'MBBL';
+  const v = typeof value === 'function' ? (value as (id: string) => unknown)(bare) : value;
+  return new Response(doc([{ period: '2026-02-06', series: bare, value: v, units }]));
+};
+
+describe('inventory and COT sources through runSource', () => {
+  let t: TestStore;
+  const now = new Date('2026-11-21T22:00:00Z');
+  const later = new Date('2026-11-28T22:00:00Z');
+  beforeAll(async () => {
+    t = await startTestStore({ EIA_API_KEY: 'test-key' });
+  });
+  afterAll(async () => t.close());
+
+  const adapters: Array<[SourceAdapter, number, string]> = [
+    [eiaPetroleum, 78, 'INV#crude_ex_spr'],
+    [eiaGasStorage, 13, 'INV#ng_storage'],
+    [cftcCot, 44, 'COT#CL'],
+  ];
+
+  it.each(adapters)('%s replays its samples, and a re-run writes the same items', async (adapter, count, key) => {
+    const first = await runSource(adapter, { mode: 'replay', store: t.store, config: t.config, now });
+    expect(first).toMatchObject({ status: 'ok', items: count });
+    const before = await t.store.range(key, { limit: 1000 });
+    const again = await runSource(adapter, { mode: 'replay', store: t.store, config: t.config, now });
+    expect(again.items).toBe(count);
+    expect(await t.store.range(key, { limit: 1000 })).toEqual(before);
+  });
+
+  const timeout: FetchLike = async () => {
+    throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+  };
+  const eiaFaults: Array<[string, FetchLike, RegExp]> = [
+    ['timeout', timeout, /failed.*timeout/i],
+    ['5xx', async () => new Response('bad gateway', { status: 502 }), /HTTP 502/],
+    ['empty body', async () => new Response(''), /empty body/],
+    ['renamed field (value -> amount)', async () => new Response(doc([{ period: '2026-02-06', amount: '1' }])), /value/],
+    ['missing column (no period)', async () => new Response(doc([{ value: '1' }])), /period/],
+    ['"." value', eiaAnswer('.'), /non-numeric/],
+    ['"NA" value', eiaAnswer('NA'), /non-numeric/],
+    ['all values withheld', eiaAnswer(null), /no observations in payload/],
+  ];
+
+  it.each(eiaFaults)('EIA %s: the run fails, the error is recorded, stored data stays', async (name, fetch, msg) => {
+    for (const [adapter, , key] of adapters.slice(0, 2)) {
+      const good = await t.store.range(key, { limit: 1000 });
+      const r = await runSource(adapter, { mode: 'live', store: t.store, config: t.config, fetch, now: later });
+      expect(r.status, name).toBe('failed');
+      expect(r.message, name).toMatch(msg);
+      expect(r.message, name).not.toMatch(/test-key/);
+      const status = await t.store.getRunStatus(adapter.def.id);
+      expect(status?.last_error, name).toMatch(msg);
+      expect(status?.last_success_at, name).toBe(now.toISOString());
+      expect(await t.store.range(key, { limit: 1000 }), name).toEqual(good);
+    }
+  });
+
+  const cotFaults: Array<[string, FetchLike, RegExp]> = [
+    ['timeout', timeout, /failed.*timeout/i],
+    ['5xx', async () => new Response('unavailable', { status: 503 }), /HTTP 503/],
+    ['empty body', async () => new Response(''), /empty body/],
+    ['missing column', async () => new Response('"WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE",260414,2026-04-14,067651,NYME,01,067 , 2094492\n'), /columns, expected 191/],
+    ['renamed column', async () => new Response('"Market_and_Exchange_Names","As_of_Date_In_Form_YYMMDD","Report_Date","CFTC_Contract_Market_Code"\n"X",260414,2026-04-14,067651\n'), /missing column Report_Date_as_YYYY-MM-DD/],
+    ['an unrelated document', async () => new Response('<html><body>Maintenance</body></html>'), /columns, expected 191|no observations/],
+  ];
+
+  it.each(cotFaults)('CFTC %s: the run fails, the error is recorded, stored data stays', async (name, fetch, msg) => {
+    const good = await t.store.range('COT#CL', { limit: 1000 });
+    const r = await runSource(cftcCot, { mode: 'live', store: t.store, config: t.config, fetch, now: later });
+    expect(r.status, name).toBe('failed');
+    expect(r.message, name).toMatch(msg);
+    expect((await t.store.getRunStatus('cftc-cot'))?.last_error, name).toMatch(msg);
+    expect(await t.store.range('COT#CL', { limit: 1000 }), name).toEqual(good);
+  });
+
+  it('CFTC "." / "NA" in a position fails the run and writes nothing of the release', async () => {
+    const [, , , latest] = await cftcCot.samples();
+    const weekly = new TextDecoder().decode(latest!.body);
+    // Break gold's managed-money long; WTI in the same file parses but must not be written either.
+    const broken = weekly.replace(/("GOLD - COMMODITY EXCHANGE INC\.",260414,2026-04-14,088691,(?:[^,]*,){9})[^,]*/, '$1      .');
+    expect(broken).not.toBe(weekly);
+    const revisedWti = broken.replace(/("WTI-PHYSICAL[^"]*",260414,2026-04-14,067651,(?:[^,]*,){9})[^,]*/, '$1  999999');
+    const r = await runSource(cftcCot, { mode: 'live', store: t.store, config: t.config, fetch: async () => new Response(revisedWti), now: later });
+    expect(r.status).toBe('failed');
+    expect(r.message).toMatch(/088691.*M_Money_Positions_Long_All: not a whole number/);
+    expect((await t.store.latest('COT#CL'))?.attributes.mm_long).toBe(200130);
+  });
+
+  it('EIA revision: a re-published week overwrites the stored value', async () => {
+    const r = await runSource(eiaPetroleum, { mode: 'live', store: t.store, config: t.config, fetch: eiaAnswer((id: string) => (id === 'WPULEUS3' ? '90.5' : '428900')), now: later });
+    expect(r).toMatchObject({ status: 'ok', items: 6 }); // one week of each of the 6 series, refinery_util included
+    expect(await t.store.latest('INV#crude_ex_spr')).toMatchObject({ as_of: '2026-02-06', value: 428900, retrieved_at: later.toISOString() });
+    expect((await t.store.range('INV#crude_ex_spr', { limit: 1000 })).items).toHaveLength(13);
+    expect(await t.store.latest('INV#refinery_util')).toMatchObject({ value: 90.5, unit: '%', as_of: '2026-02-06' });
+  });
+
+  it('CFTC revision: a re-published report overwrites the stored one', async () => {
+    const [, , , latest] = await cftcCot.samples();
+    const weekly = new TextDecoder().decode(latest!.body);
+    const revised = weekly.replace(/("WTI-PHYSICAL[^"]*",260414,2026-04-14,067651,(?:[^,]*,){9})[^,]*/, '$1  200000');
+    const r = await runSource(cftcCot, { mode: 'live', store: t.store, config: t.config, fetch: async () => new Response(revised), now: later });
+    expect(r).toMatchObject({ status: 'ok', items: 11 });
+    expect(await t.store.latest('COT#CL')).toMatchObject({ as_of: '2026-04-14', value: 200000 - 101762, attributes: { mm_long: 200000 } });
+  });
+});
