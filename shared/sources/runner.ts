@@ -42,6 +42,16 @@ const validateItems = (items: SeriesItem[], payloadName: string): void => {
   }
 };
 
+/** Config keys whose values are secrets that must never be stored or served. */
+const SECRET_KEYS = ['EIA_API_KEY', 'FRED_API_KEY', 'NASS_API_KEY', 'FAS_API_KEY'] as const;
+
+/** Replaces every configured secret value (and its URL-encoded form) in a message with ***. */
+const redactSecrets = (message: string, config: Config): string =>
+  SECRET_KEYS.flatMap((k) => (config[k] ? [config[k]!, encodeURIComponent(config[k]!)] : [])).reduce(
+    (m, secret) => m.split(secret).join('***'),
+    message,
+  );
+
 /**
  * Runs a source once.
  * @returns what happened; never throws for source problems (they are recorded), only for store outages
@@ -76,7 +86,8 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
       return out;
     });
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    // The error is stored and served by /health: no configured secret may survive into it.
+    const message = redactSecrets(err instanceof Error ? err.message : String(err), opts.config);
     await opts.store.putRunStatus({
       source: def.id,
       last_attempt_at: now.toISOString(),
@@ -111,5 +122,5 @@ const mapLimit = async <T, R>(inputs: readonly T[], limit: number, fn: (x: T, i:
   return out;
 };
 
-export { runSource, mapLimit };
+export { runSource, mapLimit, redactSecrets };
 export type { RunMode, RunOptions, RunResult };

@@ -19,7 +19,7 @@
  * month but not the day. published_at = the release day at 12:00 ET from RELEASE_DATES (USDA's
  * published calendar, as far as this project has verified it), else null.
  */
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { SourceFetchError, makeObservation, parseNumber, payloadText, readSamples } from './common';
@@ -255,6 +255,9 @@ const parseMatrix = (spec: SubReportSpec, inner: XNode, name: string): WasdeTabl
  * @throws SourceFormatError on text that is not WASDE XML or holds none of sr11, sr12, sr15
  */
 const parseWasdeXml = (xml: string, name: string): WasdeTable[] => {
+  // The parser is lenient (a truncated download would parse); validate first.
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw new SourceFormatError(`${name}: not well-formed XML (${valid.err.msg} at line ${valid.err.line})`);
   let doc: XNode[];
   try {
     doc = parser.parse(xml) as XNode[];
@@ -366,6 +369,11 @@ const live = async (ctx: LiveContext): Promise<Payload[]> => {
     const text = payloadText(p);
     const absent = SUB_REPORTS.filter((s) => !text.includes(`<${s.sr}>`)).map((s) => s.sr);
     if (absent.length) throw new SourceFormatError(`${p.name}: sub-report(s) ${absent.join(', ')} missing from the WASDE XML`);
+    // Two files of one report month would write the same items twice in one batch.
+    const month = /Report_Month="([^"]+)"/.exec(text)?.[1];
+    if (month && out.some((o) => payloadText(o).includes(`Report_Month="${month}"`))) {
+      throw new SourceFormatError(`${p.name}: holds the ${month} report, like ${out[0]!.name}`);
+    }
     out.push(p);
     ctx.onProgress?.(out.length, 2);
   }

@@ -170,9 +170,11 @@ const parsePinkSheet = (grid: Grid, name: string): PinkSheet => {
   const updatedOn = head.map((r) => parseUpdatedOn(text(r[0]))).find(Boolean);
   if (!updatedOn) throw new SourceFormatError(`${name}: no "Updated on <Month DD, YYYY>" release date in column A of the title rows`);
 
-  // The series-code row holds GOLD and MAIZE in capitals (row 7 in every release checked; the name row
-  // above it says "Gold"); units and names sit in the two rows above it.
-  const codeRow = head.findIndex((r) => ['GOLD', 'MAIZE'].every((code) => r.some((c) => text(c) === code)));
+  // The series-code row holds the codes in capitals (row 7 in every release checked; the name row
+  // above it says "Gold"); units and names sit in the two rows above it. It is the last title row
+  // with at least half of our codes, so one renamed code still gets its own clear error below.
+  const wanted = new Set(PINK_SHEET_SERIES.map((p) => p.wb));
+  const codeRow = head.findLastIndex((r) => r.filter((c) => /^[A-Z_]+$/.test(text(c)) && wanted.has(text(c))).length >= wanted.size / 2);
   if (codeRow < 2) throw new SourceFormatError(`${name}: series-code row (GOLD, MAIZE, …) not found in the first rows`);
   const codes = rows[codeRow]!.map((c) => text(c).toUpperCase());
   const columns = PINK_SHEET_SERIES.map((series) => {

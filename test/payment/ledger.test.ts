@@ -140,7 +140,7 @@ describe('DynamoPaymentLedger (embedded store)', () => {
       expect(first.settled.map((s) => s.nonce).sort()).toEqual([byReceipt, byState].sort());
       expect(first.settled.find((s) => s.nonce === byReceipt)?.transaction).toBe(minedTx);
       expect(first.settled.find((s) => s.nonce === byState)?.transaction).toBe(`0x${'77'.repeat(32)}`);
-      const ours = (keys: ClaimKey[]) => keys.map((k) => k.nonce).filter((n) => [byReceipt, byState, expired, open].includes(n)).sort();
+      const ours = (keys: ClaimKey[]) => keys.map((k) => k.nonce).filter((n) => ([byReceipt, byState, expired, open] as string[]).includes(n)).sort();
       expect(ours(first.stillPending)).toEqual([expired, open].sort());
       expect(await ledger.get({ payer: PAYER, nonce: byState })).toMatchObject({ state: 'SETTLED', delivered: false });
 
@@ -154,7 +154,7 @@ describe('DynamoPaymentLedger (embedded store)', () => {
 
       // Reconciled sales land in finance's month: the clock was 2026-03-31.
       const march = await ledger.salesOfMonth('2026-03');
-      expect(march.filter((s) => [byReceipt, byState].includes(s.nonce))).toHaveLength(2);
+      expect(march.filter((s) => ([byReceipt, byState] as string[]).includes(s.nonce))).toHaveLength(2);
       clock = T0;
     });
   });

@@ -91,3 +91,22 @@ describe('runSource', () => {
     expect(r.message).toMatch(/not a valid observation.*value/);
   });
 });
+
+describe('runSource error records', () => {
+  it('never stores a configured API key in last_error, even when an adapter leaks it', async () => {
+    const t = await startTestStore({ EIA_API_KEY: 'k3y/with+chars' });
+    try {
+      const leaky: SourceAdapter = {
+        ...eiaSpot,
+        live: async () => {
+          throw new Error('GET https://api.eia.gov/v2/x?api_key=k3y%2Fwith%2Bchars failed; key k3y/with+chars');
+        },
+      };
+      const r = await runSource(leaky, { mode: 'live', store: t.store, config: t.config });
+      expect(r.message).toBe('GET https://api.eia.gov/v2/x?api_key=*** failed; key ***');
+      expect((await t.store.getRunStatus('eia-spot'))?.last_error).toBe(r.message);
+    } finally {
+      await t.close();
+    }
+  });
+});

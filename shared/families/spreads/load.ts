@@ -133,6 +133,7 @@ const spreadBody = (a: SpreadAnswer) => ({
     formula: a.def.formula,
     description: a.def.description,
     legs: a.legs.map((l) => ({ instrument: l.code, role: l.role, coefficient: l.coefficient, as_of: l.observation.as_of })),
+    coefficients: 'spread = sum over the legs of coefficient x leg value (unit conversions folded in, e.g. RB x 2 x 42 / 3 = RB x 28)',
     rules: LEG_RULES,
   },
   observation: a.spread,

@@ -1,0 +1,82 @@
+/**
+ * Demo mode (enforcement off, every source replayed from its bundled samples): every spreads,
+ * curve, snapshot and decision route answers, and every observation in every body passes the
+ * contract. Values other engineers' samples decide are checked for shape, not for figures;
+ * the figures are hand-checked in the seeded tests (spreads, snapshot, decision).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { ROUTES } from '../../shared/routes';
+import { expectObservation } from '../helpers/contract';
+import { getJson, startTestStack } from '../helpers/stack';
+import { walkObservations } from '../helpers/walk-observations';
+
+const PATHS = [
+  '/v1/spreads/crack',
+  '/v1/spreads/crush',
+  '/v1/spreads/basis',
+  '/v1/curve/CL',
+  '/v1/spreads/calendar/NG',
+  '/v1/snapshot/energy',
+  '/v1/snapshot/metals',
+  '/v1/snapshot/ags',
+  '/v1/snapshot/all',
+  '/v1/decision/energy',
+  '/v1/decision/metals',
+  '/v1/decision/ags',
+  '/v1/decision/all',
+];
+
+describe('spreads, curve, snapshot and decision routes in demo mode (replayed samples)', () => {
+  let stack: LocalStack;
+  const get = (path: string) => getJson(stack.url, path);
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it('covers every route of the four families', () => {
+    const families = new Set(['spreads', 'curve', 'snapshot', 'decision']);
+    const templates = ROUTES.filter((r) => families.has(r.family)).map((r) => r.path);
+    const covered = (t: string) => PATHS.some((p) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(p));
+    expect(templates.filter((t) => !covered(t))).toEqual([]);
+  });
+
+  it.each(PATHS)('GET %s answers 200 with contract observations only', async (path) => {
+    const res = await get(path);
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).toBe(200);
+    const found = walkObservations(res.body);
+    found.forEach(expectObservation);
+    // stubs carry none; every other answer carries some
+    expect(found.length > 0).toBe(res.body.stub !== true);
+    expect(JSON.stringify(res.body)).not.toMatch(/NaN|Infinity/);
+  });
+
+  it('the crack and basis come from the EIA samples of 2025-06-16', async () => {
+    expect((await get('/v1/spreads/crack')).body.observation).toMatchObject({ value: 21.578, as_of: '2025-06-16' });
+    expect((await get('/v1/spreads/basis')).body.observation).toMatchObject({ value: -2.52, as_of: '2025-06-16' });
+  });
+
+  it('the crush of World Bank legs is monthly and at best derived, its legs aligned on one month', async () => {
+    const b = (await get('/v1/spreads/crush')).body;
+    expect(b.aligned).toBe(true);
+    expect(b.observation.freshness_class).toBe('monthly');
+    expect(['derived', 'indicative']).toContain(b.observation.quality);
+    expect(new Set(b.legs.map((l: any) => l.observation.as_of)).size).toBe(1);
+    // the formula holds on the served legs
+    const v = Object.fromEntries(b.legs.map((l: any) => [l.instrument, l.observation.value]));
+    expect(b.observation.value).toBeCloseTo(v.ZM * 0.022 + v.ZL * 11 - v.ZS, 4);
+  });
+
+  it('the curve routes are free stubs while INDICATIVE_FUTURES is off', async () => {
+    expect((await get('/v1/spreads/calendar/NG')).body).toMatchObject({ stub: true, charged: false, observations: [] });
+  });
+
+  it('decision packs repeat byte for byte apart from provenance', async () => {
+    const strip = (x: unknown) => JSON.stringify(x, (k, v) => (k === 'provenance' ? undefined : v));
+    const a = await get('/v1/decision/all');
+    const b = await get('/v1/decision/all');
+    expect(b.body.inputs_digest.value).toBe(a.body.inputs_digest.value);
+    expect(strip(b.body)).toBe(strip(a.body));
+  });
+});

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { getDeps } from '../../shared/http/deps';
+import { expectError, expectObservation } from '../helpers/contract';
+import { ENERGY_PRICES, energyItems } from '../helpers/energy-fixture';
+import { monthlySeries, seed } from '../helpers/seed-observations';
+import { getJson, startTestStack } from '../helpers/stack';
+import { walkObservations } from '../helpers/walk-observations';
+
+describe('snapshots over HTTP (store seeded by the test)', () => {
+  let stack: LocalStack;
+  const get = (path: string) => getJson(stack.url, path);
+  beforeAll(async () => {
+    stack = await startTestStack({}, false);
+  });
+  afterAll(async () => stack?.close());
+
+  it('answers 503 NO_DATA when nothing of a sector is stored, and 404 UNKNOWN_SECTOR with the valid sectors', async () => {
+    const empty = await get('/v1/snapshot/energy');
+    expectError(empty, 503, 'NO_DATA');
+    expect(empty.body.error.details.missing.map((m: any) => m.input)).toEqual(['price:CL', 'price:BZ', 'price:NG', 'price:HO', 'price:RB', 'inventories', 'crack']);
+    expectError(await get('/v1/snapshot/all'), 503, 'NO_DATA');
+    const bad = await get('/v1/snapshot/fx');
+    expectError(bad, 404, 'UNKNOWN_SECTOR');
+    expect(bad.body.error.details.valid).toEqual(['energy', 'metals', 'ags']);
+    expectError(await get('/v1/snapshot/ENERGY%3B'), 400, 'INVALID_PARAMETER');
+  });
+
+  it('GET /v1/snapshot/energy: latest of every instrument, inventories and crack, staleness', async () => {
+    await seed(getDeps().store, [...energyItems(), ...monthlySeries('GC', '2025-11', [4000, 4087.19])]);
+    getDeps().cache.clear();
+    const res = await get('/v1/snapshot/ENERGY'); // sectors are case-insensitive
+    expect(res.status).toBe(200);
+    walkObservations(res.body).forEach(expectObservation);
+    const b = res.body;
+    expect(b).toMatchObject({ sector: 'energy', as_of: '2025-06-16', missing: [] });
+    expect(b.instruments.observations.map((o: any) => [o.instrument, o.value, o.as_of])).toEqual(
+      Object.entries(ENERGY_PRICES).map(([code, values]) => [code, values.at(-1), '2025-06-16']),
+    );
+    // crack on 2025-06-16: (2 x 2.0 x 42 + 2.5 x 42 - 3 x 70) / 3 = (168 + 105 - 210) / 3 = 21
+    expect(b.fundamentals.crack.observation).toMatchObject({ instrument: 'CRACK_3_2_1', value: 21, as_of: '2025-06-16' });
+    // crude stocks: 415,000 after 420,000 -> change -5,000; all prior-year changes 0 -> surprise -5,000
+    const crude = b.fundamentals.inventories.series.find((s: any) => s.key === 'crude_ex_spr');
+    expect(crude.week_over_week_change.value).toBe(-5000);
+    expect(crude.surprise.value).toBe(-5000);
+    expect(b.fundamentals.inventories.missing.map((m: any) => m.key)).toContain('cushing');
+    // no source has a recorded run in this store: every one counts as stale
+    expect(b.staleness).toMatchObject({ status: 'down', stale_sources: ['eia-spot', 'eia-petroleum', 'eia-gas-storage'] });
+    expect(b.staleness.oldest_observation).toEqual({ instrument: 'CL', as_of: '2025-06-16', freshness_class: 'eod' });
+  });
+
+  it('reports a source with a recent success as fresh', async () => {
+    const now = new Date().toISOString();
+    await getDeps().store.putRunStatus({ source: 'eia-spot', last_attempt_at: now, last_success_at: now, last_error: null, last_items: 30 });
+    const res = await get('/v1/snapshot/energy');
+    expect(res.body.staleness).toMatchObject({ status: 'degraded', stale_sources: ['eia-petroleum', 'eia-gas-storage'] });
+    expect(res.body.staleness.sources.find((s: any) => s.id === 'eia-spot')).toMatchObject({ stale: false, last_success_at: now });
+  });
+
+  it('GET /v1/snapshot/metals: a partial answer lists what is missing and why', async () => {
+    const res = await get('/v1/snapshot/metals');
+    expect(res.status).toBe(200);
+    walkObservations(res.body).forEach(expectObservation);
+    expect(res.body.instruments.observations.map((o: any) => [o.instrument, o.value])).toEqual([['GC', 4087.19]]);
+    expect(res.body.fundamentals).toEqual({ usgs: null });
+    const missing = Object.fromEntries(res.body.missing.map((m: any) => [m.input, m.reason]));
+    expect(missing['price:PA']).toMatch(/^not live/);
+    expect(missing['price:SI']).toBe('no observation of SI is stored yet');
+    expect(missing.usgs).toMatch(/no USGS data is stored yet/);
+  });
+
+  it('GET /v1/snapshot/all: one call, every sector plus FX context, one staleness summary', async () => {
+    const res = await get('/v1/snapshot/all');
+    expect(res.status).toBe(200);
+    walkObservations(res.body).forEach(expectObservation);
+    expect(res.body.sector).toBe('all');
+    expect(res.body.sectors.map((s: any) => [s.sector, s.instruments.count])).toEqual([
+      ['energy', 5],
+      ['metals', 1],
+      ['ags', 0],
+    ]);
+    expect(res.body.sectors[2].missing.map((m: any) => m.input)).toEqual(expect.arrayContaining(['price:ZC', 'wasde', 'crop_progress', 'export_sales']));
+    expect(res.body.fx).toMatchObject({ count: 0, missing: [{ input: 'price:DTWEXBGS' }, { input: 'price:EURUSD' }, { input: 'price:USDCNY' }] });
+    expect(res.body.as_of).toBe('2025-11-01');
+    expect(res.body.staleness.sources.map((s: any) => s.id)).toEqual(expect.arrayContaining(['eia-spot', 'worldbank', 'usda-wasde', 'fred']));
+  });
+});
