@@ -3,9 +3,10 @@
  * replay seeding through the real ingestion path, and the HTTP server. `npm start` and the
  * end-to-end tests both use it.
  */
-import { getConfig, resetConfig } from '../../shared/config';
+import { getConfig, resetConfig, type Config } from '../../shared/config';
 import { getDeps, resetDeps } from '../../shared/http/deps';
 import { ADAPTERS } from '../../shared/sources/adapters';
+import { checkCurveConfig } from '../../shared/sources/curve-source';
 import { runSource, type RunResult } from '../../shared/sources/runner';
 import type { LocalPaymentNetwork } from './chain';
 import { startLocalPaymentsIfEnabled } from './chain/hook';
@@ -51,7 +52,14 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
   const payments = await startLocalPaymentsIfEnabled(log);
   resetConfig();
   resetDeps();
-  const config = getConfig();
+  let config: Config;
+  try {
+    config = getConfig();
+    checkCurveConfig(config); // the curve Lambda refuses to start the same way
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   await ensureTables(store.endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
 
   const seeded: RunResult[] = [];

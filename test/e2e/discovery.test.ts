@@ -84,3 +84,13 @@ describe('free discovery routes over HTTP', () => {
     expect(res.body.tools.map((t: any) => t.name)).toContain('spreads_crack');
   });
 });
+
+describe('local start-up configuration checks', () => {
+  it('refuses to start with indicative futures on and no curve provider, naming what to set', async () => {
+    await expect(startTestStack({ INDICATIVE_FUTURES: '1', CURVE_PROVIDER: undefined }, false)).rejects.toThrow(/CURVE_PROVIDER/);
+  });
+
+  it('refuses to start with a malformed setting, listing the problem', async () => {
+    await expect(startTestStack({ X402_NETWORK: 'eip155:1' }, false)).rejects.toThrow(/X402_NETWORK/);
+  });
+});

@@ -1,0 +1,219 @@
+/**
+ * The fundamentals family over HTTP on the local runtime, replaying the bundled samples:
+ * /v1/fundamentals/wasde, /crop-progress, /export-sales and /usgs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../../shared/families/fundamentals/load';
+import { getDeps } from '../../shared/http/deps';
+import { expectError, expectObservation } from '../helpers/contract';
+import { getJson, startTestStack } from '../helpers/stack';
+import { walkObservations } from '../helpers/walk-observations';
+
+/** Every observation of a body satisfies the contract, and no number is NaN or missing. */
+const expectAllObservations = (body: unknown): number => {
+  const all = walkObservations(body);
+  all.forEach(expectObservation);
+  expect(JSON.stringify(body)).not.toMatch(/NaN|Infinity/);
+  return all.length;
+};
+const line = (c: any, marketYear: string, statistic: string) => c.market_years.find((m: any) => m.market_year === marketYear).lines.find((l: any) => l.statistic === statistic);
+const byCommodity = (body: any, commodity: string) => body.commodities.find((c: any) => c.commodity === commodity);
+/** Provenance cache flags differ between a first and a repeated read; the rest must not. */
+const withoutCacheFlags = (body: unknown) => JSON.parse(JSON.stringify(body, (k, v) => (k === 'cache_hit' ? undefined : v)));
+
+describe('fundamentals family over HTTP (local runtime, replayed samples)', () => {
+  let stack: LocalStack;
+  const get = (path: string) => getJson(stack.url, path);
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => stack?.close());
+
+  describe('GET /v1/fundamentals/wasde', () => {
+    it('answers the May 2025 balance sheets with changes vs April 2025 and the prior market year (hand-checked)', async () => {
+      const res = await get('/v1/fundamentals/wasde');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+      expect(expectAllObservations(res.body)).toBeGreaterThan(200);
+      expect(res.body.commodities.map((c: any) => c.commodity)).toEqual(['corn', 'soybeans', 'wheat']);
+      expect(res.body.missing).toEqual([]);
+      const corn = byCommodity(res.body, 'corn');
+      expect(corn).toMatchObject({
+        unit: 'million bushels',
+        projection_year: '2025/26',
+        report: { report_month: 'May 2025', as_of: '2025-05-01', published_at: '2025-05-12T16:00:00.000Z', wasde_number: 660 },
+        previous_report: { report_month: 'April 2025', as_of: '2025-04-01', published_at: '2025-04-10T16:00:00.000Z' },
+      });
+      expect(corn.market_years.map((m: any) => [m.market_year, m.status])).toEqual([
+        ['2025/26', 'projection'],
+        ['2024/25', 'estimate'],
+        ['2023/24', 'final'],
+      ]);
+
+      const ending = line(corn, '2025/26', 'ending_stocks');
+      expect(ending.latest).toMatchObject({ instrument: 'WASDE:corn:US:2025/26:ending_stocks', value: 1800, quality: 'official', published_at: '2025-05-12T16:00:00.000Z' });
+      expect(ending.previous_report).toBeNull(); // April 2025 had no 2025/26 column
+      expect(ending.notes[0]).toMatch(/2025\/26 is not in the April 2025 report/);
+      // versus the prior market year in the same report: 1,800 - 1,415 = 385
+      expect(ending.year_ago).toMatchObject({ instrument: 'WASDE:corn:US:2024/25:ending_stocks', value: 1415 });
+      expect(ending.change_vs_year_ago).toMatchObject({ value: 385, quality: 'derived', derived: true, unit: 'million bushels' });
+      expect(ending.five_year_average).toBeNull();
+      expect(ending.notes).toContain('no 5-year average: 3 of the 5 prior years stored');
+
+      // 2024/25 revised between the reports: ending stocks 1,465 -> 1,415, exports 2,550 -> 2,600
+      expect(line(corn, '2024/25', 'ending_stocks').change_vs_previous_report).toMatchObject({ value: -50, attributes: { compared_as_of: '2025-04-01', compared_value: 1465 } });
+      expect(line(corn, '2024/25', 'exports').change_vs_previous_report.value).toBe(50);
+      // stocks-to-use 1,800 / 15,460 = 11.64 %; 2024/25: 1,415 / 15,240 = 9.28 %, April 1,465 / 15,190 = 9.64 %
+      expect(line(corn, '2025/26', 'stocks_to_use').latest).toMatchObject({ value: 11.64, unit: 'percent', quality: 'derived' });
+      expect(line(corn, '2024/25', 'stocks_to_use').change_vs_previous_report).toMatchObject({ value: -0.36, unit: 'percent' });
+
+      const soy = byCommodity(res.body, 'soybeans');
+      expect(soy.previous_report).toBeNull();
+      // 2,490 crush + 73 seed + 37 residual = 2,600; 295 / 4,415 = 6.68 %
+      expect(line(soy, '2025/26', 'domestic_total').latest).toMatchObject({ value: 2600, quality: 'derived' });
+      expect(line(soy, '2025/26', 'stocks_to_use').latest.value).toBe(6.68);
+      expect(line(soy, '2025/26', 'ending_stocks').notes[0]).toBe('no previous WASDE report: only one WASDE report is stored');
+      expect(line(byCommodity(res.body, 'wheat'), '2025/26', 'ending_stocks').latest.value).toBe(923);
+    });
+
+    it('narrows to one commodity (case folded) and serves a repeat from the cache', async () => {
+      const first = await get('/v1/fundamentals/wasde?commodity=CORN');
+      expect(first.status).toBe(200);
+      expect(first.body.commodities.map((c: any) => c.commodity)).toEqual(['corn']);
+      const again = await get('/v1/fundamentals/wasde?commodity=corn');
+      expect(line(again.body.commodities[0], '2025/26', 'production').latest.provenance).toMatchObject({ cache_hit: true, cache_ttl_s: 3600 });
+    });
+
+    it('is the body loadWasde returns (reused by snapshots and decision packs)', async () => {
+      const res = await get('/v1/fundamentals/wasde?commodity=soybeans');
+      expect(withoutCacheFlags(await loadWasde(getDeps(), 'soybeans'))).toEqual(withoutCacheFlags(res.body));
+    });
+  });
+
+  describe('GET /v1/fundamentals/crop-progress', () => {
+    it('answers the latest week with its changes, labelled as the synthetic sample it is', async () => {
+      const res = await get('/v1/fundamentals/crop-progress');
+      expect(res.status).toBe(200);
+      expectAllObservations(res.body);
+      const corn = byCommodity(res.body, 'corn');
+      expect(corn).toMatchObject({ week_ending: '2025-06-08', published_at: '2025-06-09T20:00:00.000Z' });
+      expect(corn.statistics.map((s: any) => s.statistic)).toEqual(['planted', 'emerged', 'condition']);
+      expect(corn.not_in_latest_report.map((s: any) => s.statistic)).toEqual(['silking', 'dough', 'dented', 'mature', 'harvested']);
+      const planted = corn.statistics[0];
+      expect(planted.latest).toMatchObject({ instrument: 'CROP:corn:planted', value: 94, unit: 'percent', quality: 'indicative', source: { name: expect.stringMatching(/synthetic sample/) } });
+      expect(planted.previous_report).toMatchObject({ as_of: '2025-06-01', value: 88 });
+      expect(planted.change_vs_previous_report).toMatchObject({ value: 6, unit: 'percentage points', quality: 'derived' });
+      expect(planted.year_ago).toMatchObject({ as_of: '2024-06-09', value: 86 });
+      expect(planted.change_vs_year_ago.value).toBe(8);
+      expect(planted.five_year_average).toMatchObject({ value: 84, attributes: { periods: '2024-06-09,2023-06-11,2022-06-12,2021-06-13,2020-06-14' } });
+      expect(planted.change_vs_five_year_average.value).toBe(10);
+      const condition = corn.statistics[2];
+      expect(condition.latest.value).toBe((condition.latest.attributes.excellent as number) + (condition.latest.attributes.good as number));
+      expect(byCommodity(res.body, 'wheat').statistics.map((s: any) => s.statistic)).toEqual(['winter_headed', 'winter_harvested', 'winter_condition', 'spring_planted', 'spring_emerged', 'spring_condition']);
+    });
+
+    it('is the body loadCropProgress returns', async () => {
+      const res = await get('/v1/fundamentals/crop-progress?commodity=wheat');
+      expect(withoutCacheFlags(await loadCropProgress(getDeps(), 'wheat'))).toEqual(withoutCacheFlags(res.body));
+    });
+  });
+
+  describe('GET /v1/fundamentals/export-sales', () => {
+    it('answers soybeans (China + Mexico only, said so) and lists corn and wheat as missing', async () => {
+      const res = await get('/v1/fundamentals/export-sales');
+      expect(res.status).toBe(200);
+      expectAllObservations(res.body);
+      expect(res.body.missing).toEqual([
+        { commodity: 'corn', reason: 'no export sales stored yet' },
+        { commodity: 'wheat', reason: 'no export sales stored yet' },
+      ]);
+      const soy = byCommodity(res.body, 'soybeans');
+      expect(soy).toMatchObject({ week_ending: '2022-03-31', market_year: '2021/22', scope: expect.stringMatching(/NOT total U\.S\. export sales/), unit: 'metric tons' });
+      const net = soy.lines.find((l: any) => l.statistic === 'net_sales');
+      // 465,242 this week (435,665 + 29,577) vs 593,723 the week before: -128,481
+      expect(net.latest).toMatchObject({ instrument: 'ESR:soybeans:net_sales', value: 465242, quality: 'derived' });
+      expect(net.change_vs_previous_report).toMatchObject({ value: -128481, attributes: { compared_as_of: '2022-03-24' } });
+      expect(net.year_ago).toBeNull();
+      expect(net.notes).toContain('no same week a year ago: no figure stored for the week of 2021-04-01');
+      // outstanding sales 3,990,757 vs 4,058,619: -67,862
+      expect(soy.lines.find((l: any) => l.statistic === 'outstanding_sales').change_vs_previous_report.value).toBe(-67862);
+    });
+
+    it('answers 503 NO_DATA for a commodity with nothing stored', async () => {
+      const res = await get('/v1/fundamentals/export-sales?commodity=corn');
+      expectError(res, 503, 'NO_DATA');
+      expect(res.body.error.details.missing).toEqual([{ commodity: 'corn', reason: 'no export sales stored yet' }]);
+      expect(res.body.error.retryable).toBe(true);
+    });
+
+    it('is the body loadExportSales returns', async () => {
+      const res = await get('/v1/fundamentals/export-sales?commodity=soybeans');
+      expect(withoutCacheFlags(await loadExportSales(getDeps(), 'soybeans'))).toEqual(withoutCacheFlags(res.body));
+    });
+  });
+
+  describe('GET /v1/fundamentals/usgs', () => {
+    it('answers MCS 2026 for the nine metals with year-on-year changes', async () => {
+      const res = await get('/v1/fundamentals/usgs');
+      expect(res.status).toBe(200);
+      expectAllObservations(res.body);
+      expect(res.body.commodities.map((c: any) => c.commodity)).toEqual(['copper', 'aluminum', 'nickel', 'zinc', 'iron_ore', 'gold', 'silver', 'platinum', 'palladium']);
+      const copper = byCommodity(res.body, 'copper');
+      expect(copper).toMatchObject({ edition: 'MCS 2026', published_at: '2026-02-06T00:00:00.000Z' });
+      const mine = copper.statistics.find((s: any) => s.statistic === 'us_production');
+      // 2025e 1,000 vs 2024 1,050 thousand metric tons: -50
+      expect(mine.latest).toMatchObject({ as_of: '2025-12-31', value: 1000, unit: 'thousand metric tons', attributes: { estimated: 'yes', frequency: 'annual' } });
+      expect(mine.change_vs_year_ago.value).toBe(-50);
+      expect(mine.previous_report).toBeNull();
+      expect(mine.notes).toContain('no 5-year average: 4 of the 5 prior years stored');
+      const palladium = byCommodity(res.body, 'palladium').statistics.find((s: any) => s.statistic === 'price');
+      // annual average 1,100 (2025e) vs 994.9 (2024): +105.1 dollars per troy ounce
+      expect(palladium.latest).toMatchObject({ instrument: 'USGS:palladium:price', value: 1100, unit: 'dollars per troy ounce', freshness_class: 'monthly', attributes: { frequency: 'annual' } });
+      expect(palladium.change_vs_year_ago.value).toBe(105.1);
+      expect(byCommodity(res.body, 'iron_ore').statistics_without_data).toEqual([{ statistic: 'net_import_reliance', reason: expect.stringMatching(/net exporter/) }]);
+    });
+
+    it('accepts iron-ore for iron_ore', async () => {
+      const res = await get('/v1/fundamentals/usgs?commodity=iron-ore');
+      expect(res.status).toBe(200);
+      expect(res.body.commodities.map((c: any) => c.commodity)).toEqual(['iron_ore']);
+      expect(withoutCacheFlags(await loadUsgs(getDeps(), 'iron_ore'))).toEqual(withoutCacheFlags(res.body));
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['/v1/fundamentals/wasde?commodity=rice', ['corn', 'soybeans', 'wheat']],
+      ['/v1/fundamentals/crop-progress?commodity=cotton', ['corn', 'soybeans', 'wheat']],
+      ['/v1/fundamentals/export-sales?commodity=sorghum', ['soybeans', 'corn', 'wheat']],
+      ['/v1/fundamentals/usgs?commodity=lithium', ['copper', 'aluminum', 'nickel', 'zinc', 'iron_ore', 'gold', 'silver', 'platinum', 'palladium']],
+    ])('%s is a 404 listing the valid commodities', async (path, valid) => {
+      const res = await get(path);
+      expectError(res, 404, 'UNKNOWN_SERIES');
+      expect(res.body.error.details.valid).toEqual(valid);
+    });
+
+    it.each([
+      ['a script tag', `/v1/fundamentals/wasde?commodity=${encodeURIComponent('<script>')}`],
+      ['an injection', `/v1/fundamentals/usgs?commodity=${encodeURIComponent("copper' OR 1=1")}`],
+      ['a 200-character slug', `/v1/fundamentals/crop-progress?commodity=${'a'.repeat(200)}`],
+    ])('refuses %s with 400 INVALID_PARAMETER', async (_n, path) => {
+      expectError(await get(path), 400, 'INVALID_PARAMETER');
+    });
+  });
+});
+
+describe('fundamentals family with an empty store', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    stack = await startTestStack({}, false);
+  });
+  afterAll(async () => stack?.close());
+
+  it.each(['wasde', 'crop-progress', 'export-sales', 'usgs'])('/v1/fundamentals/%s answers 503 NO_DATA, never a 500', async (route) => {
+    const res = await getJson(stack.url, `/v1/fundamentals/${route}`);
+    expectError(res, 503, 'NO_DATA');
+    expect(res.body.error.details.missing.length).toBeGreaterThan(0);
+  });
+});
