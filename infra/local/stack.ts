@@ -49,7 +49,10 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     DYNAMODB_ENDPOINT: store.endpoint,
   });
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete process.env[k];
-  const payments = await startLocalPaymentsIfEnabled(log);
+  const payments = await startLocalPaymentsIfEnabled(log).catch(async (err) => {
+    await store.close();
+    throw err;
+  });
   resetConfig();
   resetDeps();
   let config: Config;
@@ -58,6 +61,7 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     checkCurveConfig(config); // the curve Lambda refuses to start the same way
   } catch (err) {
     await store.close();
+    await payments?.close();
     throw err;
   }
   await ensureTables(store.endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });

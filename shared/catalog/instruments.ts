@@ -41,7 +41,9 @@ const SOURCE_OF_SECTOR: Readonly<Record<InstrumentSector, string>> = Object.free
  * World Bank Pink Sheet and no primary source publishes a monthly price for it.
  */
 const NOT_LIVE: Readonly<Record<string, string>> = Object.freeze({
-  PA: 'no primary source publishes a monthly palladium price (it is not in the World Bank Pink Sheet)',
+  PA:
+    'no primary source publishes a monthly palladium price (it is not in the World Bank Pink Sheet); ' +
+    "USGS's annual dealer average is served as such by /v1/fundamentals/usgs?commodity=palladium",
 });
 
 const row = (

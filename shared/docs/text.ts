@@ -5,6 +5,7 @@
 import { INSTRUMENTS } from '../catalog/instruments';
 import { INVENTORY_KEYS } from '../catalog/inventory';
 import { FREE_ROUTES, PAID_ROUTES, usdToCredits } from '../routes';
+import { buildMethodsText } from './methods';
 
 const routeLine = (r: (typeof PAID_ROUTES)[number]) => `- GET ${r.path} — ${r.summary} — ${r.priceUsd} USD (${usdToCredits(r.priceUsd!)} credits)`;
 
@@ -49,6 +50,7 @@ const buildLlmsFullTxt = (baseUrl: string) =>
     '{"error": {"code", "message", "retryable", "request_id", "details"}}. Bad input is 400 INVALID_PARAMETER;',
     'unknown codes 404 UNKNOWN_INSTRUMENT/UNKNOWN_SERIES/UNKNOWN_SECTOR; nothing is charged for an error.',
     '',
+    buildMethodsText(),
   ].join('\n');
 
 /** Pure: the agent skill manifest. */

@@ -256,7 +256,9 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     deps.log.error('payment ledger: claim failed', { requestId: req.requestId, error: err instanceof Error ? err.message : String(err) });
     return { type: 'rejected', response: errorResponse(ledgerUnavailable(), req.requestId) };
   }
-  if (!claimed.ok) return onClaimConflict(claimed.existing, receipt, route, req, deps);
+  // A store retry of our own successful write also reads as a conflict: the claim is ours.
+  const ours = !claimed.ok && claimed.existing?.state === 'CLAIMED' && claimed.existing.claimId === req.requestId;
+  if (!claimed.ok && !ours) return onClaimConflict(claimed.existing, receipt, route, req, deps);
 
   let verdict: Awaited<ReturnType<FacilitatorClient['verify']>>;
   try {
@@ -294,9 +296,16 @@ const onClaimConflict = async (
   req: HttpRequestLike,
   deps: PaymentDeps,
 ): Promise<PaymentOutcome> => {
-  if (existing?.state === 'SETTLED' && existing.delivered === false && (await deps.ledger.takeDelivery(receipt.key, req.requestId))) {
+  if (existing?.state === 'SETTLED' && existing.delivered === false) {
+    let taken: boolean;
+    try {
+      taken = await deps.ledger.takeDelivery(receipt.key, req.requestId);
+    } catch (err) {
+      deps.log.error('payment ledger: take delivery failed', { requestId: req.requestId, error: err instanceof Error ? err.message : String(err) });
+      return { type: 'rejected', response: errorResponse(ledgerUnavailable(), req.requestId) };
+    }
     // Paid on chain (found by reconciliation) but never answered: this retry gets the data.
-    return { type: 'verified', receipt: { ...receipt, mode: 'redeliver', transaction: existing.transaction ?? '' } };
+    if (taken) return { type: 'verified', receipt: { ...receipt, mode: 'redeliver', transaction: existing.transaction ?? '' } };
   }
   if (existing?.state === 'PENDING') {
     return {

@@ -51,7 +51,8 @@ type CallFailure =
   /** The call timed out or broke mid-way: the facilitator may have acted. */
   | { kind: 'unknown'; message: string; timeout: boolean };
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET_BEFORE_SEND', 'EHOSTUNREACH', 'ENETUNREACH']);
+// Failures before a connection exists; a reset or timeout mid-request may have reached the facilitator.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Walks the cause chain for a network error code (undici puts it on `cause`). */
 const errorCodeOf = (err: unknown): string | undefined => {

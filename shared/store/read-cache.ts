@@ -20,6 +20,15 @@ interface CacheRead<T> {
   ttlS: number;
 }
 
+/**
+ * Nothing stored yet: null, an empty list, or a window with no items. Such reads are never
+ * cached, so the first ingestion after a cold start is served at once, not after a TTL.
+ */
+const isEmptyRead = (v: unknown): boolean =>
+  v == null ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'object' && Array.isArray((v as { items?: unknown }).items) && (v as { items: unknown[] }).items.length === 0);
+
 /** A TTL map with a bounded size; the oldest entries go first when it is full. */
 class ReadCache {
   private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
@@ -37,7 +46,7 @@ class ReadCache {
     const e = this.entries.get(key);
     if (e && e.expiresAt > t) return { value: e.value as T, hit: true, ttlS };
     const value = await load();
-    if (ttlS > 0) {
+    if (ttlS > 0 && !isEmptyRead(value)) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(key, { value, expiresAt: t + ttlS * 1000 });
     }
@@ -49,5 +58,5 @@ class ReadCache {
   }
 }
 
-export { CACHE_TTL_S, ReadCache };
+export { CACHE_TTL_S, ReadCache, isEmptyRead };
 export type { CacheRead };

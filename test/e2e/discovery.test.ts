@@ -94,3 +94,18 @@ describe('local start-up configuration checks', () => {
     await expect(startTestStack({ X402_NETWORK: 'eip155:1' }, false)).rejects.toThrow(/X402_NETWORK/);
   });
 });
+
+describe('llms-full.txt', () => {
+  it('states the method of every derived family, taken from the code that computes it', async () => {
+    const { buildLlmsFullTxt } = await import('../../shared/docs/text');
+    const { INVENTORY_METHOD } = await import('../../shared/analytics/inventory');
+    const { RULES_VERSION } = await import('../../shared/analytics/decision');
+    const text = buildLlmsFullTxt('https://api.example');
+    for (const heading of ['Inventories', 'Managed-money positioning', 'Spreads', 'WASDE', 'Crop progress', 'Export sales', 'Mineral summaries', 'Decision packs']) {
+      expect(text).toContain(`### ${heading}`);
+    }
+    expect(text).toContain(INVENTORY_METHOD.surprise);
+    expect(text).toContain('(2 x RB x 42 + 1 x HO x 42 - 3 x CL) / 3');
+    expect(text).toContain(RULES_VERSION);
+  });
+});

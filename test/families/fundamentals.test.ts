@@ -5,10 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../../shared/families/fundamentals/load';
+import { shiftDays } from '../../shared/analytics/fundamentals';
 import { getDeps } from '../../shared/http/deps';
+import { marketYearOf, usdaFasEsr } from '../../shared/sources/usda-fas-esr';
 import { expectError, expectObservation } from '../helpers/contract';
 import { getJson, startTestStack } from '../helpers/stack';
+import { normalizeCtx, payload } from '../helpers/sources';
 import { walkObservations } from '../helpers/walk-observations';
+import { esrRow } from '../sources/fundamentals-builders';
 
 /** Every observation of a body satisfies the contract, and no number is NaN or missing. */
 const expectAllObservations = (body: unknown): number => {
@@ -66,7 +70,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       expect(line(corn, '2024/25', 'exports').change_vs_previous_report.value).toBe(50);
       // stocks-to-use 1,800 / 15,460 = 11.64 %; 2024/25: 1,415 / 15,240 = 9.28 %, April 1,465 / 15,190 = 9.64 %
       expect(line(corn, '2025/26', 'stocks_to_use').latest).toMatchObject({ value: 11.64, unit: 'percent', quality: 'derived' });
-      expect(line(corn, '2024/25', 'stocks_to_use').change_vs_previous_report).toMatchObject({ value: -0.36, unit: 'percent' });
+      expect(line(corn, '2024/25', 'stocks_to_use').change_vs_previous_report).toMatchObject({ value: -0.36, unit: 'percentage points' });
 
       const soy = byCommodity(res.body, 'soybeans');
       expect(soy.previous_report).toBeNull();
@@ -204,7 +208,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
   });
 });
 
-describe('fundamentals family with an empty store', () => {
+describe('fundamentals family with an empty store, then seeded directly', () => {
   let stack: LocalStack;
   beforeAll(async () => {
     stack = await startTestStack({}, false);
@@ -215,5 +219,74 @@ describe('fundamentals family with an empty store', () => {
     const res = await getJson(stack.url, `/v1/fundamentals/${route}`);
     expectError(res, 503, 'NO_DATA');
     expect(res.body.error.details.missing.length).toBeGreaterThan(0);
+  });
+
+  it('WASDE: a 5-year average once five prior market years are stored', async () => {
+    const stored = (key: string, as_of: string, attributes: Record<string, string | number>) => ({
+      seriesKey: key,
+      observation: {
+        instrument: key.replace(/#/g, ':'),
+        value: Number(attributes.ending_stocks ?? 0),
+        unit: 'million bushels',
+        as_of,
+        observed_at: null,
+        freshness_class: 'monthly' as const,
+        quality: 'official' as const,
+        derived: false,
+        source: { name: 'USDA World Agricultural Outlook Board, WASDE', series_id: 'test', url: null },
+        license_tag: 'public-domain (US government work)',
+        retrieved_at: '2025-05-12T16:05:00.000Z',
+        published_at: null,
+        next_release_at: null,
+        attributes,
+      },
+    });
+    // Ending stocks of the five prior market years (test figures), each from an older report.
+    const prior: Array<[string, string, number]> = [
+      ['2024/25', '2025-04-01', 841],
+      ['2023/24', '2024-09-01', 696],
+      ['2022/23', '2023-09-01', 570],
+      ['2021/22', '2022-09-01', 698],
+      ['2020/21', '2021-09-01', 845],
+    ];
+    await getDeps().store.upsertMany([
+      stored('WASDE#wheat#US', '2025-05-01', { report_month: 'May 2025', projection_year: '2025/26', market_years: '2025/26', ending_stocks: 923 }),
+      stored('WASDE#wheat#US#2025/26', '2025-05-01', { report_month: 'May 2025', market_year: '2025/26', status: 'projection', ending_stocks: 923, use_total: 1959 }),
+      ...prior.map(([my, asOf, ending]) => stored(`WASDE#wheat#US#${my}`, asOf, { market_year: my, status: 'final', ending_stocks: ending, use_total: 2000 })),
+    ]);
+    const res = await getJson(stack.url, '/v1/fundamentals/wasde?commodity=wheat');
+    expect(res.status).toBe(200);
+    expectAllObservations(res.body);
+    const ending = line(res.body.commodities[0], '2025/26', 'ending_stocks');
+    // (841 + 696 + 570 + 698 + 845) / 5 = 3650 / 5 = 730; 923 - 730 = 193
+    expect(ending.five_year_average).toMatchObject({ value: 730, attributes: { periods: '2025-04-01,2024-09-01,2023-09-01,2022-09-01,2021-09-01' } });
+    expect(ending.change_vs_five_year_average.value).toBe(193);
+    expect(ending.change_vs_year_ago.value).toBe(82); // 923 - 841
+    expect(res.body.commodities[0].market_years[0].lines.map((l: any) => l.statistic)).toEqual(['use_total', 'ending_stocks', 'stocks_to_use']);
+  });
+
+  it('export sales: a 5-year average from five prior marketing years, and no week-on-week change across the year boundary', async () => {
+    // Corn weeks through the adapter (allCountries, one destination): 2022-09-01 opens marketing year
+    // 2022/23; 2022-08-25 closes 2021/22; the same week of the five years before (364-day steps).
+    const ctx = normalizeCtx(usdaFasEsr.def);
+    const week = (date: string, netSales: number) => {
+      const my = marketYearOf('corn', new Date(`${date}T00:00:00Z`));
+      return usdaFasEsr.toItems(payload(`/exports/commodityCode/401/allCountries/marketYear/${my}`, JSON.stringify([esrRow({ commodityCode: 401, countryCode: 5700, week: date, currentMYNetSales: netSales })])), ctx);
+    };
+    const prior = [1, 2, 3, 4, 5].map((k) => shiftDays('2022-09-01', -364 * k));
+    const values = [100, 200, 300, 400, 500];
+    await getDeps().store.upsertMany([...week('2022-09-01', 900), ...week('2022-08-25', 50), ...prior.flatMap((d, i) => week(d, values[i]!))]);
+    const res = await getJson(stack.url, '/v1/fundamentals/export-sales?commodity=corn');
+    expect(res.status).toBe(200);
+    expectAllObservations(res.body);
+    const net = res.body.commodities[0].lines.find((l: any) => l.statistic === 'net_sales');
+    expect(net.latest).toMatchObject({ as_of: '2022-09-01', value: 900, attributes: { market_year: '2022/23' } });
+    expect(net.previous_report).toBeNull();
+    expect(net.notes[0]).toMatch(/the week before belongs to marketing year 2021\/22/);
+    // same week a year earlier: 2021-09-02 = 100; 5-year mean (100+200+300+400+500)/5 = 300
+    expect(net.year_ago).toMatchObject({ as_of: '2021-09-02', value: 100 });
+    expect(net.change_vs_year_ago.value).toBe(800);
+    expect(net.five_year_average).toMatchObject({ value: 300, quality: 'derived' });
+    expect(net.change_vs_five_year_average.value).toBe(600);
   });
 });

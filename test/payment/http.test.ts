@@ -48,7 +48,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
 
   beforeAll(async () => {
     fake = await startFakeFacilitator();
-    stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: payTo, X402_FACILITATOR_URL: fake.url, X402_FACILITATOR_TIMEOUT_MS: '1500' });
+    stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: payTo, X402_FACILITATOR_URL: fake.url, X402_FACILITATOR_TIMEOUT_MS: '2500' });
     const config = getConfig();
     ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
   });
@@ -372,6 +372,28 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       const body = JSON.parse(res.body!);
       expect(body.error).toMatchObject({ code: 'FACILITATOR_UNAVAILABLE', retryable: true, details: { reason: 'facilitator_unavailable' } });
       expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED' });
+    });
+
+    it('a facilitator that goes down between verify and settle: 502, no data, the proof stays usable', async () => {
+      const other = await startFakeFacilitator();
+      const h = createFamilyHandler(
+        'price',
+        {
+          ...priceHandlers,
+          'GET /v1/price/{code}': async () => {
+            await other.close(); // verified; now the facilitator disappears before /settle
+            return { body: { secret: 'data' } };
+          },
+        },
+        withConfig({ X402_FACILITATOR_URL: other.url }),
+      );
+      const sent = await payment();
+      const res = await h(event({ 'payment-signature': sent.header }), context);
+      expect(res.statusCode).toBe(502);
+      expect(res.body).not.toContain('secret');
+      expect(JSON.parse(res.body!).error).toMatchObject({ code: 'FACILITATOR_UNAVAILABLE', details: { reason: 'facilitator_unavailable' } });
+      expect(other.calls.verify).toHaveLength(1);
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'facilitator_unreachable_at_settle' });
     });
 
     it('builds resource.url from the forwarded proto and host', async () => {

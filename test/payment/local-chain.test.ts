@@ -41,7 +41,7 @@ describe('x402 on the local chain (ganache + local facilitator + official client
   const balances = async (who: `0x${string}`) => ({ buyer: await net.chain.balanceOf(who), payTo: await net.chain.balanceOf(net.payTo) });
 
   beforeAll(async () => {
-    stack = await startTestStack({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_FACILITATOR_TIMEOUT_MS: '2000' });
+    stack = await startTestStack({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_FACILITATOR_TIMEOUT_MS: '4000' });
     net = stack.payments!;
     const config = getConfig();
     ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
@@ -166,7 +166,7 @@ describe('x402 on the local chain (ganache + local facilitator + official client
     const before = await balances(buyer.address);
     const signed = await signAuthorization(buyer, { payTo: net.payTo });
     const header = b64(v1Payload(signed));
-    hook.delaySettleMs = 2_500; // > X402_FACILITATOR_TIMEOUT_MS: the service stops waiting, the chain still settles
+    hook.delaySettleMs = 4_500; // > X402_FACILITATOR_TIMEOUT_MS (4 s here): the service stops waiting, the chain still settles
     let first;
     try {
       first = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
@@ -180,7 +180,7 @@ describe('x402 on the local chain (ganache + local facilitator + official client
 
     // The facilitator finishes on its own; wait until the chain shows the authorization used.
     const chain = viemChainReader(net.chain.rpcUrl);
-    for (let i = 0; i < 50 && !(await chain.authorizationUsed(net.chain.asset, buyer.address, signed.authorization.nonce)); i++) await sleep(100);
+    for (let i = 0; i < 100 && !(await chain.authorizationUsed(net.chain.asset, buyer.address, signed.authorization.nonce)); i++) await sleep(100);
     const report = await reconcilePendingPayments({ ledger, chain, now: () => new Date() });
     const settled = report.settled.find((s) => s.nonce === key.nonce);
     expect(settled?.transaction).toMatch(/^0x[0-9a-f]{64}$/);

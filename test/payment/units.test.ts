@@ -7,7 +7,7 @@ import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/ty
 import { x402HTTPClient, x402Client } from '@x402/core/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config';
+import { ConfigError, loadConfig } from '../../shared/config';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
 import { buildPaymentRequired, encodeX402Header, resourceUrl } from '../../shared/payment/challenge';
 import { checkPayment, type ExpectedPayment } from '../../shared/payment/checks';
@@ -28,6 +28,33 @@ const decodeOk = (payload: unknown, header: 'x-payment' | 'payment-signature' = 
   if (!d.ok) throw new Error(`expected a decodable payload, got ${d.reason}`);
   return d;
 };
+
+describe('x402 configuration (validated at start)', () => {
+  const base = { OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c' };
+  const problems = (env: Record<string, string>): string => {
+    try {
+      loadConfig({ ...base, ...env });
+      return '';
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as ConfigError).problems.join('\n');
+    }
+  };
+
+  it('refuses an enforced challenge that would pay the zero address outside dev, and allows it in a dev sandbox', () => {
+    expect(problems({ STAGE: 'prod', X402_NETWORK: 'eip155:8453', X402_ENFORCE: '1' })).toContain('X402_PAY_TO');
+    expect(problems({ STAGE: 'staging', X402_ENFORCE: '1', X402_PAY_TO: payTo })).toBe('');
+    expect(problems({ STAGE: 'dev', X402_ENFORCE: '1' })).toBe('');
+  });
+
+  it('refuses networks other than Base and Base Sepolia, windows too short to settle, and unbounded facilitator timeouts', () => {
+    expect(problems({ X402_NETWORK: 'eip155:1' })).toContain('X402_NETWORK');
+    expect(problems({ X402_MAX_TIMEOUT_SECONDS: '20' })).toContain('X402_MAX_TIMEOUT_SECONDS');
+    expect(problems({ X402_FACILITATOR_TIMEOUT_MS: '30000' })).toContain('X402_FACILITATOR_TIMEOUT_MS');
+    expect(problems({ X402_RPC_URL: 'not a url' })).toContain('X402_RPC_URL');
+    expect(loadConfig({ ...base, X402_RPC_URL: 'http://127.0.0.1:8545' }).X402_RPC_URL).toBe('http://127.0.0.1:8545');
+  });
+});
 
 describe('isChargeable', () => {
   it('never charges free routes and charges every other paid route', () => {

@@ -11,8 +11,14 @@ import type { LocalPaymentNetwork } from './index';
  * @returns the running network, or undefined when X402_LOCAL_CHAIN is off
  */
 const startLocalPaymentsIfEnabled = async (log: (line: string) => void = () => undefined): Promise<LocalPaymentNetwork | undefined> => {
-  resetConfig();
-  if (!getConfig().X402_LOCAL_CHAIN) return undefined;
+  let enabled: boolean;
+  try {
+    resetConfig();
+    enabled = getConfig().X402_LOCAL_CHAIN;
+  } catch {
+    return undefined; // a bad configuration is reported by the stack's own getConfig, with every problem
+  }
+  if (!enabled) return undefined;
   // Loaded only when asked: ganache and solc are heavy, and most local runs never need them.
   const { startLocalPaymentNetwork } = await import('./index');
   const net = await startLocalPaymentNetwork();

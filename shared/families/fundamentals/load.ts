@@ -23,10 +23,24 @@ import { WASDE_COMMODITIES } from '../../sources/usda-wasde';
 
 // ---- cached reads -------------------------------------------------------------------------
 
-/** The n newest observations of a series, newest first, as served. */
+const NOTHING_STORED = Symbol('nothing stored');
+
+/**
+ * The n newest observations of a series, newest first, as served. An empty answer is not cached:
+ * a source's first ingestion must show up at once, not after the TTL of a cached "nothing".
+ */
 const recent = async (deps: Deps, key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> => {
-  const read = await deps.cache.get(`fundamentals:recent:${key}:${n}`, CACHE_TTL_S[freshness], () => deps.store.recent(key, n));
-  return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+  try {
+    const read = await deps.cache.get(`fundamentals:recent:${key}:${n}`, CACHE_TTL_S[freshness], async () => {
+      const items = await deps.store.recent(key, n);
+      if (items.length === 0) throw NOTHING_STORED;
+      return items;
+    });
+    return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+  } catch (err) {
+    if (err === NOTHING_STORED) return [];
+    throw err;
+  }
 };
 
 /** The observation nearest to `target` within ±`tolerance` days, as served, or null. */
@@ -150,6 +164,8 @@ const loadWasde = async (deps: Deps, commodity?: string) => {
         report: meta(latest),
         previous_report: previous ? meta(previous) : null,
         market_years: market_years.filter((m): m is NonNullable<typeof m> => m !== null),
+        // A market year the report names but whose balance sheet is not stored (a partial write).
+        market_years_missing: years.filter((_, i) => market_years[i] === null),
       },
     };
   });
@@ -255,7 +271,12 @@ const loadExportSales = async (deps: Deps, commodity?: string) => {
     const key = seriesKey.exportSales(c);
     const items = await recent(deps, key, 2, 'weekly');
     if (items.length === 0) return absent(c, 'no export sales stored yet');
-    const inputs = await weeklyComparisonInputs(deps, key, items);
+    const weekly = await weeklyComparisonInputs(deps, key, items);
+    // Across the marketing-year boundary the running totals restart: no week-on-week change then.
+    const crossesYear = weekly.previous && weekly.previous.attributes.market_year !== weekly.latest.attributes.market_year;
+    const inputs = crossesYear
+      ? { ...weekly, previous: null, previousMissing: `the week before belongs to marketing year ${weekly.previous!.attributes.market_year}, whose running totals do not continue into ${weekly.latest.attributes.market_year}` }
+      : weekly;
     const lines = ESR_LINES.flatMap(({ statistic, label }) => {
       const latest = esrLine(inputs.latest, c, statistic);
       if (!latest) return [];
@@ -334,5 +355,5 @@ type CropProgressBody = Awaited<ReturnType<typeof loadCropProgress>>;
 type ExportSalesBody = Awaited<ReturnType<typeof loadExportSales>>;
 type UsgsBody = Awaited<ReturnType<typeof loadUsgs>>;
 
-export { loadWasde, loadCropProgress, loadExportSales, loadUsgs, ESR_LINES };
+export { loadWasde, loadCropProgress, loadExportSales, loadUsgs, ESR_LINES, WASDE_METHOD, CROP_METHOD, ESR_METHOD, USGS_METHOD };
 export type { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody, Missing };

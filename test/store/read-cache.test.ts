@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ReadCache } from '../../shared/store/read-cache';
+
+describe('ReadCache', () => {
+  it('serves a repeat read from memory until the TTL ends, and says whether it was a hit', async () => {
+    let t = 0;
+    let loads = 0;
+    const cache = new ReadCache(10, () => t);
+    const load = async () => ++loads;
+    expect(await cache.get('k', 300, load)).toEqual({ value: 1, hit: false, ttlS: 300 });
+    t = 299_999;
+    expect(await cache.get('k', 300, load)).toEqual({ value: 1, hit: true, ttlS: 300 });
+    t = 300_000;
+    expect(await cache.get('k', 300, load)).toEqual({ value: 2, hit: false, ttlS: 300 });
+  });
+
+  it.each([
+    ['null', null],
+    ['an empty list', []],
+    ['an empty window', { items: [], capped: false }],
+  ])('never caches %s, so new data is served as soon as it is stored', async (_n, empty) => {
+    const cache = new ReadCache();
+    let stored: unknown = empty;
+    expect((await cache.get('k', 300, async () => stored)).value).toEqual(empty);
+    stored = ['x'];
+    expect(await cache.get('k', 300, async () => stored)).toEqual({ value: ['x'], hit: false, ttlS: 300 });
+    expect((await cache.get('k', 300, async () => stored)).hit).toBe(true);
+  });
+
+  it('does not cache with a TTL of 0 and evicts the oldest entry when full', async () => {
+    const cache = new ReadCache(2);
+    await cache.get('a', 0, async () => 1);
+    expect((await cache.get('a', 0, async () => 1)).hit).toBe(false);
+    await cache.get('x', 60, async () => 1);
+    await cache.get('y', 60, async () => 2);
+    await cache.get('z', 60, async () => 3);
+    expect((await cache.get('x', 60, async () => 9)).value).toBe(9); // evicted
+    expect((await cache.get('z', 60, async () => 9)).value).toBe(3);
+  });
+});
