@@ -88,6 +88,8 @@ interface X402Receipt {
   requirements: PaymentRequirements;
   /** The settlement transaction (redeliveries). */
   transaction?: string;
+  /** When the payment was first seen (epoch ms): bounds the time spent on facilitator calls. */
+  startedAtMs: number;
 }
 
 /** What a paid request holds until it is settled or released; the Pro-key receipt joins this union. */
@@ -99,6 +101,9 @@ type PaymentOutcome =
   | { type: 'rejected'; response: HttpResponseLike };
 
 type SettleOutcome = { type: 'settled'; headers: Record<string, string> } | { type: 'rejected'; response: HttpResponseLike };
+
+/** Time a paid request may spend before its answer is due: API Gateway cuts at 29 s, the Lambda at 28 s. */
+const REQUEST_BUDGET_MS = 25_000;
 
 /** Response headers of x402, readable by browser clients. */
 const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
@@ -234,6 +239,7 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     payTo: getAddress(config.X402_PAY_TO),
     facilitatorPayload: facilitatorPayloadOf(decoded, requirements, route, req.url),
     requirements,
+    startedAtMs: deps.now().getTime(),
   };
 
   // The claim comes before the facilitator and the handler: a proof is served once, even when
@@ -363,8 +369,12 @@ const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: P
   let result: Awaited<ReturnType<FacilitatorClient['settle']>>;
   try {
     result = await deps.facilitator.settle(receipt.facilitatorPayload, receipt.requirements);
-    // Like x402ResourceServer: one retry lets the facilitator reconcile a broadcast it is still waiting on.
-    if (isSettlementPending(result)) result = await deps.facilitator.settle(receipt.facilitatorPayload, receipt.requirements);
+    // Like x402ResourceServer: one retry lets the facilitator reconcile a broadcast it is still
+    // waiting on, but only if it still fits before API Gateway (29 s) and Lambda give up.
+    const elapsed = deps.now().getTime() - receipt.startedAtMs;
+    if (isSettlementPending(result) && elapsed + deps.config.X402_FACILITATOR_TIMEOUT_MS <= REQUEST_BUDGET_MS) {
+      result = await deps.facilitator.settle(receipt.facilitatorPayload, receipt.requirements);
+    }
   } catch (err) {
     const failure = classifyFacilitatorError(err);
     if (failure.kind === 'not_sent') {

@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
-import { releaseAfter } from './eia-inventory';
+import { releaseAfter } from './schedule';
 import { findSource } from './registry';
 import { mapLimit } from './runner';
 import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter } from './types';

@@ -17,8 +17,8 @@ import { makeObservation, readSamples } from './common';
 import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
 import { findSource } from './registry';
 import { mapLimit } from './runner';
-import { zonedToUtc } from './schedule';
-import { SourceFormatError, type NormalizeContext, type Payload, type ReleaseSchedule, type SourceAdapter, type SourceDef } from './types';
+import { releaseAfter } from './schedule';
+import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter, type SourceDef } from './types';
 
 interface EiaInventorySpec {
   /** Inventory key of the catalog (the route's `{series}`). */
@@ -56,26 +56,6 @@ const LIVE_HISTORY_YEARS = 6;
 /** `PET.WCESTUS1.W` -> `WCESTUS1`: the bare id EIA writes in each row's `series`. */
 const bareId = (id: string) => id.replace(/^(PET|NG)\./, '').replace(/\.W$/, '');
 
-const addDays = (date: string, n: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
-
-const isoWeekday = (date: string): number => ((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
-
-/**
- * The scheduled release instant of the week ending `asOf`: the first release weekday of the
- * schedule strictly after the week-ending date, at the release time (DST-aware). Holiday weeks,
- * when EIA releases a day late, are not modelled: the figure is the scheduled instant.
- * @example releaseAfter(petroleumSchedule, '2026-02-06') // '2026-02-11T15:30:00.000Z' (Wed 10:30 EST)
- */
-const releaseAfter = (schedule: ReleaseSchedule, asOf: string): string | null => {
-  const weekdays = schedule.weekdays ?? [1, 2, 3, 4, 5, 6, 7];
-  for (let i = 1; i <= 7; i++) {
-    const day = addDays(asOf, i);
-    if (!weekdays.includes(isoWeekday(day))) continue;
-    const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-    return zonedToUtc(y, m, d, schedule.hour, schedule.minute, schedule.timeZone).toISOString();
-  }
-  return null;
-};
 
 /** The spec of a payload: its file or request name starts with the series' API id. */
 const specOfPayload = (specs: readonly EiaInventorySpec[], name: string): EiaInventorySpec | undefined => {
@@ -169,5 +149,5 @@ const eiaGasStorage: SourceAdapter = makeAdapter(findSource('eia-gas-storage')!,
 /** Which registry source publishes an inventory key. */
 const inventorySourceOf = (key: string): string | undefined => EIA_INVENTORY_SERIES.find((s) => s.key === key)?.sourceId;
 
-export { eiaPetroleum, eiaGasStorage, EIA_INVENTORY_SERIES, LIVE_HISTORY_YEARS, releaseAfter, inventoryItems, inventorySourceOf };
+export { eiaPetroleum, eiaGasStorage, EIA_INVENTORY_SERIES, LIVE_HISTORY_YEARS, inventoryItems, inventorySourceOf };
 export type { EiaInventorySpec };

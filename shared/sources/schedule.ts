@@ -5,6 +5,9 @@
  */
 import type { ReleaseSchedule } from './types';
 
+/** Default minutes between a scheduled release and the ingestion run that reads it. */
+const INGEST_LAG_MINUTES = 15;
+
 const WEEKDAY_NAMES = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'] as const;
 
 /** Offset of `timeZone` from UTC at `instant`, in milliseconds (positive east of UTC). */
@@ -60,15 +63,36 @@ const nextRelease = (s: ReleaseSchedule, after: Date): Date | null => {
 };
 
 /**
- * EventBridge Scheduler cron expression (evaluated in `s.timeZone`). Date-list schedules run
+ * The scheduled release instant of the period ending `asOf` (a weekly report): the first release
+ * weekday of the schedule strictly after that date, at the release time (DST-aware). Holiday
+ * weeks, when publishers release a day late, are not modelled: the figure is the scheduled instant.
+ * @example releaseAfter(petroleumSchedule, '2026-02-06') // '2026-02-11T15:30:00.000Z' (Wed 10:30 EST)
+ */
+const releaseAfter = (schedule: ReleaseSchedule, asOf: string): string | null => {
+  const weekdays = schedule.weekdays ?? [1, 2, 3, 4, 5, 6, 7];
+  const base = Date.parse(`${asOf}T00:00:00Z`);
+  for (let i = 1; i <= 7; i++) {
+    const day = new Date(base + i * 86_400_000);
+    const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
+    if (weekdays.includes(isoWeekday(y, m, d))) return zonedToUtc(y, m, d, schedule.hour, schedule.minute, schedule.timeZone).toISOString();
+  }
+  return null;
+};
+
+/**
+ * EventBridge Scheduler cron expression (evaluated in `s.timeZone`), at the release time plus the
+ * ingestion lag. Date-list schedules run
  * daily at the release time; the ingestion is idempotent, so a day without a release writes
  * the same items again.
  */
 const scheduleExpression = (s: ReleaseSchedule): string => {
+  const at = s.hour * 60 + s.minute + (s.ingestLagMinutes ?? INGEST_LAG_MINUTES);
+  // A lag that crosses midnight would move the run to another day and break the day fields.
+  if (at >= 24 * 60) throw new Error(`ingestion lag of ${s.description} crosses midnight`);
   const dow = s.dates || !s.weekdays ? '?' : s.weekdays.map((w) => WEEKDAY_NAMES[w - 1]).join(',');
   const dom = s.dates ? '*' : s.monthDays ? s.monthDays.join(',') : dow === '?' ? '*' : '?';
   const month = s.dates || !s.months ? '*' : s.months.join(',');
-  return `cron(${s.minute} ${s.hour} ${dom} ${month} ${dow} *)`;
+  return `cron(${at % 60} ${Math.floor(at / 60)} ${dom} ${month} ${dow} *)`;
 };
 
-export { nextRelease, scheduleExpression, zonedToUtc };
+export { INGEST_LAG_MINUTES, nextRelease, releaseAfter, scheduleExpression, zonedToUtc };

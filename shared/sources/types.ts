@@ -24,6 +24,11 @@ interface ReleaseSchedule {
   /** Explicit release dates (YYYY-MM-DD) for publishers with a published calendar (WASDE). */
   dates?: readonly string[];
   timeZone: string;
+  /**
+   * Minutes after the release at which ingestion runs (default INGEST_LAG_MINUTES): a run at the
+   * release minute can still read the previous release and call it fresh.
+   */
+  ingestLagMinutes?: number;
   /** How a person would say it, e.g. "Wednesdays 10:30 ET". */
   description: string;
 }

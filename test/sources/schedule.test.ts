@@ -33,11 +33,14 @@ describe('release schedules', () => {
     expect(nextRelease(dated, new Date('2027-02-01T00:00:00Z'))).toBeNull();
   });
 
-  it('writes EventBridge Scheduler cron expressions', () => {
-    expect(scheduleExpression(wed1030)).toBe('cron(30 10 ? * WED *)');
-    expect(scheduleExpression({ minute: 0, hour: 17, weekdays: [1, 2, 3, 4, 5], timeZone: ET, description: '' })).toBe('cron(0 17 ? * MON,TUE,WED,THU,FRI *)');
-    expect(scheduleExpression({ minute: 0, hour: 12, monthDays: [2, 3], timeZone: ET, description: '' })).toBe('cron(0 12 2,3 * ? *)');
-    expect(scheduleExpression({ minute: 0, hour: 12, dates: ['2026-12-10'], timeZone: ET, description: '' })).toBe('cron(0 12 * * ? *)');
+  it('writes EventBridge Scheduler cron expressions at the release time plus the ingestion lag', () => {
+    expect(scheduleExpression(wed1030)).toBe('cron(45 10 ? * WED *)');
+    expect(scheduleExpression({ ...wed1030, minute: 50, ingestLagMinutes: 20 })).toBe('cron(10 11 ? * WED *)');
+    expect(scheduleExpression({ ...wed1030, ingestLagMinutes: 0 })).toBe('cron(30 10 ? * WED *)');
+    expect(scheduleExpression({ minute: 0, hour: 17, weekdays: [1, 2, 3, 4, 5], timeZone: ET, description: '' })).toBe('cron(15 17 ? * MON,TUE,WED,THU,FRI *)');
+    expect(scheduleExpression({ minute: 0, hour: 12, monthDays: [2, 3], timeZone: ET, description: '' })).toBe('cron(15 12 2,3 * ? *)');
+    expect(scheduleExpression({ minute: 0, hour: 12, dates: ['2026-12-10'], timeZone: ET, description: '' })).toBe('cron(15 12 * * ? *)');
+    expect(() => scheduleExpression({ ...wed1030, hour: 23, minute: 50 })).toThrow(/crosses midnight/);
   });
 
   it('gives every registered source a next release within a year', () => {

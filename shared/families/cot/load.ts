@@ -13,7 +13,7 @@ import type { Observation, StoredObservation } from '../../observation/schema';
 import { toServed } from '../../observation/serve';
 import { findCotContract, type CotContract } from '../../sources/cftc-cot';
 import { CACHE_TTL_S } from '../../store/read-cache';
-import { deriveFrom } from '../inventory/derived';
+import { deriveFrom } from '../../observation/derive';
 
 /** Instrument codes with a CFTC contract market, in catalog order. */
 const COT_INSTRUMENTS: readonly string[] = Object.freeze(INSTRUMENTS.filter((i) => findCotContract(i.code)).map((i) => i.code));
@@ -55,14 +55,7 @@ const loadCotWindow = async (deps: Deps, code: string): Promise<Observation[]> =
     const latest = await deps.store.latest(k);
     if (!latest) return [] as StoredObservation[];
     const start = addDays(sameDateYearsBefore(latest.as_of, COT_RANGE_YEARS), -WINDOW_SLACK_DAYS);
-    const items: StoredObservation[] = [];
-    let after: string | undefined;
-    do {
-      const page = await deps.store.range(k, { start, end: latest.as_of, limit: 1000, after });
-      items.push(...page.items);
-      after = page.next ?? undefined;
-    } while (after && items.length < MAX_WINDOW_POINTS);
-    return items;
+    return (await deps.store.window(k, start, latest.as_of, MAX_WINDOW_POINTS)).items;
   });
   return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
 };

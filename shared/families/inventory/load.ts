@@ -12,7 +12,7 @@ import type { Observation, StoredObservation } from '../../observation/schema';
 import { toServed } from '../../observation/serve';
 import { inventorySourceOf } from '../../sources/eia-inventory';
 import { CACHE_TTL_S } from '../../store/read-cache';
-import { deriveFrom } from './derived';
+import { deriveFrom } from '../../observation/derive';
 
 /** Weeks of history the single-series route returns. */
 const RECENT_WEEKS = 52;
@@ -34,14 +34,7 @@ const loadInventoryWindow = async (deps: Deps, key: string): Promise<Observation
     const latest = await deps.store.latest(k);
     if (!latest) return [] as StoredObservation[];
     const start = addDays(sameDateYearsBefore(latest.as_of, INVENTORY_YEARS), -WINDOW_SLACK_DAYS);
-    const items: StoredObservation[] = [];
-    let after: string | undefined;
-    do {
-      const page = await deps.store.range(k, { start, end: latest.as_of, limit: 1000, after });
-      items.push(...page.items);
-      after = page.next ?? undefined;
-    } while (after && items.length < MAX_WINDOW_POINTS);
-    return items;
+    return (await deps.store.window(k, start, latest.as_of, MAX_WINDOW_POINTS)).items;
   });
   return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
 };

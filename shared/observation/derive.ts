@@ -4,7 +4,7 @@
  * input's instrument, as_of, source, license, release times and provenance, so a derived figure
  * says where its inputs came from and whether they were read from the cache.
  */
-import type { Observation, Quality } from '../../observation/schema';
+import type { Observation, Quality } from './schema';
 
 interface DerivedFields {
   /** null or a non-finite number gives no observation (never NaN in a body). */
