@@ -26,6 +26,8 @@ const familyCharges = (family: Family): boolean => PRICED_PER_TOOL.includes(fami
 const CORS_ALLOW_HEADERS = [
   'content-type', 'accept', 'authorization', 'x-payment', 'payment-signature', 'x-force-402',
   'mcp-protocol-version', 'mcp-session-id', 'last-event-id',
+  // @x402/fetch sends this request header on its paying retry, so browsers preflight it.
+  'access-control-expose-headers',
 ];
 const CORS_EXPOSE_HEADERS = [
   'payment-required', 'payment-response', 'x-payment-response', 'x-request-id', 'mcp-session-id', 'mcp-protocol-version', 'www-authenticate',

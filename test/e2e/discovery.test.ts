@@ -43,7 +43,8 @@ describe('free discovery routes over HTTP', () => {
     expect(res.body.instruments.find((i: any) => i.code === 'PA')).toMatchObject({ live: false, not_live_reason: expect.stringMatching(/palladium/) });
     expect(res.body.instruments.find((i: any) => i.code === 'EURUSD').pricing_usd['GET /v1/fx/{pair}']).toBe('0.01');
     expect(res.body.routes).toHaveLength(PAID_ROUTES.length);
-    expect(res.body.routes.find((r: any) => r.id === 'GET /v1/decision/all')).toMatchObject({ price_usd: '0.25', price_credits: 25, price_usdc_atomic: '250000' });
+    expect(res.body.routes.find((r: any) => r.id === 'GET /v1/decision/all')).toMatchObject({ price_usd: '0.25', price_credits: 25, price_usdc_atomic: '250000', charged: true });
+    expect(res.body.routes.find((r: any) => r.id === 'GET /v1/curve/{root}')).toMatchObject({ price_usd: '0.03', charged: false });
   });
 
   it('/v1/calendar lists every source with its next release, soonest first', async () => {
@@ -67,8 +68,18 @@ describe('free discovery routes over HTTP', () => {
     const skill = await fetch(`${stack.url}/SKILL.md`);
     expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     const x402 = await get('/.well-known/x402.json');
-    expect(x402.body.resources).toHaveLength(20);
-    expect(x402.body.resources.find((r: any) => r.resource.endsWith('/v1/price/{code}')).amount).toBe('10000');
+    // 18 chargeable routes; curve and calendar spread are free stubs while INDICATIVE_FUTURES is off.
+    expect(x402.body.resources).toHaveLength(18);
+    expect(x402.body.free_while_stubbed).toEqual(['GET /v1/curve/{root}', 'GET /v1/spreads/calendar/{root}']);
+    const price = x402.body.resources.find((r: any) => r.url.endsWith('/v1/price/{code}'));
+    expect(price.accepts[0]).toMatchObject({
+      scheme: 'exact',
+      network: 'eip155:84532',
+      amount: '10000',
+      maxAmountRequired: '10000',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      extra: { name: 'USDC', version: '2' },
+    });
   });
 
   it('answers unknown paths with a JSON 404, a wrong method with 405, an over-long URL with 414', async () => {

@@ -4,6 +4,8 @@
  */
 import { INSTRUMENTS, NOT_LIVE, FX_PAIRS, FUTURES_ROOTS } from '../../catalog/instruments';
 import { INVENTORY_SERIES } from '../../catalog/inventory';
+import type { Config } from '../../config';
+import { isChargeable } from '../../payment';
 import { PAID_ROUTES, usdToAtomic, usdToCredits, type RouteDef } from '../../routes';
 
 /** Paid routes whose path takes an instrument code. */
@@ -15,8 +17,8 @@ const priceOf = (r: RouteDef) => ({
   price_usdc_atomic: usdToAtomic(r.priceUsd!),
 });
 
-/** Pure: the catalog document. */
-const buildCatalog = () => ({
+/** Pure: the catalog document (routes say whether they are charged under this configuration). */
+const buildCatalog = (config: Config) => ({
   instruments: INSTRUMENTS.map((i) => ({
     code: i.code,
     meaning: i.meaning,
@@ -33,7 +35,7 @@ const buildCatalog = () => ({
   })),
   inventory_series: INVENTORY_SERIES.map((s) => ({ key: s.key, series_id: s.seriesId, unit: s.unit, meaning: s.meaning })),
   futures_roots: FUTURES_ROOTS,
-  routes: PAID_ROUTES.map((r) => ({ id: r.id, price_key: r.priceKey, summary: r.summary, ...priceOf(r) })),
+  routes: PAID_ROUTES.map((r) => ({ id: r.id, price_key: r.priceKey, summary: r.summary, ...priceOf(r), charged: isChargeable(r, config) })),
   payment: {
     lanes: ['x402 (USDC, per call)', 'Pro key (Authorization: Bearer, 1 credit = 0.01 USD)'],
     credit_usd: '0.01',

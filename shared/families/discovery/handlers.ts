@@ -5,9 +5,9 @@
 import { buildOpenApi } from '../../docs/openapi';
 import { buildAgentCard, buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
-import { PAID_ROUTES, usdToAtomic } from '../../routes';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
+import { buildX402Catalog } from './x402-catalog';
 import { loadFreshness, overallStatus } from './health';
 
 /** The public base URL: configured, else the request's own host (API Gateway sets x-forwarded-proto). */
@@ -28,28 +28,14 @@ const health = async ({ deps }: HandlerRequest) => {
 
 const discoveryHandlers: FamilyHandlers = Object.freeze({
   'GET /health': health,
-  'GET /v1/catalog': async () => ({ body: buildCatalog() }),
+  'GET /v1/catalog': async ({ deps }) => ({ body: buildCatalog(deps.config) }),
   'GET /v1/calendar': async ({ deps }) => ({ body: buildCalendar(deps.now()) }),
   'GET /llms.txt': async (req) => ({ body: buildLlmsTxt(baseUrlOf(req)) }),
   'GET /llms-full.txt': async (req) => ({ body: buildLlmsFullTxt(baseUrlOf(req)) }),
   'GET /openapi.json': async (req) => ({ body: buildOpenApi(baseUrlOf(req)) }),
   'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req)) }),
   'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
-  'GET /.well-known/x402.json': async (req) => ({
-    body: {
-      x402Version: 2,
-      network: req.deps.config.X402_NETWORK,
-      payTo: req.deps.config.X402_PAY_TO,
-      resources: PAID_ROUTES.map((r) => ({
-        method: r.method,
-        resource: `${baseUrlOf(req)}${r.path}`,
-        description: r.summary,
-        mimeType: r.mimeType,
-        amount: usdToAtomic(r.priceUsd!),
-        price_usd: r.priceUsd,
-      })),
-    },
-  }),
+  'GET /.well-known/x402.json': async (req) => ({ body: buildX402Catalog(req.deps.config, baseUrlOf(req)) }),
   'GET /terms.txt': async () => ({ body: TERMS_TXT }),
 });
 
