@@ -2,11 +2,12 @@
  * The local HTTP server: matches each request against the route table like API Gateway,
  * builds the payload-2.0 event and calls the family's exported Lambda handler unchanged.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FamilyLambdaHandler } from '../../shared/http/family-handler';
 import { matchRoute, type Family } from '../../shared/routes';
 import { buildContext, buildEventV2, writeResult } from './lambda-event';
+import { readBody } from './read-body';
 
 
 /** Entry module of each family's Lambda; the same files CDK bundles. */
@@ -28,20 +29,6 @@ const DEFAULT_FAMILY: Family = 'discovery';
 const MAX_URL_LENGTH = 8192;
 const MAX_BODY_BYTES = 1024 * 1024;
 
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('body too large'));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 
 const jsonError = (status: number, code: string, message: string) => ({
   statusCode: status,
@@ -66,7 +53,12 @@ const startLocalServer = async (port = 0, host = '127.0.0.1'): Promise<LocalServ
       const match = matchRoute(method, url.pathname);
       if (match === 'method') return writeResult(res, jsonError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`));
       const family = match ? match.route.family : DEFAULT_FAMILY;
-      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
+      let body: Buffer | undefined;
+      if (method !== 'GET' && method !== 'HEAD') {
+        // API Gateway refuses payloads over its limit before any Lambda runs.
+        body = await readBody(req, MAX_BODY_BYTES).catch(() => undefined);
+        if (!body) return writeResult(res, jsonError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`));
+      }
       const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body });
       const { handler } = await FAMILY_MODULES[family]();
       const result = await handler(event, buildContext(`local-${family}`, event.requestContext.requestId), { signal: AbortSignal.timeout(29_000) });

@@ -15,6 +15,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createWalletClient, http, publicActions, type HDAccount } from 'viem';
 import { z } from 'zod';
 import { localBaseSepolia, type LocalChain } from './chain';
+import { readBody } from '../read-body';
 
 interface LocalFacilitator {
   url: string;
@@ -43,26 +44,7 @@ const FacilitatorRequestSchema = z.object({
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-const readJson = (req: IncomingMessage): Promise<unknown> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('body too large'));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch (err) {
-        reject(err);
-      }
-    });
-    req.on('error', reject);
-  });
+const readJson = async (req: IncomingMessage): Promise<unknown> => JSON.parse((await readBody(req, MAX_BODY_BYTES)).toString('utf8'));
 
 /**
  * Starts the facilitator for the local chain's network (eip155:84532).
