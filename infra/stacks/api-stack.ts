@@ -10,6 +10,8 @@ import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES, routesOf, type Family } from '../../shared/routes/table';
@@ -33,6 +35,9 @@ const CORS_EXPOSE_HEADERS = [
   'payment-required', 'payment-response', 'x-payment-response', 'x-request-id', 'mcp-session-id', 'mcp-protocol-version', 'www-authenticate',
 ];
 
+/** Minutes between reconciliation passes of pending x402 settlements. */
+const RECONCILE_EVERY_MINUTES = 5;
+
 const pascal = (s: string): string => s.replace(/(^|[-_])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
 
 interface ApiStackProps extends StackProps {
@@ -54,6 +59,8 @@ class ApiStack extends Stack {
   readonly functions: ReadonlyMap<Family, ServiceFunction>;
   /** Base URL of the API (the `$default` stage). */
   readonly url: string;
+  /** Scheduled resolver of pending x402 settlements. */
+  readonly reconciler: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -128,9 +135,26 @@ class ApiStack extends Stack {
       integration: integrations.get('discovery')!,
     });
 
+    // Pending x402 settlements (facilitator timed out after broadcasting) are resolved against the
+    // chain on a timer, so a buyer's retry of the same header finds them settled or unpaid.
+    this.reconciler = new ServiceFunction(this, 'ReconcilePaymentsFunction', {
+      entry: entry('reconcile-payments'),
+      description: 'resolves pending x402 settlements against the chain',
+      timeout: Duration.minutes(2),
+      environment: { ...props.config.apiEnvironment },
+      logRetention: props.config.logRetention,
+    });
+    this.reconciler.bindTableNameOnly(props.observations, ENV.OBSERVATIONS_TABLE);
+    this.reconciler.bindTable(props.credits, { access: 'RW', envKey: ENV.CREDITS_TABLE });
+    new Schedule(this, 'ReconcilePaymentsSchedule', {
+      description: 'x402 pending-settlement reconciliation',
+      schedule: ScheduleExpression.rate(Duration.minutes(RECONCILE_EVERY_MINUTES)),
+      target: new LambdaInvoke(this.reconciler, { retryAttempts: 0 }),
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.url, description: 'Base URL of the API' });
   }
 }
 
-export { ApiStack, familyCharges, PRICED_PER_TOOL };
+export { ApiStack, familyCharges, PRICED_PER_TOOL, RECONCILE_EVERY_MINUTES };
 export type { ApiStackProps };

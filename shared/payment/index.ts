@@ -17,4 +17,5 @@ export { paymentMiddleware, paymentMiddlewareValidateOptions } from './middlewar
 export type { PaymentMiddlewareOptions } from './middleware';
 export { isChargeable } from './policy';
 export { reconcilePendingPayments, viemChainReader, DEFAULT_RPC_URLS } from './reconcile';
+export { runReconciliation } from './reconcile-job';
 export type { ChainReader, ReconcileReport } from './reconcile';

@@ -60,14 +60,14 @@ describe('CDK app (staging)', () => {
 
     it('creates one Node 22 arm64 function per family, traced, with source maps and an explicit log group with retention', () => {
       const fns = s.templates.api.findResources('AWS::Lambda::Function');
-      expect(Object.keys(fns).sort()).toEqual(FAMILIES.map(fnId).sort());
+      expect(Object.keys(fns).sort()).toEqual([...FAMILIES.map(fnId), logicalId(s.api, s.api.reconciler)].sort());
       const logGroups = s.templates.api.findResources('AWS::Logs::LogGroup');
       for (const [id, fn] of Object.entries(fns) as [string, any][]) {
         expect(fn.Properties, id).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
         expect(envOf(fn).NODE_OPTIONS, id).toBe('--enable-source-maps');
         const lg = fn.Properties.LoggingConfig.LogGroup.Ref;
         expect(logGroups[lg]?.Properties.RetentionInDays, id).toBeGreaterThan(0);
-        expect(fn.Properties.Timeout, id).toBeLessThan(30); // API Gateway HTTP APIs give up at 30 s
+        if (id !== logicalId(s.api, s.api.reconciler)) expect(fn.Properties.Timeout, id).toBeLessThan(30); // API Gateway HTTP APIs give up at 30 s
       }
     });
 
@@ -222,10 +222,21 @@ describe('CDK app (prod and dev)', () => {
     expect(s.api.stackName).toBe('commodity-data-prod-api');
   });
 
+  it('runs the x402 reconciler every 5 minutes with RW on credits only', () => {
+    const s = synthService({ stage: 'staging', payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', rpcUrl: 'https://rpc.example/base-sepolia' });
+    const id = logicalId(s.api, s.api.reconciler);
+    const schedules = Object.values(s.templates.api.findResources('AWS::Scheduler::Schedule')) as any[];
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0].Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(JSON.stringify(schedules[0].Properties.Target.Arn)).toContain(id);
+    const fn = s.templates.api.toJSON().Resources[id];
+    expect(envOf(fn)).toMatchObject({ [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia', [ENV.X402_NETWORK]: 'eip155:84532' });
+  });
+
   it('synthesizes a dev stage without any context, in demo mode on Base Sepolia', () => {
     const s = synthService();
     const fns = Object.values(s.templates.api.findResources('AWS::Lambda::Function'));
-    expect(fns).toHaveLength(FAMILIES.length);
+    expect(fns).toHaveLength(FAMILIES.length + 1); // + the x402 reconciler
     for (const fn of fns) expect(envOf(fn)).toMatchObject({ [ENV.STAGE]: 'dev', [ENV.X402_ENFORCE]: '0', [ENV.X402_NETWORK]: 'eip155:84532' });
     expect(s.data.terminationProtection).toBe(false);
   });
@@ -234,7 +245,7 @@ describe('CDK app (prod and dev)', () => {
 describe('ServiceFunction entries', () => {
   it('maps each function name to functions/<name>.ts and bundles one entry per family plus ingest', () => {
     expect(functionEntry('price')).toMatch(/\/functions\/price\.ts$/);
-    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest'].sort());
+    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest', 'reconcile-payments'].sort());
     expect(missingEntries(['ingest', 'price', 'no-such-family'])).toEqual(['no-such-family']);
   });
 

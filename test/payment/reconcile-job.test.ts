@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { getDeps } from '../../shared/http/deps';
+import { DynamoPaymentLedger } from '../../shared/payment/ledger';
+import type { ChainReader } from '../../shared/payment/reconcile';
+import { runReconciliation } from '../../shared/payment/reconcile-job';
+import { startTestStack } from '../helpers/stack';
+import { randomNonce } from './helpers';
+
+const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+
+describe('scheduled reconciliation job (functions/reconcile-payments.ts)', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    stack = await startTestStack({}, false);
+  });
+  afterAll(async () => stack?.close());
+
+  it('resolves a pending payment the chain shows as paid and books the sale for finance', async () => {
+    const deps = getDeps();
+    const ledger = new DynamoPaymentLedger(deps.doc, deps.config.CREDITS_TABLE, deps.now);
+    const nonce = randomNonce();
+    const now = deps.now();
+    await ledger.claim({
+      payer: PAYER.toLowerCase(),
+      nonce,
+      claimId: 'req-pending',
+      route: 'GET /v1/price/{code}',
+      path: '/v1/price/CL',
+      network: 'eip155:84532',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      amount: '10000',
+      validBefore: Math.floor(now.getTime() / 1000) + 60,
+      claimedAt: now.toISOString(),
+    });
+    await ledger.markPending({ payer: PAYER, nonce }, 'req-pending', { transaction: '', reason: 'facilitator_timeout', payload: '{}' });
+
+    const tx = `0x${'ab'.repeat(32)}`;
+    const chain: ChainReader = {
+      authorizationUsed: async (_a, _p, n) => n.toLowerCase() === nonce.toLowerCase(),
+      findAuthorizationTransaction: async () => tx,
+      transactionStatus: async () => 'success',
+    };
+    const report = await runReconciliation(deps, chain);
+    expect(report.settled).toEqual([expect.objectContaining({ nonce, transaction: tx })]);
+    expect(await ledger.get({ payer: PAYER, nonce })).toMatchObject({ state: 'SETTLED' });
+    const sales = await ledger.salesOfMonth(now.toISOString().slice(0, 7));
+    expect(sales.find((s) => s.nonce === nonce)).toMatchObject({ amount: '10000', transaction: tx, route: 'GET /v1/price/{code}' });
+    expect((await runReconciliation(deps, chain)).checked).toBe(0); // idempotent: nothing left pending
+  });
+});
