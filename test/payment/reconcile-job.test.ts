@@ -36,7 +36,7 @@ describe('scheduled reconciliation job (functions/reconcile-payments.ts)', () =>
     });
     await ledger.markPending({ payer: PAYER, nonce }, 'req-pending', { transaction: '', reason: 'facilitator_timeout', payload: '{}' });
 
-    const tx = `0x${'ab'.repeat(32)}`;
+    const tx = `0x${'ab'.repeat(32)}` as const;
     const chain: ChainReader = {
       authorizationUsed: async (_a, _p, n) => n.toLowerCase() === nonce.toLowerCase(),
       findAuthorizationTransaction: async () => tx,
