@@ -31,5 +31,8 @@ const ENV = {
 
 type EnvKey = (typeof ENV)[keyof typeof ENV];
 
-export { ENV };
+/** Publisher API keys: secrets (Secrets Manager in AWS), never logged, stored or served. */
+const SOURCE_KEY_NAMES = [ENV.EIA_API_KEY, ENV.NASS_API_KEY, ENV.FAS_API_KEY, ENV.FRED_API_KEY] as const;
+
+export { ENV, SOURCE_KEY_NAMES };
 export type { EnvKey };

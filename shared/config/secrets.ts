@@ -9,11 +9,10 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
-import { ENV } from './env-keys';
+import { SOURCE_KEY_NAMES } from './env-keys';
 import { loadConfig, type Config } from './index';
 
 /** The env keys the source-keys secret may hold. */
-const SOURCE_KEY_NAMES = [ENV.EIA_API_KEY, ENV.NASS_API_KEY, ENV.FAS_API_KEY, ENV.FRED_API_KEY] as const;
 type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
 
 // Strict: a misspelt name ("EIA_KEY") would otherwise be dropped silently and the source skipped forever.

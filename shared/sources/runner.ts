@@ -4,6 +4,7 @@
  * META#<source> and leaves the stored data untouched, so the last good data keeps being served.
  */
 import type { Config } from '../config';
+import { SOURCE_KEY_NAMES } from '../config/env-keys';
 import { ObservationSchema } from '../observation/schema';
 import type { ObservationStore, SeriesItem } from '../store/observation-store';
 import { nextRelease } from './schedule';
@@ -42,12 +43,9 @@ const validateItems = (items: SeriesItem[], payloadName: string): void => {
   }
 };
 
-/** Config keys whose values are secrets that must never be stored or served. */
-const SECRET_KEYS = ['EIA_API_KEY', 'FRED_API_KEY', 'NASS_API_KEY', 'FAS_API_KEY'] as const;
-
 /** Replaces every configured secret value (and its URL-encoded form) in a message with ***. */
 const redactSecrets = (message: string, config: Config): string =>
-  SECRET_KEYS.flatMap((k) => (config[k] ? [config[k]!, encodeURIComponent(config[k]!)] : [])).reduce(
+  SOURCE_KEY_NAMES.flatMap((k) => (config[k] ? [config[k]!, encodeURIComponent(config[k]!)] : [])).reduce(
     (m, secret) => m.split(secret).join('***'),
     message,
   );

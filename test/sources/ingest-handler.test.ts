@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIngestHandler, IngestionFailedError } from '../../functions/ingest';
+import { createIngestHandler, IngestionFailedError } from '../../shared/sources/ingest-handler';
 import { loadConfig, type Config } from '../../shared/config';
 import { loadConfigWithSecrets } from '../../shared/config/secrets';
 import { eiaSpot } from '../../shared/sources/eia-spot';
@@ -16,7 +16,7 @@ const fredCsv = (value: string): FetchLike => async (url) => {
   return new Response(`observation_date,${id}\n2026-11-20,${value}\n`);
 };
 
-describe('functions/ingest handler', () => {
+describe("ingestion handler (functions/ingest.ts)", () => {
   let t: TestStore;
   /** The environment a deployed ingestion function would have, pointed at the embedded store. */
   let baseEnv: Record<string, string>;

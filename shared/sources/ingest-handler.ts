@@ -1,0 +1,102 @@
+/**
+ * The handler of every ingestion function (entry: functions/ingest.ts). CDK deploys one function
+ * per registry source and tells it which one with SOURCE_ID. EventBridge Scheduler invokes it asynchronously with
+ * `{"source": "<id>"}`; an operator may add `"since": "YYYY-MM-DD"` to backfill by hand.
+ *
+ * A failed run throws, so Lambda's async retries and the on-failure queue see it (the runner has
+ * already recorded the error under META#<source> and kept the last good data). A source skipped
+ * for a missing API key is logged as a warning and returns normally: retrying would not help.
+ */
+import type { Context } from 'aws-lambda';
+import { z } from 'zod';
+import type { Config } from '../config';
+import { loadConfigWithSecrets } from '../config/secrets';
+import { getDeps } from '../http/deps';
+import { logger } from '../http/logger';
+import { findAdapter } from './adapters';
+import { redactSecrets, runSource, type RunResult } from './runner';
+import type { FetchLike, SourceAdapter } from './types';
+import type { ObservationStore } from '../store/observation-store';
+
+/** The scheduler's input; a console test event may be `{}` and carry other fields. */
+const IngestEventSchema = z
+  .object({
+    source: z.string().min(1).optional(),
+    since: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional(),
+  })
+  .passthrough()
+  .nullish();
+
+/** A run that ended with status "failed"; thrown so that the invocation counts as failed. */
+class IngestionFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IngestionFailedError';
+  }
+}
+
+/** Seams for tests; the deployed handler uses the defaults. */
+interface IngestHandlerOptions {
+  /** Configuration with the source keys (default: environment + Secrets Manager, once per cold start). */
+  loadConfig?: () => Promise<Config>;
+  /** The observation store (default: the process deps' store). */
+  store?: (config: Config) => ObservationStore;
+  /** Adapter lookup (default: the ADAPTERS map). */
+  findAdapter?: (id: string) => SourceAdapter | undefined;
+  fetch?: FetchLike;
+  now?: () => Date;
+}
+
+type IngestHandler = (event: unknown, context?: Context) => Promise<RunResult>;
+
+/**
+ * Builds the ingestion handler.
+ * @example export const handler = createIngestHandler();
+ */
+const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => {
+  let config: Promise<Config> | undefined;
+  // Once per cold start; a failed load (e.g. Secrets Manager throttled) is retried on the next invocation.
+  const configOnce = (): Promise<Config> =>
+    (config ??= (opts.loadConfig ?? loadConfigWithSecrets)().catch((err: unknown) => {
+      config = undefined;
+      throw err;
+    }));
+
+  return async (event, context) => {
+    if (context) logger.addContext(context);
+    const cfg = await configOnce();
+    const id = cfg.SOURCE_ID;
+    if (!id) throw new Error('SOURCE_ID is not set: this function does not know which source to run');
+    const parsed = IngestEventSchema.safeParse(event);
+    if (!parsed.success) {
+      throw new Error(`invalid ingestion event: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    if (parsed.data?.source && parsed.data.source !== id) {
+      throw new Error(`event names source ${parsed.data.source} but this function runs ${id}`);
+    }
+    const adapter = (opts.findAdapter ?? findAdapter)(id);
+    if (!adapter) throw new Error(`no adapter registered for source ${id} (shared/sources/adapters.ts)`);
+
+    const store = opts.store ? opts.store(cfg) : getDeps().store;
+    const raw = await runSource(adapter, {
+      mode: 'live',
+      store,
+      config: cfg,
+      fetch: opts.fetch,
+      now: opts.now?.(),
+      since: parsed.data?.since,
+    });
+    const result: RunResult = { ...raw, message: redactSecrets(raw.message, cfg) };
+    const fields = { source: result.source, status: result.status, items: result.items, since: parsed.data?.since ?? null };
+    if (result.status === 'failed') {
+      logger.error(result.message, fields);
+      throw new IngestionFailedError(result.message);
+    }
+    if (result.status === 'skipped') logger.warn(result.message, fields);
+    else logger.info(result.message, fields);
+    return result;
+  };
+};
+
+export { createIngestHandler, IngestionFailedError, IngestEventSchema };
+export type { IngestHandler, IngestHandlerOptions };
