@@ -16,7 +16,7 @@ const fredCsv = (value: string): FetchLike => async (url) => {
   return new Response(`observation_date,${id}\n2026-11-20,${value}\n`);
 };
 
-describe("ingestion handler (functions/ingest.ts)", () => {
+describe('ingestion handler (functions/ingest.ts)', () => {
   let t: TestStore;
   /** The environment a deployed ingestion function would have, pointed at the embedded store. */
   let baseEnv: Record<string, string>;
