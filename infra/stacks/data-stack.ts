@@ -7,7 +7,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { SOURCE_KEY_NAMES } from '../../shared/config/secrets';
+import { SOURCE_KEY_NAMES } from '../../shared/config/env-keys';
 import { CREDITS_TABLE, OBSERVATIONS_TABLE, type KeyAttr, type TableDef } from '../../shared/store/tables';
 import type { DeployConfig } from './deploy-config';
 
