@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
+import type { NewClaim } from '../../shared/payment/ledger';
 
 const NETWORK = 'eip155:84532' as const;
 const USDC = USDC_BY_NETWORK[NETWORK];
@@ -122,6 +123,21 @@ const readJson = (req: IncomingMessage): Promise<any> =>
 
 const txHash = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 
+/** A ledger claim of a 0.01 USD price call on Base Sepolia, as the core writes it. */
+const newClaim = (payer: string, nonce: string, claimedAt: Date, claimId = 'req-1'): NewClaim => ({
+  payer: payer.toLowerCase(),
+  nonce,
+  claimId,
+  route: 'GET /v1/price/{code}',
+  path: '/v1/price/CL',
+  network: 'eip155:84532',
+  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  amount: '10000',
+  validBefore: Math.floor(claimedAt.getTime() / 1000) + 60,
+  claimedAt: claimedAt.toISOString(),
+});
+
 /** Default behaviour of a healthy facilitator: valid, and settled with a fresh transaction hash. */
 const okVerify: FacilitatorHandler = async (b) => ({ body: { isValid: true, payer: b.paymentPayload.payload.authorization.from } });
 const okSettle: FacilitatorHandler = async (b) => ({
@@ -186,6 +202,7 @@ const closedPortUrl = async (): Promise<string> => {
 };
 
 export {
+  newClaim,
   NETWORK,
   USDC,
   nowS,

@@ -10,7 +10,7 @@ import { DynamoPaymentLedger, type ClaimKey, type NewClaim } from '../../shared/
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
-import { randomNonce, txHash } from './helpers';
+import { newClaim, randomNonce, txHash } from './helpers';
 
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const T0 = new Date('2026-03-31T23:59:30.000Z');
@@ -19,19 +19,7 @@ describe('DynamoPaymentLedger (embedded store)', () => {
   let stack: LocalStack;
   let ledger: DynamoPaymentLedger;
   let clock = T0;
-  const claimOf = (nonce: string, claimId = 'req-1'): NewClaim => ({
-    payer: PAYER.toLowerCase(),
-    nonce,
-    claimId,
-    route: 'GET /v1/price/{code}',
-    path: '/v1/price/CL',
-    network: 'eip155:84532',
-    asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-    payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    amount: '10000',
-    validBefore: Math.floor(T0.getTime() / 1000) + 60,
-    claimedAt: clock.toISOString(),
-  });
+  const claimOf = (nonce: string, claimId = 'req-1'): NewClaim => newClaim(PAYER, nonce, clock, claimId);
 
   beforeAll(async () => {
     stack = await startTestStack({}, false);

@@ -5,7 +5,7 @@ import { DynamoPaymentLedger } from '../../shared/payment/ledger';
 import type { ChainReader } from '../../shared/payment/reconcile';
 import { runReconciliation } from '../../shared/payment/reconcile-job';
 import { startTestStack } from '../helpers/stack';
-import { randomNonce } from './helpers';
+import { newClaim, randomNonce } from './helpers';
 
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 
@@ -21,19 +21,7 @@ describe('scheduled reconciliation job (functions/reconcile-payments.ts)', () =>
     const ledger = new DynamoPaymentLedger(deps.doc, deps.config.CREDITS_TABLE, deps.now);
     const nonce = randomNonce();
     const now = deps.now();
-    await ledger.claim({
-      payer: PAYER.toLowerCase(),
-      nonce,
-      claimId: 'req-pending',
-      route: 'GET /v1/price/{code}',
-      path: '/v1/price/CL',
-      network: 'eip155:84532',
-      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-      payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-      amount: '10000',
-      validBefore: Math.floor(now.getTime() / 1000) + 60,
-      claimedAt: now.toISOString(),
-    });
+    await ledger.claim(newClaim(PAYER, nonce, now, 'req-pending'));
     await ledger.markPending({ payer: PAYER, nonce }, 'req-pending', { transaction: '', reason: 'facilitator_timeout', payload: '{}' });
 
     const tx = `0x${'ab'.repeat(32)}` as const;
