@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Each file gets its own process: tests set process.env for the handlers they start.
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ['test/helpers/setup-env.ts'],
