@@ -10,11 +10,11 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ZodError } from 'zod';
 import { findRoute, routesOf, type Family, type RouteDef } from '../routes/table';
-import { paymentMiddleware } from '../payment/middleware';
+import { paymentMiddleware } from './payment-middleware';
 import { getDeps, type Deps } from './deps';
-import { mapError } from './error-mapper';
-import { NotFoundError } from './errors';
-import { logger } from './logger';
+import { mapError } from '../errors/error-mapper';
+import { NotFoundError } from '../errors/errors';
+import { logger } from '../observability/logger';
 import type { FamilyHandlers, HandlerRequest, HandlerResult } from './types';
 
 type Event = APIGatewayProxyEventV2;

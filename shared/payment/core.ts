@@ -21,8 +21,8 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Address } from 'viem';
 import type { Config, X402Network } from '../config';
-import { mapError } from '../http/error-mapper';
-import { PaymentError, ServiceUnavailableError, type HttpError } from '../http/errors';
+import { mapError } from '../errors/error-mapper';
+import { PaymentError, ServiceUnavailableError, type HttpError } from '../errors/errors';
 import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
 import { buildPaymentRequired, encodeX402Header, paymentOption, type PaymentOption } from './challenge';

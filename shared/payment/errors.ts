@@ -3,7 +3,7 @@
  * or a settlement's outcome is not known yet. They map to DESIGN.md's error body like every
  * other HttpError; nothing is served with them.
  */
-import { BadGatewayError, GatewayTimeoutError } from '../http/errors';
+import { BadGatewayError, GatewayTimeoutError } from '../errors/errors';
 
 /** The facilitator could not be reached, answered nonsense, or timed out: nothing was charged. */
 class FacilitatorUnavailableError extends BadGatewayError {

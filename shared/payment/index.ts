@@ -13,8 +13,6 @@ export { FacilitatorUnavailableError, SettlementPendingError } from './errors';
 export { createFacilitatorClient } from './facilitator';
 export { DynamoPaymentLedger } from './ledger';
 export type { PaymentLedger, ClaimKey, ClaimRecord, ClaimState, SaleRecord } from './ledger';
-export { paymentMiddleware, paymentMiddlewareValidateOptions } from './middleware';
-export type { PaymentMiddlewareOptions } from './middleware';
 export { isChargeable } from './policy';
 export { reconcilePendingPayments, viemChainReader, DEFAULT_RPC_URLS } from './reconcile';
 export { runReconciliation } from './reconcile-job';

@@ -5,7 +5,7 @@
  * then gets the data of a payment found settled.
  */
 import type { Deps } from '../http/deps';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { createFacilitatorClient } from './facilitator';
 import { DynamoPaymentLedger } from './ledger';
 import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type ChainReader, type ReconcileReport } from './reconcile';

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Config } from '../config';
 import { loadConfigWithSecrets } from '../config/secrets';
 import { getDeps } from '../http/deps';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { findAdapter } from './adapters';
 import { redactSecrets, runSource, type RunResult } from './runner';
 import type { FetchLike, SourceAdapter } from './types';

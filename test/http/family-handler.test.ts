@@ -2,8 +2,8 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
 import type { Deps } from '../../shared/http/deps';
-import { mapError } from '../../shared/http/error-mapper';
-import { NotFoundError, ServiceUnavailableError } from '../../shared/http/errors';
+import { mapError } from '../../shared/errors/error-mapper';
+import { NotFoundError, ServiceUnavailableError } from '../../shared/errors/errors';
 import { createFamilyHandler } from '../../shared/http/family-handler';
 import type { FamilyHandlers } from '../../shared/http/types';
 

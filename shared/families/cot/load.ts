@@ -8,7 +8,7 @@ import { sameDateYearsBefore } from '../../analytics/inventory';
 import { INSTRUMENTS, findInstrument, type Instrument } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
 import type { Deps } from '../../http/deps';
-import { NotFoundError, ServiceUnavailableError } from '../../http/errors';
+import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation, StoredObservation } from '../../observation/schema';
 import { toServed } from '../../observation/serve';
 import { findCotContract, type CotContract } from '../../sources/cftc-cot';

@@ -7,7 +7,7 @@
  */
 import { calendarSpread, spreadObservation, type SpreadDef } from '../../analytics/spreads';
 import type { Instrument } from '../../catalog/instruments';
-import { ServiceUnavailableError } from '../../http/errors';
+import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
 import type { Observation } from '../../observation/schema';
 import { HOW_TO_ENABLE } from '../../sources/curve-source';

@@ -4,7 +4,7 @@
  */
 import { FUTURES_ROOTS, INSTRUMENTS, type Instrument } from '../../catalog/instruments';
 import type { Deps } from '../../http/deps';
-import { BadGatewayError, NotFoundError } from '../../http/errors';
+import { BadGatewayError, NotFoundError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
 import { CACHE_TTL_S } from '../../store/read-cache';
 import { CurveProviderError, curveSourceFor, fetchCurve, type CurveQuote, type CurveSource } from '../../sources/curve-source';

@@ -4,7 +4,7 @@
  */
 import { RULESET, buildAllPack, buildSectorPack, type SectorInputs } from '../../analytics/decision';
 import { SECTORS } from '../../catalog/instruments';
-import { ServiceUnavailableError } from '../../http/errors';
+import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
 import { requireSector } from '../snapshot/sector';
 import { loadSectorInputs } from './load';

@@ -7,7 +7,7 @@ import { INVENTORY_YEARS, INVENTORY_METHOD, analyzeInventory, sameDateYearsBefor
 import { INVENTORY_KEYS, INVENTORY_SERIES, findInventorySeries, type InventorySeries } from '../../catalog/inventory';
 import { seriesKey } from '../../catalog/series-keys';
 import type { Deps } from '../../http/deps';
-import { NotFoundError, ServiceUnavailableError } from '../../http/errors';
+import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation, StoredObservation } from '../../observation/schema';
 import { toServed } from '../../observation/serve';
 import { inventorySourceOf } from '../../sources/eia-inventory';

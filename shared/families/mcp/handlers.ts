@@ -2,7 +2,7 @@
  * The MCP endpoint. GET lists the tool names (one per paid route, generated from the route
  * table); POST (streamable HTTP) is the next stage and answers 501 until then.
  */
-import { NotImplementedError } from '../../http/errors';
+import { NotImplementedError } from '../../errors/errors';
 import type { FamilyHandlers } from '../../http/types';
 import { PAID_ROUTES, type RouteDef } from '../../routes';
 

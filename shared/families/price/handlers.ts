@@ -3,7 +3,7 @@
  * /v1/fx/{pair}.
  */
 import { AGGREGATION, resample, summarize, type Frequency } from '../../analytics/history';
-import { ServiceUnavailableError } from '../../http/errors';
+import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
 import type { Observation } from '../../observation/schema';
 import { NOT_LIVE } from '../../catalog/instruments';

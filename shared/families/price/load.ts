@@ -6,7 +6,7 @@
 import { FX_PAIRS, INSTRUMENTS, NOT_LIVE, findInstrument, type Instrument } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
 import type { Deps } from '../../http/deps';
-import { NotFoundError, ServiceUnavailableError } from '../../http/errors';
+import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
 import { toServed } from '../../observation/serve';
 import { CACHE_TTL_S } from '../../store/read-cache';

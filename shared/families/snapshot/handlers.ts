@@ -3,7 +3,7 @@
  * for every sector, plus FX context; its fixed path wins over {sector}).
  */
 import { SECTORS } from '../../catalog/instruments';
-import { ServiceUnavailableError } from '../../http/errors';
+import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
 import { SECTOR_SOURCES, loadInstruments, loadSectorParts, loadStaleness } from './load';
 import { requireSector } from './sector';

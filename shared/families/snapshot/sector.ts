@@ -3,7 +3,7 @@
  * (a loader's "no data" becomes a listed missing part instead of failing the whole answer).
  */
 import { SECTORS, SectorSchema, type Sector } from '../../catalog/instruments';
-import { HttpError, NotFoundError } from '../../http/errors';
+import { HttpError, NotFoundError } from '../../errors/errors';
 
 /** A part of an answer that could not be served, and why. */
 interface MissingPart {

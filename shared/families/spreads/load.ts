@@ -16,7 +16,7 @@ import {
   type SpreadPoint,
 } from '../../analytics/spreads';
 import type { Deps } from '../../http/deps';
-import { ServiceUnavailableError } from '../../http/errors';
+import { ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
 import { toServed } from '../../observation/serve';
 import { CACHE_TTL_S } from '../../store/read-cache';

@@ -14,13 +14,13 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
-import type { Deps } from '../http/deps';
-import type { ServiceContext } from '../http/family-handler';
-import { logger } from '../http/logger';
-import { resourceUrl } from './challenge';
-import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentDeps, type PaymentLog, type PaymentReceipt } from './core';
-import { createFacilitatorClient } from './facilitator';
-import { DynamoPaymentLedger } from './ledger';
+import type { Deps } from './deps';
+import type { ServiceContext } from './family-handler';
+import { logger } from '../observability/logger';
+import { resourceUrl } from '../payment/challenge';
+import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentDeps, type PaymentLog, type PaymentReceipt } from '../payment/core';
+import { createFacilitatorClient } from '../payment/facilitator';
+import { DynamoPaymentLedger } from '../payment/ledger';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
