@@ -1,5 +1,6 @@
 /** Lambda entry of the decision family: /v1/decision/{sector}, /v1/decision/all. */
 import { decisionHandlers } from '../shared/families/decision/handlers';
 import { createFamilyHandler } from '../shared/http/family-handler';
+import { servicesFromEnvironment } from '../shared/services';
 
-export const handler = createFamilyHandler('decision', decisionHandlers);
+export const handler = createFamilyHandler('decision', decisionHandlers, servicesFromEnvironment);

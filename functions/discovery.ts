@@ -1,5 +1,6 @@
 /** Lambda entry of the free discovery routes and of API Gateway's `$default` route (JSON 404). */
 import { discoveryHandlers } from '../shared/families/discovery/handlers';
 import { createFamilyHandler } from '../shared/http/family-handler';
+import { servicesFromEnvironment } from '../shared/services';
 
-export const handler = createFamilyHandler('discovery', discoveryHandlers);
+export const handler = createFamilyHandler('discovery', discoveryHandlers, servicesFromEnvironment);

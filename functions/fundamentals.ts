@@ -1,5 +1,6 @@
 /** Lambda entry of the fundamentals family: WASDE, crop progress, export sales, USGS. */
 import { fundamentalsHandlers } from '../shared/families/fundamentals/handlers';
 import { createFamilyHandler } from '../shared/http/family-handler';
+import { servicesFromEnvironment } from '../shared/services';
 
-export const handler = createFamilyHandler('fundamentals', fundamentalsHandlers);
+export const handler = createFamilyHandler('fundamentals', fundamentalsHandlers, servicesFromEnvironment);

@@ -1,5 +1,6 @@
 /** Lambda entry of the price family: /v1/price, /v1/prices, /v1/history, /v1/fx. */
 import { priceHandlers } from '../shared/families/price/handlers';
 import { createFamilyHandler } from '../shared/http/family-handler';
+import { servicesFromEnvironment } from '../shared/services';
 
-export const handler = createFamilyHandler('price', priceHandlers);
+export const handler = createFamilyHandler('price', priceHandlers, servicesFromEnvironment);

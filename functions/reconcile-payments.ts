@@ -1,5 +1,5 @@
 /** Scheduled Lambda: resolves pending x402 settlements against the chain (every 5 minutes). */
-import { getDeps } from '../shared/http/deps';
 import { runReconciliation } from '../shared/payment/reconcile-job';
+import { servicesFromEnvironment } from '../shared/services';
 
-export const handler = async () => runReconciliation(getDeps());
+export const handler = async () => runReconciliation(servicesFromEnvironment().payment);

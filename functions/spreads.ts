@@ -1,5 +1,6 @@
 /** Lambda entry of the spreads family: /v1/spreads/crack, /v1/spreads/crush, /v1/spreads/basis. */
 import { spreadsHandlers } from '../shared/families/spreads/handlers';
 import { createFamilyHandler } from '../shared/http/family-handler';
+import { servicesFromEnvironment } from '../shared/services';
 
-export const handler = createFamilyHandler('spreads', spreadsHandlers);
+export const handler = createFamilyHandler('spreads', spreadsHandlers, servicesFromEnvironment);

@@ -10,8 +10,8 @@ import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { getConfig } from '../../shared/config';
-import { getDeps } from '../../shared/http/deps';
+import { loadConfig } from '../../shared/config';
+import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { runSource } from '../../shared/sources/runner';
 import { ensureTables, startEmbeddedStore } from './embedded-store';
@@ -49,21 +49,21 @@ const portOpen = (port: number) =>
 
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 let closeStore = async () => {};
-if (!process.env.DYNAMODB_ENDPOINT) {
+let endpoint = process.env.DYNAMODB_ENDPOINT;
+if (!endpoint) {
   if (await portOpen(dynamoPort)) {
-    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${dynamoPort}`;
+    endpoint = `http://127.0.0.1:${dynamoPort}`;
   } else {
     const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
     mkdirSync(dataDir, { recursive: true });
     const store = await startEmbeddedStore(0, dataDir);
-    process.env.DYNAMODB_ENDPOINT = store.endpoint;
+    endpoint = store.endpoint;
     closeStore = store.close;
   }
 }
-process.env.OBSERVATIONS_TABLE ??= 'observations';
-process.env.CREDITS_TABLE ??= 'credits';
-const config = getConfig();
-await ensureTables(config.DYNAMODB_ENDPOINT!, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
+const config = loadConfig({ OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits', ...process.env, DYNAMODB_ENDPOINT: endpoint });
+await ensureTables(endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
+const { store } = createServices(config);
 
 const bar = new cliProgress.SingleBar({ format: '{source} [{bar}] {value}/{total} documents', hideCursor: true }, cliProgress.Presets.shades_classic);
 let failed = false;
@@ -71,7 +71,7 @@ for (const id of ids) {
   let started = false;
   const result = await runSource(ADAPTERS[id]!, {
     mode: values.live ? 'live' : 'replay',
-    store: getDeps().store,
+    store,
     config,
     since: values.since,
     concurrency,

@@ -1,27 +1,22 @@
 /**
  * The local HTTP server: matches each request against the route table like API Gateway,
- * builds the payload-2.0 event and calls the family's exported Lambda handler unchanged.
+ * builds the payload-2.0 event and calls the family's Lambda handler: the same middy stack and
+ * handler map a Lambda entry (functions/) builds, composed here with the local services.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FamilyLambdaHandler } from '../../shared/http/family-handler';
-import { matchRoute, type Family } from '../../shared/routes';
+import { FAMILY_HANDLERS } from '../../shared/families';
+import { createFamilyHandler, type FamilyLambdaHandler } from '../../shared/http/family-handler';
+import { FAMILIES, matchRoute, type Family } from '../../shared/routes';
+import type { Services } from '../../shared/services';
 import { buildContext, buildEventV2, writeResult } from './lambda-event';
 import { readBody } from './read-body';
 
-
-/** Entry module of each family's Lambda; the same files CDK bundles. */
-const FAMILY_MODULES: Record<Family, () => Promise<{ handler: FamilyLambdaHandler }>> = {
-  price: () => import('../../functions/price'),
-  curve: () => import('../../functions/curve'),
-  inventory: () => import('../../functions/inventory'),
-  cot: () => import('../../functions/cot'),
-  spreads: () => import('../../functions/spreads'),
-  fundamentals: () => import('../../functions/fundamentals'),
-  snapshot: () => import('../../functions/snapshot'),
-  decision: () => import('../../functions/decision'),
-  discovery: () => import('../../functions/discovery'),
-  mcp: () => import('../../functions/mcp'),
+/** One Lambda handler per family, built once over the given services (as each Lambda does at cold start). */
+const buildFamilyLambdas = (services: Services): Record<Family, FamilyLambdaHandler> => {
+  const provide = () => services;
+  const build = <F extends Family>(f: F) => createFamilyHandler(f, FAMILY_HANDLERS[f], provide);
+  return Object.fromEntries(FAMILIES.map((f) => [f, build(f)])) as Record<Family, FamilyLambdaHandler>;
 };
 
 /** Unmatched requests go where API Gateway's `$default` route sends them: the discovery function. */
@@ -42,8 +37,9 @@ interface LocalServer {
   close(): Promise<void>;
 }
 
-/** Starts the HTTP server on 127.0.0.1. The environment must already be configured. */
-const startLocalServer = async (port = 0, host = '127.0.0.1'): Promise<LocalServer> => {
+/** Starts the HTTP server on 127.0.0.1, serving every family over the given services. */
+const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'): Promise<LocalServer> => {
+  const lambdas = buildFamilyLambdas(services);
   const server = createServer(async (req, res) => {
     try {
       // API Gateway refuses over-long request lines before any Lambda runs.
@@ -60,8 +56,7 @@ const startLocalServer = async (port = 0, host = '127.0.0.1'): Promise<LocalServ
         if (!body) return writeResult(res, jsonError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`));
       }
       const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body });
-      const { handler } = await FAMILY_MODULES[family]();
-      const result = await handler(event, buildContext(`local-${family}`, event.requestContext.requestId), { signal: AbortSignal.timeout(29_000) });
+      const result = await lambdas[family](event, buildContext(`local-${family}`, event.requestContext.requestId), { signal: AbortSignal.timeout(29_000) });
       writeResult(res, result);
     } catch (err) {
       // Handlers map their own errors; reaching here means the runtime itself failed.
@@ -86,5 +81,5 @@ const startLocalServer = async (port = 0, host = '127.0.0.1'): Promise<LocalServ
   };
 };
 
-export { startLocalServer, FAMILY_MODULES };
+export { startLocalServer };
 export type { LocalServer };

@@ -1,10 +1,11 @@
 /**
  * The whole local stack in one call: embedded store, tables from the shared definitions,
  * replay seeding through the real ingestion path, and the HTTP server. `npm start` and the
- * end-to-end tests both use it.
+ * end-to-end tests both use it. Settings come in as an explicit map (npm start passes the
+ * process environment once); nothing here writes `process.env`.
  */
-import { getConfig, resetConfig, type Config } from '../../shared/config';
-import { getDeps, resetDeps } from '../../shared/http/deps';
+import { loadConfig, type Config } from '../../shared/config';
+import { createServices, type ServiceOverrides, type Services } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { checkCurveConfig } from '../../shared/sources/curve-source';
 import { runSource, type RunResult } from '../../shared/sources/runner';
@@ -18,8 +19,10 @@ interface LocalStackOptions {
   dynamoPort?: number;
   /** Folder for the store's data; absent = in memory. */
   dataDir?: string;
-  /** Extra environment (X402_ENFORCE …), applied before configuration is read. */
-  env?: Record<string, string | undefined>;
+  /** Settings (X402_ENFORCE …) parsed by the config schema; table names default to observations/credits. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Parts to inject instead of the defaults (a fake facilitator, a fixed clock …). */
+  overrides?: ServiceOverrides;
   /** Seed from the bundled samples when a source has never run (default true). */
   seed?: boolean;
   log?: (line: string) => void;
@@ -28,6 +31,8 @@ interface LocalStackOptions {
 interface LocalStack {
   url: string;
   storeEndpoint: string;
+  config: Config;
+  services: Services;
   seeded: RunResult[];
   server: LocalServer;
   store: EmbeddedStore;
@@ -36,28 +41,17 @@ interface LocalStack {
   close(): Promise<void>;
 }
 
-const DEFAULT_TABLES = { observations: 'observations', credits: 'credits' };
+const DEFAULT_TABLES = { OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits' };
 
-/** Starts store + server; the process environment is set for the handlers. */
+/** Starts store + server over services built from the given settings. */
 const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack> => {
   const log = opts.log ?? (() => undefined);
   const store = await startEmbeddedStore(opts.dynamoPort ?? 0, opts.dataDir);
-  Object.assign(process.env, {
-    OBSERVATIONS_TABLE: process.env.OBSERVATIONS_TABLE ?? DEFAULT_TABLES.observations,
-    CREDITS_TABLE: process.env.CREDITS_TABLE ?? DEFAULT_TABLES.credits,
-    ...opts.env,
-    DYNAMODB_ENDPOINT: store.endpoint,
-  });
-  for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete process.env[k];
-  const payments = await startLocalPaymentsIfEnabled(log).catch(async (err) => {
-    await store.close();
-    throw err;
-  });
-  resetConfig();
-  resetDeps();
+  let payments: LocalPaymentNetwork | undefined;
   let config: Config;
   try {
-    config = getConfig();
+    payments = await startLocalPaymentsIfEnabled(opts.env ?? {}, log);
+    config = loadConfig({ ...DEFAULT_TABLES, ...opts.env, ...payments?.env, DYNAMODB_ENDPOINT: store.endpoint });
     checkCurveConfig(config); // the curve Lambda refuses to start the same way
   } catch (err) {
     await store.close();
@@ -65,31 +59,32 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     throw err;
   }
   await ensureTables(store.endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
+  const services = createServices(config, opts.overrides);
 
   const seeded: RunResult[] = [];
   if (opts.seed !== false) {
-    const deps = getDeps();
     for (const adapter of Object.values(ADAPTERS)) {
-      if (await deps.store.getRunStatus(adapter.def.id)) continue;
-      const r = await runSource(adapter, { mode: 'replay', store: deps.store, config });
+      if (await services.store.getRunStatus(adapter.def.id)) continue;
+      const r = await runSource(adapter, { mode: 'replay', store: services.store, config });
       seeded.push(r);
       log(`seed ${r.status.padEnd(6)} ${r.message}`);
     }
   }
-  const server = await startLocalServer(opts.port ?? 0);
+  const server = await startLocalServer(services, opts.port ?? 0);
   return {
     url: server.url,
     storeEndpoint: store.endpoint,
+    config,
+    services,
     seeded,
     server,
     store,
     payments,
     close: async () => {
       await server.close();
+      services.doc?.destroy();
       await store.close();
       await payments?.close();
-      resetDeps();
-      resetConfig();
     },
   };
 };

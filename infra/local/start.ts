@@ -11,7 +11,8 @@ const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
 mkdirSync(dataDir, { recursive: true });
 
-const stack = await startLocalStack({ port, dynamoPort, dataDir, log: (l) => console.log(l) });
+// The process environment is read once, here, and handed to the stack as its settings.
+const stack = await startLocalStack({ port, dynamoPort, dataDir, env: process.env, log: (l) => console.log(l) });
 console.log(`embedded DynamoDB at ${stack.storeEndpoint} (data in ${dataDir})`);
 console.log(`commodity data service listening on ${stack.url}`);
 console.log(`try: curl ${stack.url}/v1/price/CL`);

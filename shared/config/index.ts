@@ -82,13 +82,5 @@ const loadConfig = (env: Record<string, string | undefined> = process.env): Conf
   return Object.freeze(parsed.data);
 };
 
-let cached: Config | undefined;
-/** The process-wide configuration, parsed on first use (cold start). */
-const getConfig = (): Config => (cached ??= loadConfig());
-/** Forget the cached configuration (tests and the local runtime set env before first use). */
-const resetConfig = (): void => {
-  cached = undefined;
-};
-
-export { ENV, ConfigSchema, X402NetworkSchema, ConfigError, loadConfig, getConfig, resetConfig };
+export { ENV, ConfigSchema, X402NetworkSchema, ConfigError, loadConfig };
 export type { Config, X402Network };

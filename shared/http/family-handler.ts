@@ -2,20 +2,21 @@
  * Builds the Lambda handler of one route family: the middy stack every family shares
  * (DESIGN.md "Request pipeline"):
  *
- *   errors -> route + validation -> payment -> handler -> response
+ *   errors -> route + validation -> payment -> handler -> response (validated in dev)
  *
  * The same exported handler runs in Lambda and, unchanged, behind the local node:http server.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ZodError } from 'zod';
-import { findRoute, routesOf, type Family, type RouteDef } from '../routes/table';
-import { paymentMiddleware } from './payment-middleware';
-import { getDeps, type Deps } from './deps';
+import { ZodError, type z } from 'zod';
 import { mapError } from '../errors/error-mapper';
-import { NotFoundError } from '../errors/errors';
+import { HttpError, NotFoundError } from '../errors/errors';
 import { logger } from '../observability/logger';
-import type { FamilyHandlers, HandlerRequest, HandlerResult } from './types';
+import type { NotFoundIssue } from '../routes/params';
+import { findRoute, routesOf, type Family, type RouteDef } from '../routes/table';
+import type { Services } from '../services';
+import { paymentMiddleware } from './payment-middleware';
+import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler } from './types';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -31,26 +32,39 @@ interface ServiceState {
 
 type ServiceContext = Context & { service: ServiceState };
 
-const requestIdOf = (event: Event, context: Context): string =>
-  event.requestContext?.requestId || context.awsRequestId || 'local';
+/** The services of this process; a function so that a Lambda builds them on first use. */
+type ServicesProvider = () => Services;
 
-/** The stage, or null when the configuration itself is what failed. */
-const stageOf = (deps: () => Deps): string | null => {
+const requestIdOf = (event: Event, context: Context): string => event.requestContext?.requestId || context.awsRequestId || 'local';
+
+/** The stage, or null when building the services is what failed. */
+const stageOf = (services: ServicesProvider): string | null => {
   try {
-    return deps().config.STAGE;
+    return services().config.STAGE;
   } catch {
     return null;
   }
 };
 
+/** A body that does not match its route's output schema: the service's fault, so a 500. */
+class ResponseValidationError extends Error {
+  constructor(
+    readonly routeId: string,
+    readonly issues: z.core.$ZodIssue[],
+  ) {
+    super(`response of ${routeId} does not match its output schema: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    this.name = 'ResponseValidationError';
+  }
+}
+
 /** Error layer: the only place errors become responses. */
-const errorLayer = (deps: () => Deps): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+const errorLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'errorLayer',
   onError: async (request) => {
     const requestId = request.context.service?.requestId ?? requestIdOf(request.event, request.context);
-    const exposeInternals = stageOf(deps) === 'dev';
-    const mapped = mapError(request.error, requestId, exposeInternals);
-    if (mapped.statusCode >= 500) {
+    const mapped = mapError(request.error, requestId, stageOf(services) === 'dev');
+    // Expected answers (404, 402, 503 NO_DATA) are not failures of the service.
+    if (mapped.statusCode >= 500 && !(request.error instanceof HttpError)) {
       logger.error('request failed', { requestId, routeKey: request.event.routeKey, error: request.error as Error });
     }
     request.response = {
@@ -61,8 +75,33 @@ const errorLayer = (deps: () => Deps): MiddlewareObj<Event, Result, Error, Servi
   },
 });
 
-/** Route resolution and parameter validation; bad input never reaches a store or a payment. */
-const routeLayer = (family: Family, deps: () => Deps): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+/** The catalog 404 carried by a zod issue of a catalog parameter, if any. */
+const notFoundOf = (issues: readonly z.core.$ZodIssue[]): { issue: z.core.$ZodIssue; notFound: NotFoundIssue } | null => {
+  for (const issue of issues) {
+    const notFound = (issue as { params?: { notFound?: NotFoundIssue } }).params?.notFound;
+    if (notFound) return { issue, notFound };
+  }
+  return null;
+};
+
+/**
+ * Validates params and query. Malformed input is a 400 listing every issue; a well-formed value
+ * that the catalog does not list is a 404. Both happen before any payment or store read.
+ */
+const validateInput = (route: RouteDef, event: Event): { params: unknown; query: unknown } => {
+  const params = route.params.safeParse(event.pathParameters ?? {});
+  const query = route.query.safeParse(event.queryStringParameters ?? {});
+  const issues = [...(params.error?.issues ?? []), ...(query.error?.issues ?? [])];
+  if (issues.length === 0) return { params: params.data, query: query.data };
+  const found = notFoundOf(issues);
+  if (found && issues.every((i) => notFoundOf([i]))) {
+    throw new NotFoundError(found.notFound.code, found.issue.message, found.notFound.details);
+  }
+  throw new ZodError(issues.filter((i) => !notFoundOf([i])));
+};
+
+/** Route resolution and input validation; bad input never reaches a store or a payment. */
+const routeLayer = (family: Family, services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'routeLayer',
   before: async (request) => {
     const { event, context } = request;
@@ -73,19 +112,14 @@ const routeLayer = (family: Family, deps: () => Deps): MiddlewareObj<Event, Resu
         hint: 'GET /v1/catalog lists the instruments; GET /openapi.json lists the routes',
       });
     }
-    const params = route.params.safeParse(event.pathParameters ?? {});
-    const query = route.query.safeParse(event.queryStringParameters ?? {});
-    if (!params.success || !query.success) {
-      throw new ZodError([...(params.error?.issues ?? []), ...(query.error?.issues ?? [])]);
-    }
+    const input = validateInput(route, event);
     context.service.route = route;
     context.service.request = {
       route,
-      params: params.data,
-      query: query.data,
+      ...(input as Pick<HandlerRequest, 'params' | 'query'>),
       headers: lowerCaseHeaders(event.headers),
       requestId: context.service.requestId,
-      deps: deps(),
+      services: services(),
     };
   },
 });
@@ -114,20 +148,26 @@ const toResponse = (route: RouteDef, result: HandlerResult, requestId: string): 
 /**
  * Creates the Lambda handler of a family.
  * @param family the family whose routes this function serves
- * @param handlers one handler per route id of the family; a missing one fails at cold start
- * @example export const handler = createFamilyHandler('price', priceHandlers);
+ * @param handlers one handler per route id of the family (checked by `tsc` against the table)
+ * @param services the composition root of this process (Lambda: built from the environment at cold start)
+ * @example export const handler = createFamilyHandler('price', priceHandlers, servicesFromEnvironment);
  */
-const createFamilyHandler = (family: Family, handlers: FamilyHandlers, deps: () => Deps = getDeps): FamilyLambdaHandler => {
-  const missing = routesOf(family).filter((r) => !handlers[r.id]).map((r) => r.id);
+const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandlers<F>, services: ServicesProvider): FamilyLambdaHandler => {
+  const byId = handlers as unknown as Readonly<Record<string, RouteHandler<never>>>;
+  const missing = routesOf(family).filter((r) => !byId[r.id]).map((r) => r.id);
   if (missing.length) throw new Error(`family ${family} has no handler for: ${missing.join(', ')}`);
 
   const stack = middy<Event, Result, Error, ServiceContext>()
-    .use(errorLayer(deps))
-    .use(routeLayer(family, deps))
-    .use(paymentMiddleware({ deps }))
+    .use(errorLayer(services))
+    .use(routeLayer(family, services))
+    .use(paymentMiddleware({ services }))
     .handler(async (_event, context) => {
       const { request, route, requestId } = context.service;
-      const result = await handlers[route!.id]!(request!);
+      const result = await (byId[route!.id] as (req: HandlerRequest) => Promise<HandlerResult>)(request!);
+      if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
+        const checked = route!.output.safeParse(result.body);
+        if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
+      }
       context.service.charge = result.charge !== false;
       return toResponse(route!, result, requestId);
     });
@@ -138,5 +178,5 @@ const createFamilyHandler = (family: Family, handlers: FamilyHandlers, deps: () 
 /** The exported Lambda handler: what API Gateway (or the local server) invokes. */
 type FamilyLambdaHandler = (event: Event, context: Context, opts?: { signal: AbortSignal }) => Promise<Result>;
 
-export { createFamilyHandler, lowerCaseHeaders };
-export type { ServiceContext, ServiceState, FamilyLambdaHandler };
+export { createFamilyHandler, lowerCaseHeaders, ResponseValidationError };
+export type { ServiceContext, ServiceState, FamilyLambdaHandler, ServicesProvider };

@@ -9,36 +9,31 @@
  *   replaces the answer, so no data leaves without a confirmed payment.
  * - onError: releases the hold and never settles.
  *
- * createFamilyHandler already mounts it as `.use(paymentMiddleware({ deps }))`.
+ * createFamilyHandler already mounts it as `.use(paymentMiddleware({ services }))`.
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
-import type { Deps } from './deps';
-import type { ServiceContext } from './family-handler';
 import { logger } from '../observability/logger';
 import { resourceUrl } from '../payment/challenge';
-import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentDeps, type PaymentLog, type PaymentReceipt } from '../payment/core';
-import { createFacilitatorClient } from '../payment/facilitator';
-import { DynamoPaymentLedger } from '../payment/ledger';
+import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentReceipt } from '../payment/core';
+import type { Services } from '../services';
+import type { ServiceContext } from './family-handler';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 type PaymentRequest = Request<Event, Result, Error, ServiceContext>;
 
 interface PaymentMiddlewareOptions {
-  /** The process dependencies (config, store client, clock). */
-  deps: () => Deps;
-  /** Builds the payment dependencies from them; default: DynamoDB ledger + HTTP facilitator client. */
-  payment?: (deps: Deps) => PaymentDeps;
+  /** The services of this process (config, ledger, facilitator client, clock). */
+  services: () => Services;
 }
 
 /** Namespaced key of the receipt in middy's per-request `internal` store. */
 const RECEIPT_KEY = 'payment.receipt';
 
 const OptionsSchema = z.strictObject({
-  deps: z.custom<() => Deps>((v) => typeof v === 'function', 'deps must be a function returning the process dependencies'),
-  payment: z.custom<(deps: Deps) => PaymentDeps>((v) => typeof v === 'function', 'payment must be a function').optional(),
+  services: z.custom<() => Services>((v) => typeof v === 'function', 'services must be a function returning the process services'),
 });
 
 /**
@@ -51,38 +46,15 @@ const paymentMiddlewareValidateOptions = (opts: unknown): PaymentMiddlewareOptio
   return parsed.data;
 };
 
-/** The service logger behind the core's small logging port. */
-const paymentLog: PaymentLog = {
-  info: (message, extra) => logger.info(message, extra ?? {}),
-  warn: (message, extra) => logger.warn(message, extra ?? {}),
-  error: (message, extra) => logger.error(message, extra ?? {}),
-};
-
-// One facilitator client and ledger per container (per Deps instance), created on first use.
-const cache = new WeakMap<Deps, PaymentDeps>();
-const defaultPaymentDeps = (deps: Deps): PaymentDeps => {
-  const cached = cache.get(deps);
-  if (cached) return cached;
-  const pd: PaymentDeps = {
-    config: deps.config,
-    ledger: new DynamoPaymentLedger(deps.doc, deps.config.CREDITS_TABLE, deps.now),
-    facilitator: createFacilitatorClient(deps.config),
-    now: deps.now,
-    log: paymentLog,
-  };
-  cache.set(deps, pd);
-  return pd;
-};
-
 /** The request as the payment core sees it. */
-const toHttpRequestLike = (request: PaymentRequest, deps: Deps): HttpRequestLike => {
+const toHttpRequestLike = (request: PaymentRequest, services: Services): HttpRequestLike => {
   const { event, context } = request;
   const headers = context.service.request!.headers;
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   return {
     method: event.requestContext?.http?.method ?? 'GET',
     path,
-    url: resourceUrl(deps.config.PUBLIC_BASE_URL, headers, event.requestContext?.domainName, path, event.rawQueryString ?? ''),
+    url: resourceUrl(services.config.PUBLIC_BASE_URL, headers, event.requestContext?.domainName, path, event.rawQueryString ?? ''),
     headers,
     requestId: context.service.requestId,
   };
@@ -103,9 +75,8 @@ const takeReceipt = (request: PaymentRequest): PaymentReceipt | undefined => {
 const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<Result | undefined> => {
   const service = request.context.service;
   if (!service?.route || !service.request) return undefined;
-  const deps = opts.deps();
-  const pd = (opts.payment ?? defaultPaymentDeps)(deps);
-  const outcome = await processPayment(toHttpRequestLike(request, deps), service.route, pd);
+  const services = opts.services();
+  const outcome = await processPayment(toHttpRequestLike(request, services), service.route, services.payment);
   switch (outcome.type) {
     case 'free':
       return undefined;
@@ -121,7 +92,7 @@ const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMid
 const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<void> => {
   const receipt = takeReceipt(request);
   if (!receipt) return;
-  const pd = (opts.payment ?? defaultPaymentDeps)(opts.deps());
+  const pd = opts.services().payment;
   const response = request.response;
   const status = response?.statusCode ?? 200;
   if (!response || status >= 400 || request.context.service.charge === false) {
@@ -142,7 +113,7 @@ const paymentMiddlewareOnError = async (request: PaymentRequest, opts: PaymentMi
   const receipt = takeReceipt(request);
   if (!receipt) return;
   try {
-    await releasePayment(receipt, 'handler_error', (opts.payment ?? defaultPaymentDeps)(opts.deps()));
+    await releasePayment(receipt, 'handler_error', opts.services().payment);
   } catch (err) {
     logger.error('payment release after a handler error failed', { error: err as Error });
   }
@@ -150,8 +121,8 @@ const paymentMiddlewareOnError = async (request: PaymentRequest, opts: PaymentMi
 
 /**
  * The payment middleware of every paid family Lambda.
- * @param opts `{ deps }` (and optionally `payment` to inject the payment dependencies in tests)
- * @example middy().use(paymentMiddleware({ deps: getDeps }))
+ * @param opts `{ services }`: the composition root of this process
+ * @example middy().use(paymentMiddleware({ services: servicesFromEnvironment }))
  */
 const paymentMiddleware = (opts: PaymentMiddlewareOptions): MiddlewareObj<Event, Result, Error, ServiceContext> => {
   const options = paymentMiddlewareValidateOptions(opts);

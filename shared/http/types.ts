@@ -1,36 +1,40 @@
 /**
- * What a route handler sees and returns. Handlers never build `{statusCode, body}` by hand:
- * they return data, and the family handler serialises it.
+ * What a route handler sees and returns, typed by the route table: params and query are the
+ * `z.output` of the route's schemas, the body is the route's output schema. Handlers never build
+ * `{statusCode, body}` by hand: they return data, and the family handler serialises it.
  */
-import type { RouteDef } from '../routes/table';
-import type { Deps } from './deps';
+import type { BodyOf, Family, FamilyRouteId, ParamsOf, QueryOf, RouteDef, RouteId } from '../routes/table';
+import type { Services } from '../services';
 
-interface HandlerRequest<P = Record<string, unknown>, Q = Record<string, unknown>> {
+interface HandlerRequest<Id extends RouteId = RouteId> {
   route: RouteDef;
   /** Path parameters after the route's zod schema (normalised, e.g. upper-cased codes). */
-  params: P;
+  params: ParamsOf<Id>;
   /** Query parameters after the route's zod schema. */
-  query: Q;
+  query: QueryOf<Id>;
   /** Lower-cased request headers. */
   headers: Readonly<Record<string, string>>;
   requestId: string;
-  deps: Deps;
+  services: Services;
 }
 
-interface HandlerResult {
+interface HandlerResult<B = unknown> {
   /** JSON-serialisable body, or a string for text routes. */
-  body: unknown;
+  body: B;
   /** 200 unless said otherwise. */
   status?: number;
   headers?: Record<string, string>;
-  /** False when the answer must not be charged (stubs, documented free answers). Default true. */
+  /**
+   * False when this answer must not be charged although the route is priced: an answer that is
+   * partial because stored data is missing. (Whether a route is free at all is the table's
+   * `freeWhen`, not the handler's call.)
+   */
   charge?: boolean;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: handlers narrow their own params via the route schema
-type RouteHandler = (req: HandlerRequest<any, any>) => Promise<HandlerResult>;
+type RouteHandler<Id extends RouteId> = (req: HandlerRequest<Id>) => Promise<HandlerResult<BodyOf<Id>>>;
 
-/** Handlers of one family, keyed by route id ("GET /v1/price/{code}"). */
-type FamilyHandlers = Readonly<Record<string, RouteHandler>>;
+/** One handler per route of the family, keyed by route id: a missing or extra one is a `tsc` error. */
+type FamilyHandlers<F extends Family> = { readonly [Id in FamilyRouteId<F>]: RouteHandler<Id> };
 
 export type { HandlerRequest, HandlerResult, RouteHandler, FamilyHandlers };

@@ -31,7 +31,7 @@ import { FacilitatorUnavailableError, SettlementPendingError } from './errors';
 import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator, type FacilitatorClient } from './facilitator';
 import type { ClaimKey, ClaimRecord, PaymentLedger } from './ledger';
 import { decodePaymentHeader, paymentHeaderOf, type DecodedPayment, type PaymentRefusal } from './payload';
-import { isChargeable } from './policy';
+import { isChargeable } from '../routes/table';
 
 /** What the core needs to know about a request (any HTTP runtime can provide it). */
 interface HttpRequestLike {

@@ -13,7 +13,6 @@ export { FacilitatorUnavailableError, SettlementPendingError } from './errors';
 export { createFacilitatorClient } from './facilitator';
 export { DynamoPaymentLedger } from './ledger';
 export type { PaymentLedger, ClaimKey, ClaimRecord, ClaimState, SaleRecord } from './ledger';
-export { isChargeable } from './policy';
 export { reconcilePendingPayments, viemChainReader, DEFAULT_RPC_URLS } from './reconcile';
 export { runReconciliation } from './reconcile-job';
 export type { ChainReader, ReconcileReport } from './reconcile';

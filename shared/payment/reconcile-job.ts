@@ -4,28 +4,22 @@
  * functions/reconcile-payments.ts runs it every few minutes; a buyer's retry of the same header
  * then gets the data of a payment found settled.
  */
-import type { Deps } from '../http/deps';
 import { logger } from '../observability/logger';
-import { createFacilitatorClient } from './facilitator';
-import { DynamoPaymentLedger } from './ledger';
+import type { PaymentDeps } from './core';
 import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type ChainReader, type ReconcileReport } from './reconcile';
 
 /**
- * One reconciliation pass.
+ * One reconciliation pass over the process's payment services (ledger, facilitator, clock).
  * @param chain injectable for tests; default reads X402_RPC_URL or the network's public RPC
  */
-const runReconciliation = async (deps: Deps, chain?: ChainReader): Promise<ReconcileReport> => {
-  const { config } = deps;
+const runReconciliation = async (payment: PaymentDeps, chain?: ChainReader): Promise<ReconcileReport> => {
+  const { config } = payment;
   const report = await reconcilePendingPayments({
-    ledger: new DynamoPaymentLedger(deps.doc, config.CREDITS_TABLE, deps.now),
+    ledger: payment.ledger,
     chain: chain ?? viemChainReader(config.X402_RPC_URL ?? DEFAULT_RPC_URLS[config.X402_NETWORK]),
-    facilitator: createFacilitatorClient(config),
-    now: deps.now,
-    log: {
-      info: (m, e) => logger.info(m, e ?? {}),
-      warn: (m, e) => logger.warn(m, e ?? {}),
-      error: (m, e) => logger.error(m, e ?? {}),
-    },
+    facilitator: payment.facilitator,
+    now: payment.now,
+    log: payment.log,
   });
   logger.info('x402 reconciliation pass', {
     checked: report.checked,

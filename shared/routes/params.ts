@@ -1,9 +1,13 @@
 /**
  * Zod schemas for path and query parameters, shared by the route table (validation, OpenAPI,
- * MCP tool inputs). Format is checked here (400); existence of a code or key is checked by the
- * handler against the catalog (404), so a well-formed unknown code is told apart from garbage.
+ * MCP tool inputs). Format is checked first (400 INVALID_PARAMETER); then a parameter that names
+ * a catalog entry is checked against the catalog (404 with the valid values), so both answers
+ * come before any payment is asked for.
  */
 import { z } from 'zod';
+import { FUTURES_ROOTS, FX_PAIRS, INSTRUMENTS, NOT_LIVE, SECTORS } from '../catalog/instruments';
+import { COT_INSTRUMENTS } from '../catalog/cot-markets';
+import { INVENTORY_KEYS } from '../catalog/inventory';
 
 /** Codes are case-insensitive: `cl` is served as `CL` (documented in the README). */
 const CodeParam = z
@@ -65,8 +69,104 @@ const HistoryQuery = z
 
 const NoParams = z.object({});
 
+/** Codes of the 404 a catalog parameter answers with. */
+type NotFoundCode = 'UNKNOWN_INSTRUMENT' | 'UNKNOWN_SERIES' | 'UNKNOWN_SECTOR' | 'UNKNOWN_ROOT' | 'NO_DATA';
+
+/** What a catalog check puts on its zod issue (`params.notFound`); the route layer turns it into a 404. */
+interface NotFoundIssue {
+  code: NotFoundCode;
+  details: Record<string, unknown>;
+}
+
+interface CatalogCheck {
+  /** Every value the catalog lists for this parameter (JSON Schema `enum`). */
+  valid: readonly string[];
+  code: NotFoundCode;
+  /** What the value names, for the message: "instrument code", "sector" … */
+  what: string;
+  /** Listed values that this route does not serve, with why: 404 NO_DATA instead of "unknown". */
+  notLive?: Readonly<Record<string, string>>;
+  /** The message of such a 404 (default: "<value> is listed but not live: <why>"). */
+  notLiveMessage?: (value: string, why: string) => string;
+  hint?: string;
+}
+
+/**
+ * A path parameter that names a catalog entry: format first (400), then membership (404).
+ * @example catalogParam(CodeParam, { valid: ['CL'], code: 'UNKNOWN_INSTRUMENT', what: 'instrument code' })
+ */
+const catalogParam = (format: z.ZodType<string, string>, check: CatalogCheck) =>
+  format
+    .superRefine((value, ctx) => {
+      const listed = check.valid.includes(value);
+      const reason = check.notLive?.[value];
+      if (listed && !reason) return;
+      const notFound: NotFoundIssue = reason
+        ? { code: 'NO_DATA', details: { [check.what.split(' ')[0]!]: value, live: false, reason, valid: check.valid } }
+        : { code: check.code, details: { valid: check.valid, ...(check.hint ? { hint: check.hint } : {}) } };
+      ctx.addIssue({
+        code: 'custom',
+        message: reason
+          ? (check.notLiveMessage ?? ((v, why) => `${v} is listed but not live: ${why}`))(value, reason)
+          : `unknown ${check.what} ${JSON.stringify(value)}`,
+        params: { notFound },
+      });
+    })
+    .meta({ enum: [...check.valid] });
+
+const INSTRUMENT_CODES = INSTRUMENTS.map((i) => i.code);
+
+/** An instrument of the catalog; listed-but-not-live codes (PA) answer 404 NO_DATA. */
+const InstrumentParam = catalogParam(CodeParam, {
+  valid: INSTRUMENT_CODES,
+  code: 'UNKNOWN_INSTRUMENT',
+  what: 'instrument code',
+  notLive: NOT_LIVE,
+  hint: 'GET /v1/catalog lists every instrument',
+});
+/** An instrument with a CFTC contract market; other catalog instruments answer 404 NO_DATA. */
+const CotCodeParam = catalogParam(CodeParam, {
+  valid: COT_INSTRUMENTS,
+  code: 'UNKNOWN_INSTRUMENT',
+  what: 'instrument code',
+  notLive: Object.fromEntries(INSTRUMENT_CODES.filter((c) => !COT_INSTRUMENTS.includes(c)).map((c) => [c, 'no CFTC futures market in the COT report'])),
+  notLiveMessage: (v) => `${v} has no CFTC futures market in the COT report; COT positioning is served for ${COT_INSTRUMENTS.join(', ')}`,
+  hint: 'GET /v1/catalog lists every instrument; COT positioning exists for the codes under valid',
+});
+const FxPairParam = catalogParam(CodeParam, { valid: FX_PAIRS, code: 'UNKNOWN_INSTRUMENT', what: 'FX pair' });
+const FuturesRootParam = catalogParam(CodeParam, { valid: FUTURES_ROOTS, code: 'UNKNOWN_ROOT', what: 'futures root' });
+const InventoryKeyParam = catalogParam(SlugParam, { valid: INVENTORY_KEYS, code: 'UNKNOWN_SERIES', what: 'inventory series' });
+const SectorParam = catalogParam(SlugParam, {
+  valid: SECTORS,
+  code: 'UNKNOWN_SECTOR',
+  what: 'sector',
+  hint: 'the all-sector bundle is a separate route: /v1/snapshot/all or /v1/decision/all',
+});
+
+/**
+ * Bundle codes: each must be a catalog instrument (404 before any payment). Listed codes that no
+ * source serves (PA) are allowed and answered under `missing`, as the catalog says they would be.
+ */
+const BundleCodesQuery = CodesQuery.superRefine((codes, ctx) => {
+  const unknown = codes.filter((c) => !INSTRUMENT_CODES.includes(c));
+  if (unknown.length === 0) return;
+  ctx.addIssue({
+    code: 'custom',
+    message: `unknown instrument code${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`,
+    params: { notFound: { code: 'UNKNOWN_INSTRUMENT', details: { unknown, valid: INSTRUMENT_CODES } } satisfies NotFoundIssue },
+  });
+});
+
 export {
   CodeParam,
+  InstrumentParam,
+  CotCodeParam,
+  FxPairParam,
+  FuturesRootParam,
+  InventoryKeyParam,
+  SectorParam,
+  BundleCodesQuery,
+  catalogParam,
   SlugParam,
   CodesQuery,
   DateQuery,
@@ -77,3 +177,4 @@ export {
   HISTORY_MAX_LIMIT,
   HISTORY_DEFAULT_LIMIT,
 };
+export type { NotFoundIssue, NotFoundCode };

@@ -1,119 +1,237 @@
 /**
- * The route table: the single source of truth for every HTTP route (SPEC.md "Endpoints").
- * CDK routes, the local server, payment, the catalog's pricing, and (later) OpenAPI, x402
- * discovery, llms.txt and MCP tools are all generated from it. Nothing else types a path or
- * a price.
+ * The route table: the typed owner of everything about a route (SPEC.md "Endpoints"). CDK
+ * routes, the local server, the payment pipeline, the catalog's pricing, OpenAPI, x402
+ * discovery, llms.txt and the MCP tools are all generated from it; nothing else types a path,
+ * a price or the rule that makes a call free.
+ *
+ * Adding a paid route: add an entry here (id, family, price key, schemas, MCP text) and its
+ * handler to the family's handler map; `tsc` fails until both exist.
  */
 import { z } from 'zod';
+import { COT_METHOD } from '../analytics/cot';
+import { DIGEST_METHOD, RULESET } from '../analytics/decision';
+import { AGGREGATION } from '../analytics/history';
+import { INVENTORY_METHOD } from '../analytics/inventory';
+import { SPREADS } from '../analytics/spreads';
+import type { Config } from '../config';
+import {
+  BundleCodesQuery,
+  CotCodeParam,
+  FuturesRootParam,
+  FxPairParam,
+  HistoryQuery,
+  InstrumentParam,
+  InventoryKeyParam,
+  NoParams,
+  SectorParam,
+  SlugParam,
+} from './params';
 import { PRICES_USD, type PriceKey } from './pricing';
-import { CodeParam, CodesQuery, HistoryQuery, NoParams, SlugParam } from './params';
 
 /** One Lambda function per family (DESIGN.md "functions/"). */
-const FAMILIES = [
-  'price',
-  'curve',
-  'inventory',
-  'cot',
-  'spreads',
-  'fundamentals',
-  'snapshot',
-  'decision',
-  'discovery',
-  'mcp',
-] as const;
+const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp'] as const;
 type Family = (typeof FAMILIES)[number];
 
 type Method = 'GET' | 'POST';
-type RouteId = `${Method} /${string}`;
+type MimeType = 'application/json' | 'text/plain' | 'text/markdown' | 'text/html';
 
-interface RouteDef {
-  /** `"VERB /path"`, the API Gateway HTTP API route key. */
+/** What MCP clients see of a paid route's tool (tool name is snake_case, <= 64 characters). */
+interface McpSpec {
+  readonly tool: string;
+  readonly title: string;
+  readonly description: string;
+}
+
+/** One entry of the table, keyed by its `"VERB /path"` id (the API Gateway route key). */
+interface RouteSpec {
+  readonly family: Family;
+  /** Price key of SPEC.md; absent on free routes. The USD price comes from PRICES_USD. */
+  readonly price?: PriceKey;
+  readonly summary: string;
+  readonly params: z.ZodType;
+  readonly query: z.ZodType;
+  /** The exact 200 body: validated in tests and in dev stage, and the source of OpenAPI / MCP output schemas. */
+  readonly output: z.ZodType;
+  readonly mimeType?: MimeType;
+  /** The one rule that makes a priced route free under a configuration (the curve stubs). */
+  readonly freeWhen?: (config: Pick<Config, 'INDICATIVE_FUTURES'>) => boolean;
+  /** How the route's derived figures are computed (llms-full.txt, the methods reference). */
+  readonly methods?: Readonly<Record<string, string>>;
+  readonly mcp?: McpSpec;
+}
+
+// Placeholder output schemas until every body has its own (shared/schemas).
+const json = z.unknown();
+const text = z.string();
+const none = NoParams;
+const anyQuery = z.object({}).passthrough();
+const commodity = z.object({ commodity: SlugParam.optional() });
+const stubWhileFuturesOff = (c: Pick<Config, 'INDICATIVE_FUTURES'>) => !c.INDICATIVE_FUTURES;
+
+const spreadMethods = Object.fromEntries(Object.values(SPREADS).map((s) => [s.id, `${s.formula} (${s.unit}). ${s.description}`]));
+const decisionMethods = {
+  ...Object.fromEntries(RULESET.rules.map((r) => [r.id, `${r.method}; ${r.fires} (${r.applies_to})`])),
+  combination: RULESET.combination,
+  digest: DIGEST_METHOD,
+};
+
+const ROUTE_SPECS = {
+  // Paid data routes, in SPEC.md order.
+  'GET /v1/price/{code}': {
+    family: 'price', price: 'PRICE', summary: 'Latest cash/fundamentals price observation',
+    params: z.object({ code: InstrumentParam }), query: anyQuery, output: json,
+    mcp: { tool: 'get_price', title: 'Latest price', description: 'Latest primary-source cash or fundamentals price observation of one instrument (EIA, FRED, World Bank).' },
+  },
+  'GET /v1/prices': {
+    family: 'price', price: 'PRICES_BUNDLE', summary: 'Price bundle for several codes',
+    params: none, query: z.object({ codes: BundleCodesQuery }), output: json,
+    mcp: { tool: 'get_prices', title: 'Price bundle', description: 'Latest price observations of up to 30 instruments in one call; codes without data are listed under missing.' },
+  },
+  'GET /v1/history/{code}': {
+    family: 'price', price: 'HISTORY', summary: 'Series history, optionally resampled',
+    params: z.object({ code: InstrumentParam }), query: HistoryQuery, output: json, methods: AGGREGATION,
+    mcp: { tool: 'get_history', title: 'Price history', description: 'History of one instrument over a date window, native or resampled weekly/monthly, paged, with a summary of the whole window.' },
+  },
+  'GET /v1/curve/{root}': {
+    family: 'curve', price: 'CURVE', summary: 'Forward curve; stub when indicative futures are off',
+    params: z.object({ root: FuturesRootParam }), query: anyQuery, output: json, freeWhen: stubWhileFuturesOff,
+    mcp: { tool: 'get_curve', title: 'Forward curve', description: 'Indicative forward curve of a futures root from a licensed provider; a free explicit stub while indicative futures are off.' },
+  },
+  'GET /v1/inventory/eia': {
+    family: 'inventory', price: 'INVENTORY_BUNDLE', summary: 'Weekly EIA inventories with 5-year comparison and surprise',
+    params: none, query: anyQuery, output: json, methods: INVENTORY_METHOD,
+    mcp: { tool: 'get_inventories', title: 'EIA weekly inventories', description: 'Weekly US petroleum and natural gas inventories (EIA) with week-over-week change, 5-year comparison and surprise.' },
+  },
+  'GET /v1/inventory/eia/{series}': {
+    family: 'inventory', price: 'INVENTORY_SERIES', summary: 'One weekly inventory series with recent history',
+    params: z.object({ series: InventoryKeyParam }), query: anyQuery, output: json, methods: INVENTORY_METHOD,
+    mcp: { tool: 'get_inventory_series', title: 'EIA inventory series', description: 'One weekly EIA inventory series (crude, Cushing, gasoline, distillate, refinery utilisation, crude runs, gas storage) with recent weeks.' },
+  },
+  'GET /v1/cot/{code}': {
+    family: 'cot', price: 'COT', summary: 'Managed-money net positioning (CFTC disaggregated COT)',
+    params: z.object({ code: CotCodeParam }), query: anyQuery, output: json, methods: COT_METHOD,
+    mcp: { tool: 'get_cot', title: 'Managed-money positioning', description: 'Managed-money net positioning of one instrument from the CFTC disaggregated Commitments of Traders report, with week-over-week change and 3-year range.' },
+  },
+  'GET /v1/spreads/crack': {
+    family: 'spreads', price: 'CRACK', summary: '3-2-1 crack spread, cash proxy',
+    params: none, query: anyQuery, output: json, methods: spreadMethods,
+    mcp: { tool: 'get_crack_spread', title: '3-2-1 crack spread', description: '3-2-1 crack spread cash proxy (USD/bbl) from EIA spot gasoline, ULSD and WTI, with its legs.' },
+  },
+  'GET /v1/spreads/crush': {
+    family: 'spreads', price: 'CRUSH', summary: 'Soy crush margin proxy',
+    params: none, query: anyQuery, output: json, methods: spreadMethods,
+    mcp: { tool: 'get_crush_spread', title: 'Soy crush margin', description: 'Soybean crush margin proxy (USD/bu) from soybean meal, oil and soybean prices, with its legs.' },
+  },
+  'GET /v1/spreads/basis': {
+    family: 'spreads', price: 'BASIS', summary: 'WTI-Brent basis spread',
+    params: none, query: anyQuery, output: json, methods: spreadMethods,
+    mcp: { tool: 'get_basis_spread', title: 'WTI-Brent basis', description: 'WTI minus Brent spot spread (USD/bbl) on the same date, with its legs.' },
+  },
+  'GET /v1/spreads/calendar/{root}': {
+    family: 'curve', price: 'CALENDAR', summary: 'Calendar spread; stub until licensed curves',
+    params: z.object({ root: FuturesRootParam }), query: anyQuery, output: json, freeWhen: stubWhileFuturesOff,
+    mcp: { tool: 'get_calendar_spread', title: 'Calendar spread', description: 'Calendar spread of a futures root from a licensed curve; a free explicit stub while indicative futures are off.' },
+  },
+  'GET /v1/fundamentals/wasde': {
+    family: 'fundamentals', price: 'WASDE', summary: 'US supply-and-demand balance sheets (WASDE-shaped)',
+    params: none, query: commodity, output: json,
+    mcp: { tool: 'get_wasde', title: 'WASDE balance sheets', description: 'US corn, soybean and wheat supply-and-demand balance sheets from the USDA WASDE report.' },
+  },
+  'GET /v1/fundamentals/crop-progress': {
+    family: 'fundamentals', price: 'CROP_PROGRESS', summary: 'Crop progress and condition',
+    params: none, query: commodity, output: json,
+    mcp: { tool: 'get_crop_progress', title: 'Crop progress', description: 'Weekly US crop progress and condition from USDA NASS.' },
+  },
+  'GET /v1/fundamentals/export-sales': {
+    family: 'fundamentals', price: 'EXPORT_SALES', summary: 'Weekly export sales',
+    params: none, query: commodity, output: json,
+    mcp: { tool: 'get_export_sales', title: 'Export sales', description: 'Weekly US export sales from the USDA FAS Export Sales Reporting system.' },
+  },
+  'GET /v1/fundamentals/usgs': {
+    family: 'fundamentals', price: 'USGS', summary: 'Annual mineral commodity summaries',
+    params: none, query: commodity, output: json,
+    mcp: { tool: 'get_mineral_summaries', title: 'USGS mineral summaries', description: 'Annual USGS Mineral Commodity Summaries figures (production, imports, net import reliance, prices).' },
+  },
+  'GET /v1/fx/{pair}': {
+    family: 'price', price: 'FX', summary: 'FX pair for commodity context',
+    params: z.object({ pair: FxPairParam }), query: anyQuery, output: json,
+    mcp: { tool: 'get_fx', title: 'FX context', description: 'Latest FRED observation of an FX series for commodity context (EURUSD, USDCNY, broad trade-weighted dollar).' },
+  },
+  'GET /v1/snapshot/{sector}': {
+    family: 'snapshot', price: 'SNAPSHOT', summary: 'Sector snapshot',
+    params: z.object({ sector: SectorParam }), query: anyQuery, output: json,
+    mcp: { tool: 'get_sector_snapshot', title: 'Sector snapshot', description: 'Headline figures of one sector (energy, metals or ags): latest prices and the sector fundamentals.' },
+  },
+  'GET /v1/decision/{sector}': {
+    family: 'decision', price: 'DECISION', summary: 'Deterministic decision pack for one sector',
+    params: z.object({ sector: SectorParam }), query: anyQuery, output: json, methods: decisionMethods,
+    mcp: { tool: 'get_decision_pack', title: 'Sector decision pack', description: 'Deterministic, rule-based decision pack of one sector: signals with their inputs, rules version and inputs digest.' },
+  },
+  'GET /v1/snapshot/all': {
+    family: 'snapshot', price: 'SNAPSHOT_ALL', summary: 'All-sector snapshot bundle',
+    params: none, query: anyQuery, output: json,
+    mcp: { tool: 'get_all_snapshots', title: 'All-sector snapshot', description: 'Snapshots of every sector (energy, metals, ags) in one call.' },
+  },
+  'GET /v1/decision/all': {
+    family: 'decision', price: 'DECISION_ALL', summary: 'All-sector decision pack bundle',
+    params: none, query: anyQuery, output: json, methods: decisionMethods,
+    mcp: { tool: 'get_all_decision_packs', title: 'All-sector decision packs', description: 'Deterministic decision packs of every sector in one call.' },
+  },
+  // Free discovery routes.
+  'GET /health': { family: 'discovery', summary: 'Health and per-source staleness', params: none, query: anyQuery, output: json },
+  'GET /v1/catalog': { family: 'discovery', summary: 'Instrument catalog with live pricing_usd', params: none, query: anyQuery, output: json },
+  'GET /v1/calendar': { family: 'discovery', summary: 'Release calendar of every source', params: none, query: anyQuery, output: json },
+  'GET /llms.txt': { family: 'discovery', summary: 'Short agent briefing', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
+  'GET /llms-full.txt': { family: 'discovery', summary: 'Full agent reference', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
+  'GET /openapi.json': { family: 'discovery', summary: 'OpenAPI 3.1 description', params: none, query: anyQuery, output: json },
+  'GET /SKILL.md': { family: 'discovery', summary: 'Agent skill manifest', params: none, query: anyQuery, output: text, mimeType: 'text/markdown' },
+  'GET /.well-known/agent.json': { family: 'discovery', summary: 'Agent card', params: none, query: anyQuery, output: json },
+  'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: json },
+  'GET /terms.txt': { family: 'discovery', summary: 'Terms of use', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
+  'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: json },
+  // MCP streamable HTTP; each paid tool call is priced as its route.
+  'POST /api/mcp': { family: 'mcp', summary: 'MCP streamable HTTP endpoint', params: none, query: anyQuery, output: json },
+} as const satisfies Record<`${Method} /${string}`, RouteSpec>;
+
+type RouteSpecs = typeof ROUTE_SPECS;
+/** Literal route ids: `'GET /v1/price/{code}' | …`. */
+type RouteId = keyof RouteSpecs;
+/** Route ids served by one family's Lambda. */
+type FamilyRouteId<F extends Family> = { [K in RouteId]: RouteSpecs[K]['family'] extends F ? K : never }[RouteId];
+/** Path parameters of a route after its schema (normalised, e.g. upper-cased codes). */
+type ParamsOf<Id extends RouteId> = z.output<RouteSpecs[Id]['params']>;
+/** Query parameters of a route after its schema (defaults applied). */
+type QueryOf<Id extends RouteId> = z.output<RouteSpecs[Id]['query']>;
+/** The 200 body of a route. */
+type BodyOf<Id extends RouteId> = z.input<RouteSpecs[Id]['output']>;
+
+/** A route as the runtime sees it: the spec plus what follows from its id and price key. */
+interface RouteDef extends Omit<RouteSpec, 'price' | 'mimeType'> {
   readonly id: RouteId;
   readonly method: Method;
   readonly path: string;
-  readonly family: Family;
-  /** Price key of SPEC.md, or null for free routes. */
   readonly priceKey: PriceKey | null;
   /** USD per call as a decimal string, or null for free routes. */
   readonly priceUsd: string | null;
-  readonly summary: string;
-  readonly params: z.ZodType<Record<string, unknown>>;
-  readonly query: z.ZodType<Record<string, unknown>>;
-  /** Response media type (text routes serve documents). */
-  readonly mimeType: 'application/json' | 'text/plain' | 'text/markdown';
+  readonly mimeType: MimeType;
 }
 
-interface RouteInput {
-  method?: Method;
-  family: Family;
-  price?: PriceKey;
-  summary: string;
-  params?: z.ZodType<Record<string, unknown>>;
-  query?: z.ZodType<Record<string, unknown>>;
-  mimeType?: RouteDef['mimeType'];
-}
-
-const route = (path: string, r: RouteInput): RouteDef => {
-  const method = r.method ?? 'GET';
+const toDef = (id: RouteId, spec: RouteSpec): RouteDef => {
+  const [method, path] = id.split(' ') as [Method, string];
   return Object.freeze({
-    id: `${method} ${path}` as RouteId,
+    ...spec,
+    id,
     method,
     path,
-    family: r.family,
-    priceKey: r.price ?? null,
-    priceUsd: r.price ? PRICES_USD[r.price] : null,
-    summary: r.summary,
-    params: r.params ?? NoParams,
-    query: r.query ?? z.object({}).passthrough(),
-    mimeType: r.mimeType ?? 'application/json',
+    priceKey: spec.price ?? null,
+    priceUsd: spec.price ? PRICES_USD[spec.price] : null,
+    mimeType: spec.mimeType ?? 'application/json',
   });
 };
 
-const code = z.object({ code: CodeParam });
-const root = z.object({ root: CodeParam });
-const pair = z.object({ pair: CodeParam });
-const series = z.object({ series: SlugParam });
-const sector = z.object({ sector: SlugParam });
-const commodity = z.object({ commodity: SlugParam.optional() });
+const ROUTES: readonly RouteDef[] = Object.freeze(Object.entries(ROUTE_SPECS).map(([id, spec]) => toDef(id as RouteId, spec)));
 
-const ROUTES: readonly RouteDef[] = Object.freeze([
-  // Paid data routes, in SPEC.md order.
-  route('/v1/price/{code}', { family: 'price', price: 'PRICE', params: code, summary: 'Latest cash/fundamentals price observation' }),
-  route('/v1/prices', { family: 'price', price: 'PRICES_BUNDLE', query: z.object({ codes: CodesQuery }), summary: 'Price bundle for several codes' }),
-  route('/v1/history/{code}', { family: 'price', price: 'HISTORY', params: code, query: HistoryQuery, summary: 'Series history, optionally resampled' }),
-  route('/v1/curve/{root}', { family: 'curve', price: 'CURVE', params: root, summary: 'Forward curve; stub when indicative futures are off' }),
-  route('/v1/inventory/eia', { family: 'inventory', price: 'INVENTORY_BUNDLE', summary: 'Weekly EIA inventories with 5-year comparison and surprise' }),
-  route('/v1/inventory/eia/{series}', { family: 'inventory', price: 'INVENTORY_SERIES', params: series, summary: 'One weekly inventory series with recent history' }),
-  route('/v1/cot/{code}', { family: 'cot', price: 'COT', params: code, summary: 'Managed-money net positioning (CFTC disaggregated COT)' }),
-  route('/v1/spreads/crack', { family: 'spreads', price: 'CRACK', summary: '3-2-1 crack spread, cash proxy' }),
-  route('/v1/spreads/crush', { family: 'spreads', price: 'CRUSH', summary: 'Soy crush margin proxy' }),
-  route('/v1/spreads/basis', { family: 'spreads', price: 'BASIS', summary: 'WTI-Brent basis spread' }),
-  route('/v1/spreads/calendar/{root}', { family: 'curve', price: 'CALENDAR', params: root, summary: 'Calendar spread; stub until licensed curves' }),
-  route('/v1/fundamentals/wasde', { family: 'fundamentals', price: 'WASDE', query: commodity, summary: 'US supply-and-demand balance sheets (WASDE-shaped)' }),
-  route('/v1/fundamentals/crop-progress', { family: 'fundamentals', price: 'CROP_PROGRESS', query: commodity, summary: 'Crop progress and condition' }),
-  route('/v1/fundamentals/export-sales', { family: 'fundamentals', price: 'EXPORT_SALES', query: commodity, summary: 'Weekly export sales' }),
-  route('/v1/fundamentals/usgs', { family: 'fundamentals', price: 'USGS', query: commodity, summary: 'Annual mineral commodity summaries' }),
-  route('/v1/fx/{pair}', { family: 'price', price: 'FX', params: pair, summary: 'FX pair for commodity context' }),
-  route('/v1/snapshot/{sector}', { family: 'snapshot', price: 'SNAPSHOT', params: sector, summary: 'Sector snapshot' }),
-  route('/v1/decision/{sector}', { family: 'decision', price: 'DECISION', params: sector, summary: 'Deterministic decision pack for one sector' }),
-  route('/v1/snapshot/all', { family: 'snapshot', price: 'SNAPSHOT_ALL', summary: 'All-sector snapshot bundle' }),
-  route('/v1/decision/all', { family: 'decision', price: 'DECISION_ALL', summary: 'All-sector decision pack bundle' }),
-  // Free discovery routes.
-  route('/health', { family: 'discovery', summary: 'Health and per-source staleness' }),
-  route('/v1/catalog', { family: 'discovery', summary: 'Instrument catalog with live pricing_usd' }),
-  route('/v1/calendar', { family: 'discovery', summary: 'Release calendar of every source' }),
-  route('/llms.txt', { family: 'discovery', summary: 'Short agent briefing', mimeType: 'text/plain' }),
-  route('/llms-full.txt', { family: 'discovery', summary: 'Full agent reference', mimeType: 'text/plain' }),
-  route('/openapi.json', { family: 'discovery', summary: 'OpenAPI 3.1 description' }),
-  route('/SKILL.md', { family: 'discovery', summary: 'Agent skill manifest', mimeType: 'text/markdown' }),
-  route('/.well-known/agent.json', { family: 'discovery', summary: 'Agent card' }),
-  route('/.well-known/x402.json', { family: 'discovery', summary: 'Payment resource catalog' }),
-  route('/terms.txt', { family: 'discovery', summary: 'Terms of use', mimeType: 'text/plain' }),
-  route('/api/mcp', { family: 'mcp', summary: 'List of MCP tool names (discovery)' }),
-  // MCP streamable HTTP; priced per tool, not per route.
-  route('/api/mcp', { method: 'POST', family: 'mcp', summary: 'MCP streamable HTTP endpoint' }),
-]);
-
+/** Routes with a list price (the curve stubs included: they are free only under freeWhen). */
 const PAID_ROUTES = ROUTES.filter((r) => r.priceKey !== null);
 const FREE_ROUTES = ROUTES.filter((r) => r.priceKey === null && r.family !== 'mcp');
 
@@ -123,5 +241,13 @@ const routesOf = (family: Family): RouteDef[] => ROUTES.filter((r) => r.family =
 const BY_ID: ReadonlyMap<string, RouteDef> = new Map(ROUTES.map((r) => [r.id, r]));
 const findRoute = (id: string): RouteDef | undefined => BY_ID.get(id);
 
-export { FAMILIES, ROUTES, PAID_ROUTES, FREE_ROUTES, routesOf, findRoute };
-export type { Family, Method, RouteId, RouteDef };
+/**
+ * Whether a call of the route costs money under this configuration: the one place that says so
+ * (payment, discovery documents, MCP and CDK all ask it).
+ * @example isChargeable(findRoute('GET /v1/curve/{root}')!, config) // false unless INDICATIVE_FUTURES
+ */
+const isChargeable = (route: Pick<RouteDef, 'priceKey' | 'freeWhen'>, config: Pick<Config, 'INDICATIVE_FUTURES'>): boolean =>
+  route.priceKey !== null && !route.freeWhen?.(config);
+
+export { FAMILIES, ROUTES, PAID_ROUTES, FREE_ROUTES, routesOf, findRoute, isChargeable };
+export type { Family, Method, MimeType, McpSpec, RouteId, RouteDef, RouteSpec, FamilyRouteId, ParamsOf, QueryOf, BodyOf };

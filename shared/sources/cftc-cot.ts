@@ -9,6 +9,7 @@
  */
 import { crc32, inflateRawSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
+import { COT_CONTRACTS, type CotContract } from '../catalog/cot-markets';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
@@ -17,48 +18,8 @@ import { findSource } from './registry';
 import { mapLimit } from './runner';
 import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 
-interface CotContract {
-  /** Catalog instrument code. */
-  readonly code: string;
-  /** CFTC_Contract_Market_Code. */
-  readonly cftcCode: string;
-  /** True when the market is in the recorded CFTC file the tests read (fixtures/cftc). */
-  readonly recorded: boolean;
-}
-
-/**
- * Instrument -> CFTC contract market, in catalog order. The eleven `recorded` codes are checked
- * against the recorded CFTC file; the others are CFTC's published codes (ZL soybean oil CBT,
- * CT cotton no. 2 ICE, CC cocoa ICE, ZR rough rice CBT, PL platinum and PA palladium NYMEX, HO
- * NY Harbor ULSD and RB gasoline RBOB NYMEX). BZ (ICE Brent is not in CFTC reports), the
- * LME-style metals and iron ore have no matching CFTC market and are not mapped.
- */
-const COT_CONTRACTS: readonly CotContract[] = Object.freeze([
-  { code: 'CL', cftcCode: '067651', recorded: true },
-  { code: 'NG', cftcCode: '023651', recorded: true },
-  { code: 'HO', cftcCode: '022651', recorded: false },
-  { code: 'RB', cftcCode: '111659', recorded: false },
-  { code: 'GC', cftcCode: '088691', recorded: true },
-  { code: 'HG', cftcCode: '085692', recorded: true },
-  { code: 'SI', cftcCode: '084691', recorded: true },
-  { code: 'PL', cftcCode: '076651', recorded: false },
-  { code: 'PA', cftcCode: '075651', recorded: false },
-  { code: 'ZC', cftcCode: '002602', recorded: true },
-  { code: 'ZW', cftcCode: '001602', recorded: true },
-  { code: 'ZS', cftcCode: '005602', recorded: true },
-  { code: 'ZL', cftcCode: '007601', recorded: false },
-  { code: 'ZM', cftcCode: '026603', recorded: true },
-  { code: 'KC', cftcCode: '083731', recorded: true },
-  { code: 'CC', cftcCode: '073732', recorded: false },
-  { code: 'SB', cftcCode: '080732', recorded: true },
-  { code: 'CT', cftcCode: '033661', recorded: false },
-  { code: 'ZR', cftcCode: '039601', recorded: false },
-]);
-
 const BY_CFTC_CODE: ReadonlyMap<string, CotContract> = new Map(COT_CONTRACTS.map((c) => [c.cftcCode, c]));
 
-/** The CFTC contract of an instrument code, or undefined when it has none. */
-const findCotContract = (code: string): CotContract | undefined => COT_CONTRACTS.find((c) => c.code === code);
 
 /** The columns read, with their 0-based position in the 191-column layout (header-less weekly file). */
 const COLUMNS = {
@@ -300,5 +261,5 @@ const cftcCot: SourceAdapter = {
   toItems: cotItems,
 };
 
-export { cftcCot, COT_CONTRACTS, findCotContract, parseCotText, unzipSingle, isZip, cotItems, WEEKLY_URL, annualZipUrl };
-export type { CotContract, CotRow };
+export { cftcCot, parseCotText, unzipSingle, isZip, cotItems, WEEKLY_URL, annualZipUrl };
+export type { CotRow };

@@ -11,12 +11,12 @@ import type { Context } from 'aws-lambda';
 import { z } from 'zod';
 import type { Config } from '../config';
 import { loadConfigWithSecrets } from '../config/secrets';
-import { getDeps } from '../http/deps';
 import { logger } from '../observability/logger';
 import { findAdapter } from './adapters';
 import { redactSecrets, runSource, type RunResult } from './runner';
 import type { FetchLike, SourceAdapter } from './types';
-import type { ObservationStore } from '../store/observation-store';
+import { createDocumentClient } from '../store/client';
+import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
 
 /** The scheduler's input; a console test event may be `{}` and carry other fields. */
 const IngestEventSchema = z
@@ -39,7 +39,7 @@ class IngestionFailedError extends Error {
 interface IngestHandlerOptions {
   /** Configuration with the source keys (default: environment + Secrets Manager, once per cold start). */
   loadConfig?: () => Promise<Config>;
-  /** The observation store (default: the process deps' store). */
+  /** The observation store (default: the DynamoDB table of the configuration, built once per cold start). */
   store?: (config: Config) => ObservationStore;
   /** Adapter lookup (default: the ADAPTERS map). */
   findAdapter?: (id: string) => SourceAdapter | undefined;
@@ -62,6 +62,10 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
       throw err;
     }));
 
+  let defaultStore: ObservationStore | undefined;
+  const storeOf = (cfg: Config): ObservationStore =>
+    opts.store ? opts.store(cfg) : (defaultStore ??= new DynamoObservationStore(createDocumentClient(cfg), cfg.OBSERVATIONS_TABLE));
+
   return async (event, context) => {
     if (context) logger.addContext(context);
     const cfg = await configOnce();
@@ -77,7 +81,7 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
     const adapter = (opts.findAdapter ?? findAdapter)(id);
     if (!adapter) throw new Error(`no adapter registered for source ${id} (shared/sources/adapters.ts)`);
 
-    const store = opts.store ? opts.store(cfg) : getDeps().store;
+    const store = storeOf(cfg);
     const raw = await runSource(adapter, {
       mode: 'live',
       store,

@@ -24,17 +24,12 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { startLocalStack } = await import('../../infra/local/stack');
 const { priceHandlers } = await import('../../shared/families/price/handlers');
-const { getDeps } = await import('../../shared/http/deps');
 const { createFamilyHandler } = await import('../../shared/http/family-handler');
-const { getConfig } = await import('../../shared/config');
-const { createFacilitatorClient } = await import('../../shared/payment/facilitator');
-const { DynamoPaymentLedger } = await import('../../shared/payment/ledger');
-const { createDocumentClient } = await import('../../shared/store/client');
 const { b64, nowS, signAuthorization, v1Payload, acceptedFor } = await import('../payment/helpers');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const WARMUP = 8;
-const ROUTE_ID = 'GET /v1/price/{code}';
+const ROUTE_ID = 'GET /v1/price/{code}' as const;
 
 const event = (headers: Record<string, string>): APIGatewayProxyEventV2 =>
   ({
@@ -92,11 +87,12 @@ const main = async (): Promise<void> => {
   try {
     const net = stack.payments!;
     const buyer = net.chain.accounts[2]!;
-    const charged = createFamilyHandler('price', priceHandlers, getDeps);
+    const services = () => stack.services;
+    const charged = createFamilyHandler('price', priceHandlers, services);
     const uncharged = createFamilyHandler(
       'price',
-      { ...priceHandlers, [ROUTE_ID]: async (req) => ({ ...(await priceHandlers[ROUTE_ID]!(req)), charge: false }) },
-      getDeps,
+      { ...priceHandlers, [ROUTE_ID]: async (req) => ({ ...(await priceHandlers[ROUTE_ID](req)), charge: false }) },
+      services,
     );
     const paymentHeader = async () => b64(v1Payload(await signAuthorization(buyer, { payTo: net.payTo, validAfter: nowS() - 600n })));
     const invoke = (handler: typeof charged, headers: Record<string, string>, settled: boolean): Timer => async () => {
@@ -127,9 +123,7 @@ const main = async (): Promise<void> => {
     );
 
     // Where the time goes: the facilitator calls and the ledger writes on their own.
-    const config = getConfig();
-    const facilitator = createFacilitatorClient(config);
-    const ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
+    const { facilitator, ledger } = stack.services.payment;
     const requirements = acceptedFor(net.payTo) as never;
     const v2 = async () => {
       const signed = await signAuthorization(buyer, { payTo: net.payTo });

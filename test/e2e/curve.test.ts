@@ -1,23 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { loadConfig } from '../../shared/config';
-import { curveHandlers } from '../../shared/families/curve/handlers';
-import type { Deps } from '../../shared/http/deps';
-import type { HandlerRequest } from '../../shared/http/types';
-import { findRoute } from '../../shared/routes';
-import { ReadCache } from '../../shared/store/read-cache';
+import { findRoute, isChargeable } from '../../shared/routes';
 import { registerCurveProvider, unregisterCurveProvider } from '../../shared/sources/curve-source';
 import { expectError, expectObservation } from '../helpers/contract';
 import { FAKE_PROVIDER_ID, FAKE_RETRIEVED_AT, fakeCurveProvider } from '../helpers/fake-curve-provider';
 import { getJson, startTestStack } from '../helpers/stack';
 
-/** Calls a curve-family handler directly, to see what the pipeline is told about charging. */
-const callHandler = (routeId: string, root: string, env: Record<string, string> = {}) => {
-  const config = loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', ...env });
-  const deps = { config, cache: new ReadCache(), now: () => new Date('2025-06-17T00:00:00Z') } as unknown as Deps;
-  const req: HandlerRequest = { route: findRoute(routeId)!, params: { root }, query: {}, headers: {}, requestId: 't', deps };
-  return curveHandlers[routeId]!(req);
-};
+/** Whether the route table charges a curve-family route under these settings. */
+const charged = (routeId: string, env: Record<string, string> = {}) =>
+  isChargeable(findRoute(routeId)!, loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', ...env }));
 
 describe('curve family with INDICATIVE_FUTURES off (default): explicit free stub', () => {
   let stack: LocalStack;
@@ -46,9 +38,12 @@ describe('curve family with INDICATIVE_FUTURES off (default): explicit free stub
     expectError(await get(`/v1/curve/${encodeURIComponent('CL;DROP')}`), 400, 'INVALID_PARAMETER');
   });
 
-  it('tells the pipeline not to charge the stub', async () => {
-    expect((await callHandler('GET /v1/curve/{root}', 'CL')).charge).toBe(false);
-    expect((await callHandler('GET /v1/spreads/calendar/{root}', 'GC')).charge).toBe(false);
+  it('is free by the route table while indicative futures are off, and priced when on', () => {
+    expect(charged('GET /v1/curve/{root}')).toBe(false);
+    expect(charged('GET /v1/spreads/calendar/{root}')).toBe(false);
+    const on = { INDICATIVE_FUTURES: '1', CURVE_PROVIDER: FAKE_PROVIDER_ID };
+    expect(charged('GET /v1/curve/{root}', on)).toBe(true);
+    expect(charged('GET /v1/spreads/calendar/{root}', on)).toBe(true);
   });
 });
 
@@ -106,8 +101,10 @@ describe('curve family with INDICATIVE_FUTURES on and a (fake) licensed provider
     expect(calls.length).toBe(before); // the curve read above is still cached
   });
 
-  it('is charged at the listed price (no charge: false)', async () => {
-    expect((await callHandler('GET /v1/curve/{root}', 'CL', env)).charge).toBeUndefined();
+  it('is charged at the listed price: a forced challenge asks for 0.03 USD', async () => {
+    const res = await getJson(stack.url, '/v1/curve/CL', { headers: { 'X-Force-402': '1' } });
+    expect(res.status).toBe(402);
+    expect(res.body.accepts[0]).toMatchObject({ maxAmountRequired: '30000', resource: '/v1/curve/CL' });
   });
 
   it('missing or broken provider data is a clear 503 or 502, never a 500', async () => {

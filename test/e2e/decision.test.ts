@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { RULES_VERSION } from '../../shared/analytics/decision';
-import { getDeps } from '../../shared/http/deps';
 import { expectError, expectObservation } from '../helpers/contract';
 import { energyItems } from '../helpers/energy-fixture';
 import { monthlySeries, priceObs, seed } from '../helpers/seed-observations';
@@ -31,8 +30,8 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
   });
 
   it('GET /v1/decision/energy: hand-checked signals from prices, inventory, positioning and spreads', async () => {
-    await seed(getDeps().store, energyItems());
-    getDeps().cache.clear();
+    await seed(stack.services.store, energyItems());
+    stack.services.cache.clear();
     const res = await get('/v1/decision/energy');
     expect(res.status).toBe(200);
     const pack = res.body;
@@ -74,7 +73,7 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
 
   it('is deterministic: same stored inputs give the same digest and a byte-identical pack apart from provenance', async () => {
     const first = await get('/v1/decision/energy'); // served from the read cache
-    getDeps().cache.clear();
+    stack.services.cache.clear();
     const second = await get('/v1/decision/energy'); // read again from the store
     expect(second.body.inputs_digest).toEqual(first.body.inputs_digest);
     expect(withoutProvenance(second.body)).toBe(withoutProvenance(first.body));
@@ -85,18 +84,18 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
 
   it('a changed stored input changes the digest', async () => {
     const before = (await get('/v1/decision/energy')).body.inputs_digest.value;
-    await seed(getDeps().store, [priceObs('NG', '2025-06-12', 3.49)]); // a revision of an old NG value
-    getDeps().cache.clear();
+    await seed(stack.services.store, [priceObs('NG', '2025-06-12', 3.49)]); // a revision of an old NG value
+    stack.services.cache.clear();
     const after = await get('/v1/decision/energy');
     expect(after.body.inputs_digest.value).not.toBe(before);
-    await seed(getDeps().store, [priceObs('NG', '2025-06-12', 3.5)]); // revert it
-    getDeps().cache.clear();
+    await seed(stack.services.store, [priceObs('NG', '2025-06-12', 3.5)]); // revert it
+    stack.services.cache.clear();
     expect((await get('/v1/decision/energy')).body.inputs_digest.value).toBe(before);
   });
 
   it('GET /v1/decision/all bundles every sector; a sector without data is listed, not fatal', async () => {
-    await seed(getDeps().store, monthlySeries('GC', '2025-11', [2600, 2700, 2800, 2900, 3000, 3100, 3200, 3300, 3400, 3500, 3600, 3700, 4087.19]));
-    getDeps().cache.clear();
+    await seed(stack.services.store, monthlySeries('GC', '2025-11', [2600, 2700, 2800, 2900, 3000, 3100, 3200, 3300, 3400, 3500, 3600, 3700, 4087.19]));
+    stack.services.cache.clear();
     const res = await get('/v1/decision/all');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ pack: 'decision', sector: 'all', rules_version: RULES_VERSION });

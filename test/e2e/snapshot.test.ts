@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { getDeps } from '../../shared/http/deps';
 import { expectError, expectObservation } from '../helpers/contract';
 import { ENERGY_PRICES, energyItems } from '../helpers/energy-fixture';
 import { monthlySeries, seed } from '../helpers/seed-observations';
@@ -27,8 +26,8 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
   });
 
   it('GET /v1/snapshot/energy: latest of every instrument, inventories and crack, staleness', async () => {
-    await seed(getDeps().store, [...energyItems(), ...monthlySeries('GC', '2025-11', [4000, 4087.19])]);
-    getDeps().cache.clear();
+    await seed(stack.services.store, [...energyItems(), ...monthlySeries('GC', '2025-11', [4000, 4087.19])]);
+    stack.services.cache.clear();
     const res = await get('/v1/snapshot/ENERGY'); // sectors are case-insensitive
     expect(res.status).toBe(200);
     walkObservations(res.body).forEach(expectObservation);
@@ -51,7 +50,7 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
 
   it('reports a source with a recent success as fresh', async () => {
     const now = new Date().toISOString();
-    await getDeps().store.putRunStatus({ source: 'eia-spot', last_attempt_at: now, last_success_at: now, last_error: null, last_items: 30 });
+    await stack.services.store.putRunStatus({ source: 'eia-spot', last_attempt_at: now, last_success_at: now, last_error: null, last_items: 30 });
     const res = await get('/v1/snapshot/energy');
     expect(res.body.staleness).toMatchObject({ status: 'degraded', stale_sources: ['eia-petroleum', 'eia-gas-storage'] });
     expect(res.body.staleness.sources.find((s: any) => s.id === 'eia-spot')).toMatchObject({ stale: false, last_success_at: now });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { getDeps } from '../../shared/http/deps';
 import { expectError, expectObservation } from '../helpers/contract';
 import { monthlySeries, priceObs, seed } from '../helpers/seed-observations';
 import { getJson, startTestStack } from '../helpers/stack';
@@ -80,8 +79,8 @@ describe('spreads over HTTP (store seeded by the test)', () => {
   });
 
   it('one missing leg is named alone', async () => {
-    await seed(getDeps().store, [priceObs('RB', '2025-06-16', 2.162), priceObs('HO', '2025-06-16', 2.398)]);
-    getDeps().cache.clear();
+    await seed(stack.services.store, [priceObs('RB', '2025-06-16', 2.162), priceObs('HO', '2025-06-16', 2.398)]);
+    stack.services.cache.clear();
     const res = await get('/v1/spreads/crack');
     expectError(res, 503, 'NO_DATA');
     expect(res.body.error.details).toMatchObject({ spread: 'crack', missing: [{ instrument: 'CL' }] });
@@ -89,13 +88,13 @@ describe('spreads over HTTP (store seeded by the test)', () => {
   });
 
   it('the crush of monthly derived legs says monthly and derived, aligned on the month all legs share', async () => {
-    await seed(getDeps().store, [
+    await seed(stack.services.store, [
       ...monthlySeries('ZM', '2025-09', [300, 305, 310]),
       ...monthlySeries('ZL', '2025-09', [0.5, 0.51, 0.52]),
       // soybeans already have October; meal and oil do not, so September is the latest shared month
       ...monthlySeries('ZS', '2025-10', [10, 10.2, 10.5, 10.9]),
     ]);
-    getDeps().cache.clear();
+    stack.services.cache.clear();
     const res = await get('/v1/spreads/crush');
     expect(res.status).toBe(200);
     observationsOf(res.body).forEach(expectObservation);
@@ -115,15 +114,15 @@ describe('spreads over HTTP (store seeded by the test)', () => {
   });
 
   it('an indicative leg makes the crush indicative', async () => {
-    await seed(getDeps().store, [priceObs('ZL', '2025-09-01', 0.52, { quality: 'indicative', derived: false })]);
-    getDeps().cache.clear();
+    await seed(stack.services.store, [priceObs('ZL', '2025-09-01', 0.52, { quality: 'indicative', derived: false })]);
+    stack.services.cache.clear();
     const res = await get('/v1/spreads/crush');
     expect(res.body.observation).toMatchObject({ value: 2.04, quality: 'indicative' });
   });
 
   it('legs without a shared date answer unaligned, with each leg\'s as_of stated', async () => {
-    await seed(getDeps().store, [priceObs('CL', '2025-01-02', 70), priceObs('BZ', '2025-01-03', 73.25)]);
-    getDeps().cache.clear();
+    await seed(stack.services.store, [priceObs('CL', '2025-01-02', 70), priceObs('BZ', '2025-01-03', 73.25)]);
+    stack.services.cache.clear();
     const res = await get('/v1/spreads/basis');
     expect(res.status).toBe(200);
     observationsOf(res.body).forEach(expectObservation);

@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { getDeps } from '../../shared/http/deps';
 import { cftcCot } from '../../shared/sources/cftc-cot';
 import { makeObservation } from '../../shared/sources/common';
 import { expectError, expectObservation } from '../helpers/contract';
@@ -28,7 +27,7 @@ describe('cot 3-year standing over HTTP (constructed reports)', () => {
     });
     const items = [report('2023-04-11', 1000, 100_000, 200_000)];
     for (let i = 0; i <= 156; i++) items.push(report(addDays('2023-04-18', 7 * i), i === 156 ? 1750 : 1000 + 10 * i, 1000, 10_000));
-    await getDeps().store.upsertMany(items);
+    await stack.services.store.upsertMany(items);
   });
   afterAll(async () => stack?.close());
 

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../../shared/families/fundamentals/load';
 import { shiftDays } from '../../shared/analytics/fundamentals';
-import { getDeps } from '../../shared/http/deps';
 import { marketYearOf, usdaFasEsr } from '../../shared/sources/usda-fas-esr';
 import { expectError, expectObservation } from '../helpers/contract';
 import { getJson, startTestStack } from '../helpers/stack';
@@ -91,7 +90,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
 
     it('is the body loadWasde returns (reused by snapshots and decision packs)', async () => {
       const res = await get('/v1/fundamentals/wasde?commodity=soybeans');
-      expect(withoutCacheFlags(await loadWasde(getDeps(), 'soybeans'))).toEqual(withoutCacheFlags(res.body));
+      expect(withoutCacheFlags(await loadWasde(stack.services, 'soybeans'))).toEqual(withoutCacheFlags(res.body));
     });
   });
 
@@ -119,7 +118,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
 
     it('is the body loadCropProgress returns', async () => {
       const res = await get('/v1/fundamentals/crop-progress?commodity=wheat');
-      expect(withoutCacheFlags(await loadCropProgress(getDeps(), 'wheat'))).toEqual(withoutCacheFlags(res.body));
+      expect(withoutCacheFlags(await loadCropProgress(stack.services, 'wheat'))).toEqual(withoutCacheFlags(res.body));
     });
   });
 
@@ -153,7 +152,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
 
     it('is the body loadExportSales returns', async () => {
       const res = await get('/v1/fundamentals/export-sales?commodity=soybeans');
-      expect(withoutCacheFlags(await loadExportSales(getDeps(), 'soybeans'))).toEqual(withoutCacheFlags(res.body));
+      expect(withoutCacheFlags(await loadExportSales(stack.services, 'soybeans'))).toEqual(withoutCacheFlags(res.body));
     });
   });
 
@@ -182,7 +181,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       const res = await get('/v1/fundamentals/usgs?commodity=iron-ore');
       expect(res.status).toBe(200);
       expect(res.body.commodities.map((c: any) => c.commodity)).toEqual(['iron_ore']);
-      expect(withoutCacheFlags(await loadUsgs(getDeps(), 'iron_ore'))).toEqual(withoutCacheFlags(res.body));
+      expect(withoutCacheFlags(await loadUsgs(stack.services, 'iron_ore'))).toEqual(withoutCacheFlags(res.body));
     });
   });
 
@@ -249,7 +248,7 @@ describe('fundamentals family with an empty store, then seeded directly', () => 
       ['2021/22', '2022-09-01', 698],
       ['2020/21', '2021-09-01', 845],
     ];
-    await getDeps().store.upsertMany([
+    await stack.services.store.upsertMany([
       stored('WASDE#wheat#US', '2025-05-01', { report_month: 'May 2025', projection_year: '2025/26', market_years: '2025/26', ending_stocks: 923 }),
       stored('WASDE#wheat#US#2025/26', '2025-05-01', { report_month: 'May 2025', market_year: '2025/26', status: 'projection', ending_stocks: 923, use_total: 1959 }),
       ...prior.map(([my, asOf, ending]) => stored(`WASDE#wheat#US#${my}`, asOf, { market_year: my, status: 'final', ending_stocks: ending, use_total: 2000 })),
@@ -275,7 +274,7 @@ describe('fundamentals family with an empty store, then seeded directly', () => 
     };
     const prior = [1, 2, 3, 4, 5].map((k) => shiftDays('2022-09-01', -364 * k));
     const values = [100, 200, 300, 400, 500];
-    await getDeps().store.upsertMany([...week('2022-09-01', 900), ...week('2022-08-25', 50), ...prior.flatMap((d, i) => week(d, values[i]!))]);
+    await stack.services.store.upsertMany([...week('2022-09-01', 900), ...week('2022-08-25', 50), ...prior.flatMap((d, i) => week(d, values[i]!))]);
     const res = await getJson(stack.url, '/v1/fundamentals/export-sales?commodity=corn');
     expect(res.status).toBe(200);
     expectAllObservations(res.body);

@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { getDeps } from '../../shared/http/deps';
 import { makeObservation } from '../../shared/sources/common';
 import { eiaPetroleum } from '../../shared/sources/eia-inventory';
 import { expectObservation } from '../helpers/contract';
@@ -35,7 +34,7 @@ describe('inventory 5-year comparison over HTTP (constructed history)', () => {
         observation: makeObservation(ctx, { instrument: 'crude_ex_spr', value: LEVELS[d] ?? 400000, unit: 'Mbbl', as_of: d, freshness_class: 'weekly', series_id: 'PET.WCESTUS1.W', retrievedAt: '2026-02-11T15:30:00.000Z' }),
       });
     }
-    await getDeps().store.upsertMany(items);
+    await stack.services.store.upsertMany(items);
   });
   afterAll(async () => stack?.close());
 

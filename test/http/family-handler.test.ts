@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
-import type { Deps } from '../../shared/http/deps';
 import { mapError } from '../../shared/errors/error-mapper';
 import { NotFoundError, ServiceUnavailableError } from '../../shared/errors/errors';
 import { createFamilyHandler } from '../../shared/http/family-handler';
 import type { FamilyHandlers } from '../../shared/http/types';
+import { createServices, type Services } from '../../shared/services';
+import { MemoryObservationStore } from '../../shared/store/memory-observation-store';
 
 const event = (routeKey: string, pathParameters?: Record<string, string>, headers: Record<string, string> = {}): APIGatewayProxyEventV2 =>
   ({
@@ -20,12 +21,12 @@ const event = (routeKey: string, pathParameters?: Record<string, string>, header
   }) as unknown as APIGatewayProxyEventV2;
 const context = { awsRequestId: 'aws-1' } as Context;
 
-const depsFor = (stage: 'dev' | 'prod'): (() => Deps) => {
-  const config = loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', STAGE: stage });
-  return () => ({ config, now: () => new Date() }) as unknown as Deps;
+const depsFor = (stage: 'dev' | 'prod'): (() => Services) => {
+  const services = createServices(loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', STAGE: stage }), { store: new MemoryObservationStore() });
+  return () => services;
 };
 
-const handlersThatThrow = (err: unknown): FamilyHandlers => ({
+const handlersThatThrow = (err: unknown): FamilyHandlers<'price'> => ({
   'GET /v1/price/{code}': async () => {
     throw err;
   },
@@ -35,8 +36,28 @@ const handlersThatThrow = (err: unknown): FamilyHandlers => ({
 });
 
 describe('family handler (middy stack)', () => {
-  it('refuses to build when a route of the family has no handler', () => {
-    expect(() => createFamilyHandler('price', { 'GET /v1/prices': async () => ({ body: {} }) })).toThrow(/no handler for: GET \/v1\/price\/\{code\}/);
+  it('refuses to build when a route of the family has no handler (and tsc refuses to compile it)', () => {
+    // @ts-expect-error three of the price family's four handlers are missing
+    const incomplete: FamilyHandlers<'price'> = { 'GET /v1/prices': async () => ({ body: {} }) };
+    expect(() => createFamilyHandler('price', incomplete, depsFor('prod'))).toThrow(/no handler for: GET \/v1\/price\/\{code\}/);
+  });
+
+  it('refuses at compile time a handler keyed by a route id of another family or a misspelling', () => {
+    const extra: FamilyHandlers<'price'> = {
+      ...handlersThatThrow(null),
+      // @ts-expect-error not a route of the price family
+      'GET /v1/cot/{code}': async () => ({ body: {} }),
+    };
+    expect(Object.keys(extra)).toHaveLength(5);
+  });
+
+  it('answers a well-formed value the catalog does not list with a 404 before the handler runs', async () => {
+    let ran = false;
+    const h = createFamilyHandler('price', { ...handlersThatThrow(null), 'GET /v1/fx/{pair}': async () => ((ran = true), { body: {} }) }, depsFor('prod'));
+    const res = await h(event('GET /v1/fx/{pair}', { pair: 'CL' }), context);
+    expect(res.statusCode).toBe(404);
+    expect(JSON.parse(res.body!).error).toMatchObject({ code: 'UNKNOWN_INSTRUMENT', details: { valid: ['DTWEXBGS', 'EURUSD', 'USDCNY'] } });
+    expect(ran).toBe(false);
   });
 
   it('maps an unexpected error to a generic 500 without internals in prod', async () => {

@@ -9,13 +9,12 @@ import { parsePaymentRequired } from '@x402/core/schemas';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { getConfig } from '../../shared/config';
 import { priceHandlers } from '../../shared/families/price/handlers';
-import { getDeps, type Deps } from '../../shared/http/deps';
+import { createServices, type Services } from '../../shared/services';
 import { createFamilyHandler } from '../../shared/http/family-handler';
 import type { FamilyHandlers } from '../../shared/http/types';
 import { DynamoPaymentLedger } from '../../shared/payment/ledger';
-import { isChargeable } from '../../shared/payment/policy';
+import { isChargeable } from '../../shared/routes/table';
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { PAID_ROUTES, usdToAtomic, type RouteDef } from '../../shared/routes';
 import { createDocumentClient } from '../../shared/store/client';
@@ -49,7 +48,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
   beforeAll(async () => {
     fake = await startFakeFacilitator();
     stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: payTo, X402_FACILITATOR_URL: fake.url, X402_FACILITATOR_TIMEOUT_MS: '2500' });
-    const config = getConfig();
+    const config = stack.config;
     ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
   });
   afterAll(async () => {
@@ -310,13 +309,14 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
   });
 
   describe('handler outcomes (nothing charged for a failure)', () => {
-    it('a handler error settles nothing and releases the proof for a retry', async () => {
+    it('a request the catalog refuses is answered 404 before the payment is even looked at', async () => {
       const sent = await payment();
       const res = await get('/v1/price/PA', { 'payment-signature': sent.header }); // listed, not live: 404 NO_DATA
       expectError(res, 404, 'NO_DATA');
       expect(res.headers.get('payment-response')).toBeNull();
+      expect(fake.calls.verify).toHaveLength(0);
       expect(fake.calls.settle).toHaveLength(0);
-      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'handler_error' });
+      expect(await claimOf(sent.signed)).toBeNull();
       expect((await get('/v1/price/CL', { 'payment-signature': sent.header })).status).toBe(200);
     });
   });
@@ -334,12 +334,11 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
         isBase64Encoded: false,
       }) as unknown as APIGatewayProxyEventV2;
     const context = { awsRequestId: 'aws-1' } as Context;
-    const withConfig = (patch: Partial<Deps['config']>): (() => Deps) => {
-      const base = getDeps();
-      const deps = { ...base, config: Object.freeze({ ...base.config, ...patch }) } as Deps;
-      return () => deps;
+    const withConfig = (patch: Partial<Services['config']>): (() => Services) => {
+      const services = createServices(Object.freeze({ ...stack.config, ...patch }), { doc: stack.services.doc!, store: stack.services.store });
+      return () => services;
     };
-    const handlers = (result: { status?: number; charge?: boolean }): FamilyHandlers => ({
+    const handlers = (result: { status?: number; charge?: boolean }): FamilyHandlers<'price'> => ({
       ...priceHandlers,
       'GET /v1/price/{code}': async () => ({ body: { ok: true }, ...result }),
     });
@@ -353,6 +352,21 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expect(fake.calls.verify).toHaveLength(1);
       expect(fake.calls.settle).toHaveLength(0);
       expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'not_charged' });
+    });
+
+    it('a handler that throws settles nothing and releases the proof for a retry', async () => {
+      const failing: FamilyHandlers<'price'> = {
+        ...priceHandlers,
+        'GET /v1/price/{code}': async () => {
+          throw new Error('store exploded');
+        },
+      };
+      const h = createFamilyHandler('price', failing, withConfig({}));
+      const sent = await payment();
+      const res = await h(event({ 'payment-signature': sent.header }), context);
+      expect(res.statusCode).toBe(500);
+      expect(fake.calls.settle).toHaveLength(0);
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'handler_error' });
     });
 
     it('a handler answer with status >= 400 settles nothing', async () => {

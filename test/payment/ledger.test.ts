@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { getConfig } from '../../shared/config';
 import { DynamoPaymentLedger, type ClaimKey, type NewClaim } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
@@ -23,7 +22,7 @@ describe('DynamoPaymentLedger (embedded store)', () => {
 
   beforeAll(async () => {
     stack = await startTestStack({}, false);
-    const config = getConfig();
+    const config = stack.config;
     ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE, () => clock);
   });
   afterAll(async () => stack?.close());

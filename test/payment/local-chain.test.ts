@@ -10,7 +10,6 @@ import { generatePrivateKey, privateKeyToAccount, type HDAccount } from 'viem/ac
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import type { LocalStack } from '../../infra/local/stack';
-import { getConfig } from '../../shared/config';
 import { DynamoPaymentLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
@@ -43,7 +42,7 @@ describe('x402 on the local chain (ganache + local facilitator + official client
   beforeAll(async () => {
     stack = await startTestStack({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_FACILITATOR_TIMEOUT_MS: '4000' });
     net = stack.payments!;
-    const config = getConfig();
+    const config = stack.config;
     ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
     net.facilitator.facilitator.onBeforeSettle(async ({ paymentPayload }) => {
       const from = (paymentPayload.payload as { authorization: { from: `0x${string}` } }).authorization.from;

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { getDeps } from '../../shared/http/deps';
-import { DynamoPaymentLedger } from '../../shared/payment/ledger';
 import type { ChainReader } from '../../shared/payment/reconcile';
 import { runReconciliation } from '../../shared/payment/reconcile-job';
 import { startTestStack } from '../helpers/stack';
@@ -17,10 +15,10 @@ describe('scheduled reconciliation job (functions/reconcile-payments.ts)', () =>
   afterAll(async () => stack?.close());
 
   it('resolves a pending payment the chain shows as paid and books the sale for finance', async () => {
-    const deps = getDeps();
-    const ledger = new DynamoPaymentLedger(deps.doc, deps.config.CREDITS_TABLE, deps.now);
+    const payment = stack.services.payment;
+    const ledger = payment.ledger;
     const nonce = randomNonce();
-    const now = deps.now();
+    const now = payment.now();
     await ledger.claim(newClaim(PAYER, nonce, now, 'req-pending'));
     await ledger.markPending({ payer: PAYER, nonce }, 'req-pending', { transaction: '', reason: 'facilitator_timeout', payload: '{}' });
 
@@ -30,11 +28,11 @@ describe('scheduled reconciliation job (functions/reconcile-payments.ts)', () =>
       findAuthorizationTransaction: async () => tx,
       transactionStatus: async () => 'success',
     };
-    const report = await runReconciliation(deps, chain);
+    const report = await runReconciliation(payment, chain);
     expect(report.settled).toEqual([expect.objectContaining({ nonce, transaction: tx })]);
     expect(await ledger.get({ payer: PAYER, nonce })).toMatchObject({ state: 'SETTLED' });
     const sales = await ledger.salesOfMonth(now.toISOString().slice(0, 7));
     expect(sales.find((s) => s.nonce === nonce)).toMatchObject({ amount: '10000', transaction: tx, route: 'GET /v1/price/{code}' });
-    expect((await runReconciliation(deps, chain)).checked).toBe(0); // idempotent: nothing left pending
+    expect((await runReconciliation(payment, chain)).checked).toBe(0); // idempotent: nothing left pending
   });
 });

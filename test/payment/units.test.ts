@@ -13,7 +13,7 @@ import { buildPaymentRequired, encodeX402Header, resourceUrl } from '../../share
 import { checkPayment, type ExpectedPayment } from '../../shared/payment/checks';
 import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator } from '../../shared/payment/facilitator';
 import { decodePaymentHeader, paymentHeaderOf, MAX_PAYMENT_HEADER_CHARS, type DecodedPayment } from '../../shared/payment/payload';
-import { isChargeable } from '../../shared/payment/policy';
+import { isChargeable } from '../../shared/routes/table';
 import { findRoute, FREE_ROUTES, PAID_ROUTES } from '../../shared/routes';
 import { acceptedFor, b64, nowS, signAuthorization, USDC, v1Payload, v2Payload } from './helpers';
 

@@ -1,7 +1,8 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
-import { COT_CONTRACTS, WEEKLY_URL, annualZipUrl, cftcCot, parseCotText, unzipSingle } from '../../shared/sources/cftc-cot';
+import { COT_CONTRACTS } from '../../shared/catalog/cot-markets';
+import { WEEKLY_URL, annualZipUrl, cftcCot, parseCotText, unzipSingle } from '../../shared/sources/cftc-cot';
 import { SourceFormatError } from '../../shared/sources/types';
 import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
 import { normalizeCtx, payload, text } from '../helpers/sources';

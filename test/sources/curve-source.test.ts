@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError, loadConfig, resetConfig } from '../../shared/config';
+import { execFile } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../shared/config';
 import {
   CurveProviderError,
   checkCurveConfig,
@@ -88,27 +89,25 @@ describe('CurveSource seam: provider answers are validated', () => {
   });
 });
 
-describe('curve function cold start', () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-    resetConfig();
-    vi.resetModules();
-  });
+describe('curve function cold start (a fresh process with the Lambda environment)', () => {
+  /** Imports the Lambda entry in a new Node process, as a cold start does; resolves to its exit and stderr. */
+  const coldStart = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', '-e', "import('./functions/curve.ts').then((m) => { if (typeof m.handler !== 'function') process.exit(3); })"],
+        { env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT', OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', ...env } },
+        (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
+      );
+    });
 
   it('fails to initialise with INDICATIVE_FUTURES on and no CURVE_PROVIDER', async () => {
-    Object.assign(process.env, { OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', INDICATIVE_FUTURES: '1' });
-    delete process.env.CURVE_PROVIDER;
-    resetConfig();
-    vi.resetModules();
-    await expect(import('../../functions/curve')).rejects.toThrow(/invalid configuration:[\s\S]*CURVE_PROVIDER is not set/);
+    const { code, stderr } = await coldStart({ INDICATIVE_FUTURES: '1' });
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/invalid configuration:[\s\S]*CURVE_PROVIDER is not set/);
   });
 
   it('initialises with the flag off', async () => {
-    Object.assign(process.env, { OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', INDICATIVE_FUTURES: '0' });
-    resetConfig();
-    vi.resetModules();
-    const mod = await import('../../functions/curve');
-    expect(typeof mod.handler).toBe('function');
+    expect(await coldStart({ INDICATIVE_FUTURES: '0' })).toEqual({ code: 0, stderr: '' });
   });
 });

@@ -1,12 +1,12 @@
 /**
  * Route handler of the COT family: GET /v1/cot/{code}.
  */
-import type { FamilyHandlers, HandlerRequest } from '../../http/types';
+import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import { loadCot } from './load';
 
-const cot = async ({ params, deps }: HandlerRequest<{ code: string }>) => ({ body: await loadCot(deps, params.code) });
+const cot: RouteHandler<'GET /v1/cot/{code}'> = async ({ params, services }) => ({ body: await loadCot(services, params.code) });
 
-const cotHandlers: FamilyHandlers = Object.freeze({
+const cotHandlers: FamilyHandlers<'cot'> = Object.freeze({
   'GET /v1/cot/{code}': cot,
 });
 

@@ -4,26 +4,18 @@
  * `COT_INSTRUMENTS` (the codes that have a CFTC contract market, in catalog order).
  */
 import { COT_METHOD, COT_RANGE_YEARS, analyzeCot, type CotAnalysis, type CotPoint } from '../../analytics/cot';
-import { sameDateYearsBefore } from '../../analytics/inventory';
-import { INSTRUMENTS, findInstrument, type Instrument } from '../../catalog/instruments';
+import { COT_INSTRUMENTS, findCotContract, type CotContract } from '../../catalog/cot-markets';
+import { findInstrument, type Instrument } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
-import type { Observation, StoredObservation } from '../../observation/schema';
-import { toServed } from '../../observation/serve';
-import { findCotContract, type CotContract } from '../../sources/cftc-cot';
-import { CACHE_TTL_S } from '../../store/read-cache';
+import type { Observation } from '../../observation/schema';
 import { deriveFrom } from '../../observation/derive';
-
-/** Instrument codes with a CFTC contract market, in catalog order. */
-const COT_INSTRUMENTS: readonly string[] = Object.freeze(INSTRUMENTS.filter((i) => findCotContract(i.code)).map((i) => i.code));
 
 /** Reports of recent net positioning the route returns. */
 const RECENT_REPORTS = 13;
 const WINDOW_SLACK_DAYS = 14;
 const MAX_WINDOW_POINTS = 2000;
-
-const addDays = (date: string, n: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The catalog instrument and its CFTC contract.
@@ -49,16 +41,8 @@ const requireCotInstrument = (code: string): { instrument: Instrument; contract:
 };
 
 /** Stored reports of one instrument from 3 years (plus slack) before its latest through the latest, ascending, served. */
-const loadCotWindow = async (deps: Deps, code: string): Promise<Observation[]> => {
-  const k = seriesKey.cot(code);
-  const read = await deps.cache.get(`cot:${k}`, CACHE_TTL_S.weekly, async () => {
-    const latest = await deps.store.latest(k);
-    if (!latest) return [] as StoredObservation[];
-    const start = addDays(sameDateYearsBefore(latest.as_of, COT_RANGE_YEARS), -WINDOW_SLACK_DAYS);
-    return (await deps.store.window(k, start, latest.as_of, MAX_WINDOW_POINTS)).items;
-  });
-  return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
-};
+const loadCotWindow = (services: Services, code: string): Promise<Observation[]> =>
+  services.reader.yearsBeforeLatest(seriesKey.cot(code), COT_RANGE_YEARS, WINDOW_SLACK_DAYS, 'weekly', MAX_WINDOW_POINTS);
 
 const num = (o: Observation, k: string): number | null => {
   const v = o.attributes[k];
@@ -88,9 +72,9 @@ const historyNote = (a: CotAnalysis, earliest: string): string => {
  * The body of GET /v1/cot/{code}.
  * @throws NotFoundError (see requireCotInstrument); ServiceUnavailableError NO_DATA when no report is stored
  */
-const loadCot = async (deps: Deps, code: string) => {
+const loadCot = async (services: Services, code: string) => {
   const { instrument, contract } = requireCotInstrument(code);
-  const stored = await loadCotWindow(deps, instrument.code);
+  const stored = await loadCotWindow(services, instrument.code);
   const usable = stored.flatMap((o) => {
     const p = toPoint(o);
     return p ? [{ o, p }] : [];

@@ -8,7 +8,7 @@
 import { calendarSpread, spreadObservation, type SpreadDef } from '../../analytics/spreads';
 import type { Instrument } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
-import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
+import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler } from '../../http/types';
 import type { Observation } from '../../observation/schema';
 import { HOW_TO_ENABLE } from '../../sources/curve-source';
 import { CURVE_FRESHNESS, CURVE_QUALITY, curveSource, loadCurve, requireRoot } from './load';
@@ -17,9 +17,8 @@ const STUB_REASON =
   'No primary source publishes current futures curves: EIA stopped its NYMEX futures contract 1-4 price series in April 2024, ' +
   'and exchange settlement data is licensed. This service sells primary-source cash prices, not real-time exchange futures.';
 
-/** The free placeholder answer while indicative futures are off. */
+/** The placeholder answer while indicative futures are off (the route's freeWhen makes it free). */
 const stubResult = (req: HandlerRequest, instrument: Instrument, kind: 'curve' | 'calendar_spread'): HandlerResult => ({
-  charge: false,
   body: {
     stub: true,
     kind,
@@ -37,11 +36,11 @@ const stubResult = (req: HandlerRequest, instrument: Instrument, kind: 'curve' |
 const noCurve = (root: string, providerId: string, need: string) =>
   new ServiceUnavailableError('NO_DATA', `the curve provider has ${need} for ${root}`, { root, provider: providerId });
 
-const curve = async (req: HandlerRequest<{ root: string }>): Promise<HandlerResult> => {
+const curve: RouteHandler<'GET /v1/curve/{root}'> = async (req) => {
   const instrument = requireRoot(req.params.root);
-  const source = curveSource(req.deps);
+  const source = curveSource(req.services);
   if (!source) return stubResult(req, instrument, 'curve');
-  const loaded = await loadCurve(req.deps, source, instrument);
+  const loaded = await loadCurve(req.services, source, instrument);
   if (!loaded || loaded.observations.length === 0) throw noCurve(req.params.root, source.id, 'no curve');
   const obs = loaded.observations;
   return {
@@ -75,11 +74,11 @@ const calendarDef = (root: string, unit: string, front: Observation, second: Obs
   compute: (v) => calendarSpread(v[front.instrument]!, v[second.instrument]!),
 });
 
-const calendar = async (req: HandlerRequest<{ root: string }>): Promise<HandlerResult> => {
+const calendar: RouteHandler<'GET /v1/spreads/calendar/{root}'> = async (req) => {
   const instrument = requireRoot(req.params.root);
-  const source = curveSource(req.deps);
+  const source = curveSource(req.services);
   if (!source) return stubResult(req, instrument, 'calendar_spread');
-  const loaded = await loadCurve(req.deps, source, instrument);
+  const loaded = await loadCurve(req.services, source, instrument);
   const [front, second] = loaded?.observations ?? [];
   if (!front || !second) throw noCurve(req.params.root, source.id, 'fewer than two contracts');
   const def = calendarDef(req.params.root, instrument.unit, front, second);
@@ -103,7 +102,7 @@ const calendar = async (req: HandlerRequest<{ root: string }>): Promise<HandlerR
   };
 };
 
-const curveHandlers: FamilyHandlers = Object.freeze({
+const curveHandlers: FamilyHandlers<'curve'> = Object.freeze({
   'GET /v1/curve/{root}': curve,
   'GET /v1/spreads/calendar/{root}': calendar,
 });

@@ -3,7 +3,7 @@
  * observations, through the read cache (freshness class `delayed`).
  */
 import { FUTURES_ROOTS, INSTRUMENTS, type Instrument } from '../../catalog/instruments';
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import { BadGatewayError, NotFoundError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
 import { CACHE_TTL_S } from '../../store/read-cache';
@@ -59,17 +59,17 @@ interface LoadedCurve {
  * The configured source (null while INDICATIVE_FUTURES is off). A misconfiguration is a
  * ConfigError here too, although the curve function already refused to start on it.
  */
-const curveSource = (deps: Deps): CurveSource | null => curveSourceFor(deps.config);
+const curveSource = (services: Services): CurveSource | null => curveSourceFor(services.config);
 
 /**
  * A root's curve as observations, or null when the provider has none for it.
  * @throws BadGatewayError when the provider fails or answers an invalid curve
  */
-const loadCurve = async (deps: Deps, source: CurveSource, instrument: Instrument): Promise<LoadedCurve | null> => {
+const loadCurve = async (services: Services, source: CurveSource, instrument: Instrument): Promise<LoadedCurve | null> => {
   const root = instrument.futuresRoot!;
   let read;
   try {
-    read = await deps.cache.get(`curve:${source.id}:${root}`, CACHE_TTL_S[CURVE_FRESHNESS], () => fetchCurve(source, root, instrument.unit));
+    read = await services.cache.get(`curve:${source.id}:${root}`, CACHE_TTL_S[CURVE_FRESHNESS], () => fetchCurve(source, root, instrument.unit));
   } catch (err) {
     if (err instanceof CurveProviderError) throw new BadGatewayError(err.message, { provider: source.id, root }, { cause: err });
     throw err;

@@ -3,10 +3,9 @@
  * A pack is deterministic: same stored inputs -> byte-identical body apart from provenance.
  */
 import { RULESET, buildAllPack, buildSectorPack, type SectorInputs } from '../../analytics/decision';
-import { SECTORS } from '../../catalog/instruments';
+import { SECTORS, type Sector } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
-import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
-import { requireSector } from '../snapshot/sector';
+import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import { loadSectorInputs } from './load';
 
 const DISCLAIMER = 'Mechanical signals computed from published data by the documented rules; not investment advice.';
@@ -22,21 +21,21 @@ const requireSomeInput = (inputs: readonly SectorInputs[], label: string): void 
   }
 };
 
-const sectorPack = async ({ params, deps }: HandlerRequest<{ sector: string }>): Promise<HandlerResult> => {
-  const sector = requireSector(params.sector);
-  const inputs = await loadSectorInputs(deps, sector);
+const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, services }) => {
+  const sector = params.sector as Sector;
+  const inputs = await loadSectorInputs(services, sector);
   requireSomeInput([inputs], sector);
   return { body: { ...buildSectorPack(inputs), ruleset: RULESET, disclaimer: DISCLAIMER } };
 };
 
-const allPack = async ({ deps }: HandlerRequest): Promise<HandlerResult> => {
+const allPack: RouteHandler<'GET /v1/decision/all'> = async ({ services }) => {
   const inputs: SectorInputs[] = [];
-  for (const s of SECTORS) inputs.push(await loadSectorInputs(deps, s));
+  for (const s of SECTORS) inputs.push(await loadSectorInputs(services, s));
   requireSomeInput(inputs, 'all');
   return { body: { ...buildAllPack(inputs), ruleset: RULESET, disclaimer: DISCLAIMER } };
 };
 
-const decisionHandlers: FamilyHandlers = Object.freeze({
+const decisionHandlers: FamilyHandlers<'decision'> = Object.freeze({
   'GET /v1/decision/{sector}': sectorPack,
   'GET /v1/decision/all': allPack,
 });

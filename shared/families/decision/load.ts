@@ -8,7 +8,7 @@ import { INVENTORY_INSTRUMENTS } from '../../analytics/decision';
 import { sameDateYearsBefore } from '../../analytics/inventory';
 import type { SpreadId } from '../../analytics/spreads';
 import { NOT_LIVE, instrumentsOf, type Sector } from '../../catalog/instruments';
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
 import { COT_INSTRUMENTS, loadCot, loadCotWindow } from '../cot/load';
 import { loadInventoryBundle, loadInventoryWindow } from '../inventory/load';
@@ -26,14 +26,14 @@ const SECTOR_SPREADS: Readonly<Record<Sector, readonly SpreadId[]>> = Object.fre
 const oneYearBefore = (date: string) => sameDateYearsBefore(date, 1);
 
 /** The price windows (one year ending at each instrument's latest) of a sector, catalog order. */
-const loadPrices = async (deps: Deps, sector: Sector, missing: MissingInput[]) => {
+const loadPrices = async (services: Services, sector: Sector, missing: MissingInput[]) => {
   // Read in parallel, then report in catalog order so the pack never depends on timing.
   const results = await Promise.all(
     instrumentsOf(sector).map(async (i) => {
       if (!i.sourceId) return { code: i.code, missing: `not live: ${NOT_LIVE[i.code] ?? 'no source serves it'}` };
-      const latest = await loadLatest(deps, i.code);
+      const latest = await loadLatest(services, i.code);
       if (!latest) return { code: i.code, missing: `no observation of ${i.code} is stored yet` };
-      const { observations } = await loadWindow(deps, i.code, oneYearBefore(latest.as_of), latest.as_of);
+      const { observations } = await loadWindow(services, i.code, oneYearBefore(latest.as_of), latest.as_of);
       return { code: i.code, window: observations };
     }),
   );
@@ -42,27 +42,27 @@ const loadPrices = async (deps: Deps, sector: Sector, missing: MissingInput[]) =
 };
 
 /** Energy: each inventory series' latest level and surprise, plus the windows they came from. */
-const loadInventory = async (deps: Deps, missing: MissingInput[], read: Observation[]) => {
-  const bundle = await orMissing('inventory', missing, () => loadInventoryBundle(deps));
+const loadInventory = async (services: Services, missing: MissingInput[], read: Observation[]) => {
+  const bundle = await orMissing('inventory', missing, () => loadInventoryBundle(services));
   if (!bundle) return [];
   const used = bundle.series.filter((s) => INVENTORY_INSTRUMENTS[s.key]);
   for (const s of used) {
     if (s.status === 'no_data') missing.push({ input: `inventory:${s.key}`, reason: s.reason });
-    read.push(...(await loadInventoryWindow(deps, s.key)));
+    read.push(...(await loadInventoryWindow(services, s.key)));
     if (s.surprise) read.push(s.surprise);
   }
   return used.map((s) => ({ key: s.key, latest: s.latest ?? null, surprise: s.surprise ?? null }));
 };
 
 /** Managed-money positioning of the sector's instruments that have a CFTC market. */
-const loadPositioning = async (deps: Deps, sector: Sector, missing: MissingInput[], read: Observation[]) => {
+const loadPositioning = async (services: Services, sector: Sector, missing: MissingInput[], read: Observation[]) => {
   const codes = instrumentsOf(sector).map((i) => i.code).filter((c) => COT_INSTRUMENTS.includes(c));
   const out: Array<{ code: string; cot: CotInput }> = [];
   for (const code of codes) {
-    const body = await orMissing(`cot:${code}`, missing, () => loadCot(deps, code));
+    const body = await orMissing(`cot:${code}`, missing, () => loadCot(services, code));
     if (!body) continue;
     const percentile = body.range_3y.percentile;
-    read.push(...(await loadCotWindow(deps, code)));
+    read.push(...(await loadCotWindow(services, code)));
     if (percentile) read.push(percentile);
     out.push({
       code,
@@ -73,15 +73,15 @@ const loadPositioning = async (deps: Deps, sector: Sector, missing: MissingInput
 };
 
 /** The sector's spreads: latest value and one year of history on the legs' shared dates. */
-const loadSpreads = async (deps: Deps, sector: Sector, missing: MissingInput[], read: Observation[]) => {
+const loadSpreads = async (services: Services, sector: Sector, missing: MissingInput[], read: Observation[]) => {
   const out: Array<{ instrument: string; latest: Observation; history: Awaited<ReturnType<typeof loadSpreadHistory>>['points'] }> = [];
   for (const id of SECTOR_SPREADS[sector]) {
-    const s = await loadSpread(deps, id);
+    const s = await loadSpread(services, id);
     if (!s.ok) {
       missing.push({ input: `spread:${s.def.instrument}`, reason: s.missing.map((m) => m.reason).join('; ') });
       continue;
     }
-    const h = await loadSpreadHistory(deps, id, oneYearBefore(s.spread.as_of), s.spread.as_of);
+    const h = await loadSpreadHistory(services, id, oneYearBefore(s.spread.as_of), s.spread.as_of);
     read.push(...s.legs.map((l) => l.observation), ...Object.values(h.legs).flat());
     out.push({ instrument: s.def.instrument, latest: s.spread, history: h.points });
   }
@@ -89,14 +89,14 @@ const loadSpreads = async (deps: Deps, sector: Sector, missing: MissingInput[], 
 };
 
 /** Everything one sector's pack reads; `read` lists every observation, for the digest. */
-const loadSectorInputs = async (deps: Deps, sector: Sector): Promise<SectorInputs> => {
+const loadSectorInputs = async (services: Services, sector: Sector): Promise<SectorInputs> => {
   const missing: MissingInput[] = [];
   const read: Observation[] = [];
-  const prices = await loadPrices(deps, sector, missing);
+  const prices = await loadPrices(services, sector, missing);
   read.push(...prices.flatMap((p) => p.window));
-  const inventory = sector === 'energy' ? await loadInventory(deps, missing, read) : [];
-  const cot = await loadPositioning(deps, sector, missing, read);
-  const spreads = await loadSpreads(deps, sector, missing, read);
+  const inventory = sector === 'energy' ? await loadInventory(services, missing, read) : [];
+  const cot = await loadPositioning(services, sector, missing, read);
+  const spreads = await loadSpreads(services, sector, missing, read);
   return { sector, prices, inventory, cot, spreads, read, missing };
 };
 

@@ -5,8 +5,7 @@
 import { INSTRUMENTS, NOT_LIVE, FX_PAIRS, FUTURES_ROOTS } from '../../catalog/instruments';
 import { INVENTORY_SERIES } from '../../catalog/inventory';
 import type { Config } from '../../config';
-import { isChargeable } from '../../payment';
-import { PAID_ROUTES, usdToAtomic, usdToCredits, type RouteDef } from '../../routes';
+import { PAID_ROUTES, isChargeable, usdToAtomic, usdToCredits, type RouteDef } from '../../routes';
 
 /** Paid routes whose path takes an instrument code. */
 const CODE_ROUTES = PAID_ROUTES.filter((r) => r.path.includes('{code}'));

@@ -11,31 +11,31 @@ import { buildX402Catalog } from './x402-catalog';
 import { loadFreshness, overallStatus } from './health';
 
 /** The public base URL: configured, else the request's own host (API Gateway sets x-forwarded-proto). */
-const baseUrlOf = ({ deps, headers }: HandlerRequest): string =>
-  deps.config.PUBLIC_BASE_URL ?? `${headers['x-forwarded-proto'] ?? 'http'}://${headers.host ?? '127.0.0.1'}`;
+const baseUrlOf = ({ services, headers }: Pick<HandlerRequest, 'services' | 'headers'>): string =>
+  services.config.PUBLIC_BASE_URL ?? `${headers['x-forwarded-proto'] ?? 'http'}://${headers.host ?? '127.0.0.1'}`;
 
-const health = async ({ deps }: HandlerRequest) => {
-  const sources = await loadFreshness(deps);
+const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
+  const sources = await loadFreshness(services);
   return {
     body: {
       status: overallStatus(sources),
-      checked_at: deps.now().toISOString(),
+      checked_at: services.now().toISOString(),
       stale_sources: sources.filter((s) => s.stale).map((s) => s.id),
       sources,
     },
   };
 };
 
-const discoveryHandlers: FamilyHandlers = Object.freeze({
+const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
   'GET /health': health,
-  'GET /v1/catalog': async ({ deps }) => ({ body: buildCatalog(deps.config) }),
-  'GET /v1/calendar': async ({ deps }) => ({ body: buildCalendar(deps.now()) }),
+  'GET /v1/catalog': async ({ services }) => ({ body: buildCatalog(services.config) }),
+  'GET /v1/calendar': async ({ services }) => ({ body: buildCalendar(services.now()) }),
   'GET /llms.txt': async (req) => ({ body: buildLlmsTxt(baseUrlOf(req)) }),
   'GET /llms-full.txt': async (req) => ({ body: buildLlmsFullTxt(baseUrlOf(req)) }),
   'GET /openapi.json': async (req) => ({ body: buildOpenApi(baseUrlOf(req)) }),
   'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req)) }),
   'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
-  'GET /.well-known/x402.json': async (req) => ({ body: buildX402Catalog(req.deps.config, baseUrlOf(req)) }),
+  'GET /.well-known/x402.json': async (req) => ({ body: buildX402Catalog(req.services.config, baseUrlOf(req)) }),
   'GET /terms.txt': async () => ({ body: TERMS_TXT }),
 });
 

@@ -2,7 +2,7 @@
  * Per-source freshness: each source's last success against its cadence. /health serves it, and
  * snapshots reuse it for their staleness summary.
  */
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import { SOURCES } from '../../sources/registry';
 import { nextRelease } from '../../sources/schedule';
 import type { SourceDef } from '../../sources/types';
@@ -49,10 +49,10 @@ const overallStatus = (sources: readonly SourceFreshness[]): HealthStatus => {
 };
 
 /** Freshness of the given sources (default: all), read from their run status. */
-const loadFreshness = async (deps: Deps, ids?: readonly string[]): Promise<SourceFreshness[]> => {
+const loadFreshness = async (services: Services, ids?: readonly string[]): Promise<SourceFreshness[]> => {
   const defs = ids ? SOURCES.filter((s) => ids.includes(s.id)) : SOURCES;
-  const now = deps.now();
-  return Promise.all(defs.map(async (def) => freshnessOf(def, await deps.store.getRunStatus(def.id), now)));
+  const now = services.now();
+  return Promise.all(defs.map(async (def) => freshnessOf(def, await services.store.getRunStatus(def.id), now)));
 };
 
 export { freshnessOf, overallStatus, loadFreshness };

@@ -3,8 +3,8 @@
  * offers, built by the payment module's own `paymentOption`, so the two cannot disagree.
  */
 import type { Config } from '../../config';
-import { isChargeable, paymentOption } from '../../payment';
-import { PAID_ROUTES } from '../../routes';
+import { paymentOption } from '../../payment';
+import { PAID_ROUTES, isChargeable } from '../../routes';
 
 /** Pure: the payment resource catalog for a configuration and public base URL. */
 const buildX402Catalog = (config: Config, baseUrl: string) => ({

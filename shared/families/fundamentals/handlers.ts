@@ -3,16 +3,14 @@
  * /export-sales and /usgs, each with the optional `commodity` query parameter (a lower-case
  * slug; an unknown one is a 404 listing the valid ones).
  */
-import type { FamilyHandlers, HandlerRequest } from '../../http/types';
+import type { FamilyHandlers } from '../../http/types';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from './load';
 
-type Req = HandlerRequest<Record<string, never>, { commodity?: string }>;
-
-const fundamentalsHandlers: FamilyHandlers = Object.freeze({
-  'GET /v1/fundamentals/wasde': async ({ deps, query }: Req) => ({ body: await loadWasde(deps, query.commodity) }),
-  'GET /v1/fundamentals/crop-progress': async ({ deps, query }: Req) => ({ body: await loadCropProgress(deps, query.commodity) }),
-  'GET /v1/fundamentals/export-sales': async ({ deps, query }: Req) => ({ body: await loadExportSales(deps, query.commodity) }),
-  'GET /v1/fundamentals/usgs': async ({ deps, query }: Req) => ({ body: await loadUsgs(deps, query.commodity) }),
+const fundamentalsHandlers: FamilyHandlers<'fundamentals'> = Object.freeze({
+  'GET /v1/fundamentals/wasde': async ({ services, query }) => ({ body: await loadWasde(services, query.commodity) }),
+  'GET /v1/fundamentals/crop-progress': async ({ services, query }) => ({ body: await loadCropProgress(services, query.commodity) }),
+  'GET /v1/fundamentals/export-sales': async ({ services, query }) => ({ body: await loadExportSales(services, query.commodity) }),
+  'GET /v1/fundamentals/usgs': async ({ services, query }) => ({ body: await loadUsgs(services, query.commodity) }),
 });
 
 export { fundamentalsHandlers };

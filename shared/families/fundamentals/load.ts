@@ -11,11 +11,9 @@
 import { compareLine, nearestTo, priorMarketYear, shiftDays, wasdeLines, WASDE_LINES, type LineComparison } from '../../analytics/fundamentals';
 import type { FreshnessClass } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
-import { toServed } from '../../observation/serve';
-import { CACHE_TTL_S } from '../../store/read-cache';
 import { ESR_COMMODITY_SLUGS } from '../../sources/usda-fas-esr';
 import { CROP_COMMODITIES, CROP_STATISTICS } from '../../sources/usda-nass-crop-progress';
 import { USGS_SERIES } from '../../sources/usgs-mcs';
@@ -23,31 +21,15 @@ import { WASDE_COMMODITIES } from '../../sources/usda-wasde';
 
 // ---- cached reads -------------------------------------------------------------------------
 
-const NOTHING_STORED = Symbol('nothing stored');
-
-/**
- * The n newest observations of a series, newest first, as served. An empty answer is not cached:
- * a source's first ingestion must show up at once, not after the TTL of a cached "nothing".
- */
-const recent = async (deps: Deps, key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> => {
-  try {
-    const read = await deps.cache.get(`fundamentals:recent:${key}:${n}`, CACHE_TTL_S[freshness], async () => {
-      const items = await deps.store.recent(key, n);
-      if (items.length === 0) throw NOTHING_STORED;
-      return items;
-    });
-    return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
-  } catch (err) {
-    if (err === NOTHING_STORED) return [];
-    throw err;
-  }
-};
+/** The n newest observations of a series, newest first, as served. */
+const recent = (services: Services, key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> =>
+  services.reader.recent(key, n, freshness);
 
 /** The observation nearest to `target` within ±`tolerance` days, as served, or null. */
-const around = async (deps: Deps, key: string, target: string, tolerance: number, freshness: FreshnessClass): Promise<Observation | null> => {
+const around = async (services: Services, key: string, target: string, tolerance: number, freshness: FreshnessClass): Promise<Observation | null> => {
   const [start, end] = [shiftDays(target, -tolerance), shiftDays(target, tolerance)];
-  const read = await deps.cache.get(`fundamentals:range:${key}:${start}:${end}`, CACHE_TTL_S[freshness], async () => (await deps.store.range(key, { start, end, limit: 2 * tolerance + 1 })).items);
-  return nearestTo(read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS })), target, tolerance);
+  const { observations } = await services.reader.window(key, start, end, freshness, 2 * tolerance + 1);
+  return nearestTo(observations, target, tolerance);
 };
 
 // ---- shared shape -------------------------------------------------------------------------
@@ -103,18 +85,18 @@ const WASDE_METHOD = Object.freeze({
 });
 
 /** WASDE balance sheets of one or all commodities (corn, soybeans, wheat). */
-const loadWasde = async (deps: Deps, commodity?: string) => {
+const loadWasde = async (services: Services, commodity?: string) => {
   const commodities = selectCommodities('/v1/fundamentals/wasde', WASDE_COMMODITIES, commodity);
   const { found, missing } = await collect(commodities, async (c) => {
-    const [latest, previous] = await recent(deps, seriesKey.wasdeReports(c, 'US'), 2, 'monthly');
+    const [latest, previous] = await recent(services, seriesKey.wasdeReports(c, 'US'), 2, 'monthly');
     if (!latest) return absent(c, 'no WASDE report stored yet');
     const years = String(latest.attributes.market_years ?? '').split(',').filter(Boolean).sort().reverse();
     const projection = String(latest.attributes.projection_year ?? years[0]);
     // The newest stored item of a market year (its latest estimate), for year-ago and 5-year figures.
-    const newestOf = async (my: string) => (await recent(deps, seriesKey.wasde(c, 'US', my), 1, 'monthly'))[0] ?? null;
+    const newestOf = async (my: string) => (await recent(services, seriesKey.wasde(c, 'US', my), 1, 'monthly'))[0] ?? null;
     const market_years = await Promise.all(
       years.map(async (my) => {
-        const items = await recent(deps, seriesKey.wasde(c, 'US', my), 2, 'monthly');
+        const items = await recent(services, seriesKey.wasde(c, 'US', my), 2, 'monthly');
         const now = items.find((o) => o.as_of === latest.as_of);
         if (!now) return null;
         const before = previous ? items.find((o) => o.as_of === previous.as_of) ?? null : null;
@@ -188,10 +170,10 @@ const CROP_METHOD = Object.freeze({
 });
 
 /** Weekly comparisons of a series at `latest`: previous week, same week a year ago, 5 years. */
-const weeklyComparisonInputs = async (deps: Deps, key: string, items: Observation[]) => {
+const weeklyComparisonInputs = async (services: Services, key: string, items: Observation[]) => {
   const [latest, prior] = items as [Observation, Observation | undefined];
   const previous = prior && prior.as_of === shiftDays(latest.as_of, -WEEK) ? prior : null;
-  const years = await Promise.all([1, 2, 3, 4, 5].map((k) => around(deps, key, shiftDays(latest.as_of, -YEAR_IN_WEEKS * k), WEEK_TOLERANCE_DAYS, 'weekly')));
+  const years = await Promise.all([1, 2, 3, 4, 5].map((k) => around(services, key, shiftDays(latest.as_of, -YEAR_IN_WEEKS * k), WEEK_TOLERANCE_DAYS, 'weekly')));
   return {
     latest,
     previous,
@@ -205,16 +187,16 @@ const weeklyComparisonInputs = async (deps: Deps, key: string, items: Observatio
 };
 
 /** NASS crop progress and condition of one or all commodities (corn, soybeans, wheat). */
-const loadCropProgress = async (deps: Deps, commodity?: string) => {
+const loadCropProgress = async (services: Services, commodity?: string) => {
   const commodities = selectCommodities('/v1/fundamentals/crop-progress', CROP_COMMODITIES, commodity);
   const { found, missing } = await collect(commodities, async (c) => {
     const stats = CROP_STATISTICS[c as keyof typeof CROP_STATISTICS];
-    const series = await Promise.all(stats.map(async (s) => ({ statistic: s, key: seriesKey.cropProgress(c, s), items: await recent(deps, seriesKey.cropProgress(c, s), 2, 'weekly') })));
+    const series = await Promise.all(stats.map(async (s) => ({ statistic: s, key: seriesKey.cropProgress(c, s), items: await recent(services, seriesKey.cropProgress(c, s), 2, 'weekly') })));
     const withData = series.filter((s) => s.items.length > 0);
     if (withData.length === 0) return absent(c, 'no crop progress stored yet');
     const week = withData.map((s) => s.items[0]!.as_of).sort().at(-1)!;
     const current = withData.filter((s) => s.items[0]!.as_of === week);
-    const statistics = await Promise.all(current.map(async (s) => compareLine(s.statistic, s.statistic.replace(/_/g, ' '), await weeklyComparisonInputs(deps, s.key, s.items))));
+    const statistics = await Promise.all(current.map(async (s) => compareLine(s.statistic, s.statistic.replace(/_/g, ' '), await weeklyComparisonInputs(services, s.key, s.items))));
     return {
       found: {
         commodity: c,
@@ -265,13 +247,13 @@ const ESR_METHOD = Object.freeze({
 });
 
 /** FAS weekly export sales of one or all commodities (soybeans, corn, wheat). */
-const loadExportSales = async (deps: Deps, commodity?: string) => {
+const loadExportSales = async (services: Services, commodity?: string) => {
   const commodities = selectCommodities('/v1/fundamentals/export-sales', ESR_COMMODITY_SLUGS, commodity);
   const { found, missing } = await collect(commodities, async (c) => {
     const key = seriesKey.exportSales(c);
-    const items = await recent(deps, key, 2, 'weekly');
+    const items = await recent(services, key, 2, 'weekly');
     if (items.length === 0) return absent(c, 'no export sales stored yet');
-    const weekly = await weeklyComparisonInputs(deps, key, items);
+    const weekly = await weeklyComparisonInputs(services, key, items);
     // Across the marketing-year boundary the running totals restart: no week-on-week change then.
     const crossesYear = weekly.previous && weekly.previous.attributes.market_year !== weekly.latest.attributes.market_year;
     const inputs = crossesYear
@@ -311,11 +293,11 @@ const USGS_METHOD = Object.freeze({
 });
 
 /** USGS Mineral Commodity Summaries of one or all metals. */
-const loadUsgs = async (deps: Deps, commodity?: string) => {
+const loadUsgs = async (services: Services, commodity?: string) => {
   const commodities = selectCommodities('/v1/fundamentals/usgs', USGS_SERIES.map((s) => s.commodity), commodity);
   const { found, missing } = await collect(commodities, async (c) => {
     const spec = USGS_SERIES.find((s) => s.commodity === c)!;
-    const series = await Promise.all(spec.statistics.map(async (s) => ({ ...s, items: await recent(deps, seriesKey.usgs(c, s.statistic), 6, 'monthly') })));
+    const series = await Promise.all(spec.statistics.map(async (s) => ({ ...s, items: await recent(services, seriesKey.usgs(c, s.statistic), 6, 'monthly') })));
     const withData = series.filter((s) => s.items.length > 0);
     if (withData.length === 0) return absent(c, 'no USGS Mineral Commodity Summaries data stored yet');
     const statistics: LineComparison[] = withData.map(({ statistic, label, items }) => {

@@ -1,14 +1,14 @@
 /**
  * Route handlers of the inventory family: GET /v1/inventory/eia and /v1/inventory/eia/{series}.
  */
-import type { FamilyHandlers, HandlerRequest } from '../../http/types';
+import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import { loadInventoryBundle, loadInventorySeries } from './load';
 
-const bundle = async ({ deps }: HandlerRequest) => ({ body: await loadInventoryBundle(deps) });
+const bundle: RouteHandler<'GET /v1/inventory/eia'> = async ({ services }) => ({ body: await loadInventoryBundle(services) });
 
-const single = async ({ params, deps }: HandlerRequest<{ series: string }>) => ({ body: await loadInventorySeries(deps, params.series) });
+const single: RouteHandler<'GET /v1/inventory/eia/{series}'> = async ({ params, services }) => ({ body: await loadInventorySeries(services, params.series) });
 
-const inventoryHandlers: FamilyHandlers = Object.freeze({
+const inventoryHandlers: FamilyHandlers<'inventory'> = Object.freeze({
   'GET /v1/inventory/eia': bundle,
   'GET /v1/inventory/eia/{series}': single,
 });

@@ -3,15 +3,13 @@
  * the 5-year same-week comparison and the surprise. The snapshot and decision families reuse
  * `loadInventoryBundle`, which returns exactly the body of GET /v1/inventory/eia.
  */
-import { INVENTORY_YEARS, INVENTORY_METHOD, analyzeInventory, sameDateYearsBefore, type InventoryAnalysis } from '../../analytics/inventory';
+import { INVENTORY_YEARS, INVENTORY_METHOD, analyzeInventory, type InventoryAnalysis } from '../../analytics/inventory';
 import { INVENTORY_KEYS, INVENTORY_SERIES, findInventorySeries, type InventorySeries } from '../../catalog/inventory';
 import { seriesKey } from '../../catalog/series-keys';
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
-import type { Observation, StoredObservation } from '../../observation/schema';
-import { toServed } from '../../observation/serve';
+import type { Observation } from '../../observation/schema';
 import { inventorySourceOf } from '../../sources/eia-inventory';
-import { CACHE_TTL_S } from '../../store/read-cache';
 import { deriveFrom } from '../../observation/derive';
 
 /** Weeks of history the single-series route returns. */
@@ -21,22 +19,13 @@ const WINDOW_SLACK_DAYS = 14;
 /** Guard on a window read (5 years of weekly data is about 265 points). */
 const MAX_WINDOW_POINTS = 2000;
 
-const addDays = (date: string, n: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
-
 /**
  * The stored weeks of one series from 5 years (plus slack) before its latest week through the
  * latest, ascending and served; [] when nothing is stored. One cache entry per series, so
  * provenance.cache_hit is the same for every figure built from it.
  */
-const loadInventoryWindow = async (deps: Deps, key: string): Promise<Observation[]> => {
-  const k = seriesKey.inventory(key);
-  const read = await deps.cache.get(`inventory:${k}`, CACHE_TTL_S.weekly, async () => {
-    const latest = await deps.store.latest(k);
-    if (!latest) return [] as StoredObservation[];
-    const start = addDays(sameDateYearsBefore(latest.as_of, INVENTORY_YEARS), -WINDOW_SLACK_DAYS);
-    return (await deps.store.window(k, start, latest.as_of, MAX_WINDOW_POINTS)).items;
-  });
-  return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+const loadInventoryWindow = async (services: Services, key: string): Promise<Observation[]> => {
+  return services.reader.yearsBeforeLatest(seriesKey.inventory(key), INVENTORY_YEARS, WINDOW_SLACK_DAYS, 'weekly', MAX_WINDOW_POINTS);
 };
 
 /** Unit of a change or difference of the series. */
@@ -130,8 +119,8 @@ const requireInventorySeries = (key: string): InventorySeries => {
  * status "no_data", null figures and a reason, and is listed under `missing`).
  * @throws ServiceUnavailableError NO_DATA when no series has any stored week
  */
-const loadInventoryBundle = async (deps: Deps) => {
-  const windows = await Promise.all(INVENTORY_SERIES.map((s) => loadInventoryWindow(deps, s.key)));
+const loadInventoryBundle = async (services: Services) => {
+  const windows = await Promise.all(INVENTORY_SERIES.map((s) => loadInventoryWindow(services, s.key)));
   const series = INVENTORY_SERIES.map((s, i) => seriesBlock(s, windows[i]!, { detail: false }));
   const missing = series.flatMap((b) => (b.status === 'no_data' ? [{ key: b.key, reason: b.reason }] : []));
   if (missing.length === series.length) {
@@ -152,9 +141,9 @@ const loadInventoryBundle = async (deps: Deps) => {
  * @throws NotFoundError UNKNOWN_SERIES for a key that is not one of the 7
  * @throws ServiceUnavailableError NO_DATA when the series has no stored week
  */
-const loadInventorySeries = async (deps: Deps, key: string) => {
+const loadInventorySeries = async (services: Services, key: string) => {
   const spec = requireInventorySeries(key);
-  const block = seriesBlock(spec, await loadInventoryWindow(deps, spec.key), { detail: true });
+  const block = seriesBlock(spec, await loadInventoryWindow(services, spec.key), { detail: true });
   if (block.status === 'no_data') {
     throw new ServiceUnavailableError('NO_DATA', `no observation of ${spec.key} is stored yet`, {
       series: spec.key,

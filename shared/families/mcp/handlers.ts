@@ -14,7 +14,7 @@ const toolNameOf = (r: RouteDef): string =>
     .join('_')
     .replace(/-/g, '_');
 
-const mcpHandlers: FamilyHandlers = Object.freeze({
+const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
   'GET /api/mcp': async () => ({
     body: {
       transport: 'streamable-http',

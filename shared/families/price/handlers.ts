@@ -2,38 +2,25 @@
  * Route handlers of the price family: /v1/price/{code}, /v1/prices, /v1/history/{code},
  * /v1/fx/{pair}.
  */
-import { AGGREGATION, resample, summarize, type Frequency } from '../../analytics/history';
-import { ServiceUnavailableError } from '../../errors/errors';
-import type { FamilyHandlers, HandlerRequest } from '../../http/types';
-import type { Observation } from '../../observation/schema';
+import { AGGREGATION, resample, summarize } from '../../analytics/history';
 import { NOT_LIVE } from '../../catalog/instruments';
-import { loadLatest, loadWindow, requireFxPair, requireInstrument, requireLatest, requireLive } from './load';
-
-const shiftYears = (date: string, years: number): string => {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCFullYear(d.getUTCFullYear() + years);
-  return d.toISOString().slice(0, 10);
-};
-
-interface HistoryQuery {
-  start?: string;
-  end?: string;
-  limit: number;
-  frequency: Frequency;
-  cursor?: string;
-}
+import { addYears } from '../../dates';
+import { ServiceUnavailableError } from '../../errors/errors';
+import type { FamilyHandlers, RouteHandler } from '../../http/types';
+import type { Observation } from '../../observation/schema';
+import { loadLatest, loadWindow, requireLatest, requireLive } from './load';
 
 /**
  * History of one code. The window is [start, end]; without `end` it ends at the latest stored
  * observation, without `start` it begins one year before its end. Points are ascending; the
  * summary covers the whole window, the page at most `limit` points after `cursor`.
  */
-const history = async ({ params, query, deps }: HandlerRequest<{ code: string }, HistoryQuery>) => {
+const history: RouteHandler<'GET /v1/history/{code}'> = async ({ params, query, services }) => {
   const instrument = requireLive(params.code);
-  const latest = query.end ? null : await requireLatest(deps, params.code);
+  const latest = query.end ? null : await requireLatest(services, params.code);
   const end = query.end ?? latest!.as_of;
-  const start = query.start ?? shiftYears(end, -1);
-  const window = await loadWindow(deps, params.code, start, end);
+  const start = query.start ?? addYears(end, -1);
+  const window = await loadWindow(services, params.code, start, end);
   const points = resample(window.observations, query.frequency);
   const after = query.cursor ? points.filter((p) => p.as_of > query.cursor!) : points;
   const page = after.slice(0, query.limit);
@@ -56,15 +43,16 @@ const history = async ({ params, query, deps }: HandlerRequest<{ code: string },
       summary: summarize(points),
       observations: page,
     },
+    // An empty window is answered, not sold.
+    charge: page.length > 0,
   };
 };
 
-const price = async ({ params, deps }: HandlerRequest<{ code: string }>) => ({ body: await requireLatest(deps, params.code) });
+const price: RouteHandler<'GET /v1/price/{code}'> = async ({ params, services }) => ({ body: await requireLatest(services, params.code) });
 
 /** A bundle: every code that has data; the others are listed under `missing` with why. */
-const prices = async ({ query, deps }: HandlerRequest<Record<string, never>, { codes: string[] }>) => {
-  query.codes.forEach(requireInstrument); // an unknown code fails the whole call before any read
-  const found = await Promise.all(query.codes.map(async (code) => [code, await loadLatest(deps, code)] as const));
+const prices: RouteHandler<'GET /v1/prices'> = async ({ query, services }) => {
+  const found = await Promise.all(query.codes.map(async (code) => [code, await loadLatest(services, code)] as const));
   const observations = found.flatMap(([, o]) => (o ? [o] : [])) as Observation[];
   const missing = found
     .filter(([, o]) => !o)
@@ -72,15 +60,15 @@ const prices = async ({ query, deps }: HandlerRequest<Record<string, never>, { c
   if (observations.length === 0) {
     throw new ServiceUnavailableError('NO_DATA', 'none of the requested instruments has a stored observation', { missing });
   }
-  return { body: { requested: query.codes, count: observations.length, observations, missing } };
+  // A live code without stored data makes the answer partial: it is served but not charged.
+  // (Listed-but-not-live codes are known from the catalog before the call and do not count.)
+  const partial = missing.some((m) => !NOT_LIVE[m.instrument]);
+  return { body: { requested: query.codes, count: observations.length, observations, missing }, charge: !partial };
 };
 
-const fx = async ({ params, deps }: HandlerRequest<{ pair: string }>) => {
-  requireFxPair(params.pair);
-  return { body: await requireLatest(deps, params.pair) };
-};
+const fx: RouteHandler<'GET /v1/fx/{pair}'> = async ({ params, services }) => ({ body: await requireLatest(services, params.pair) });
 
-const priceHandlers: FamilyHandlers = Object.freeze({
+const priceHandlers: FamilyHandlers<'price'> = Object.freeze({
   'GET /v1/price/{code}': price,
   'GET /v1/prices': prices,
   'GET /v1/history/{code}': history,

@@ -5,11 +5,10 @@
  */
 import { FX_PAIRS, INSTRUMENTS, NOT_LIVE, findInstrument, type Instrument } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
-import type { Deps } from '../../http/deps';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
-import { toServed } from '../../observation/serve';
-import { CACHE_TTL_S } from '../../store/read-cache';
+import type { Services } from '../../services';
+import type { ServedWindow } from '../../store/observation-reader';
 
 /** Most native points one history window may read (about 40 years of daily data). */
 const MAX_WINDOW_POINTS = 15_000;
@@ -35,12 +34,8 @@ const requireFxPair = (pair: string): Instrument => {
 };
 
 /** The latest stored observation of a code as served, or null when nothing is stored yet. */
-const loadLatest = async (deps: Deps, code: string): Promise<Observation | null> => {
-  const instrument = requireInstrument(code);
-  const key = seriesKey.price(code);
-  const read = await deps.cache.get(`latest:${key}`, CACHE_TTL_S[instrument.freshness], () => deps.store.latest(key));
-  return read.value ? toServed(read.value, { hit: read.hit, ttlS: read.ttlS }) : null;
-};
+const loadLatest = async ({ reader }: Services, code: string): Promise<Observation | null> =>
+  reader.latest(seriesKey.price(code), requireInstrument(code).freshness);
 
 /** A catalog instrument that no source serves is a 404 that says why (e.g. PA). */
 const requireLive = (code: string): Instrument => {
@@ -55,9 +50,9 @@ const requireLive = (code: string): Instrument => {
 };
 
 /** Like loadLatest, but a missing value is a 503 NO_DATA naming the instrument (404 when not live). */
-const requireLatest = async (deps: Deps, code: string): Promise<Observation> => {
+const requireLatest = async (services: Services, code: string): Promise<Observation> => {
   requireLive(code);
-  const obs = await loadLatest(deps, code);
+  const obs = await loadLatest(services, code);
   if (!obs) {
     throw new ServiceUnavailableError('NO_DATA', `no observation of ${code} is stored yet`, {
       instrument: code,
@@ -67,24 +62,8 @@ const requireLatest = async (deps: Deps, code: string): Promise<Observation> => 
   return obs;
 };
 
-interface Window {
-  observations: Observation[];
-  /** Stored points were cut at MAX_WINDOW_POINTS. */
-  capped: boolean;
-}
-
 /** Every stored observation of a code in [start, end], ascending, as served. */
-const loadWindow = async (deps: Deps, code: string, start: string, end: string): Promise<Window> => {
-  const instrument = requireInstrument(code);
-  const key = seriesKey.price(code);
-  const read = await deps.cache.get(`window:${key}:${start}:${end}`, CACHE_TTL_S[instrument.freshness], () =>
-    deps.store.window(key, start, end, MAX_WINDOW_POINTS),
-  );
-  return {
-    observations: read.value.items.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS })),
-    capped: read.value.capped,
-  };
-};
+const loadWindow = async ({ reader }: Services, code: string, start: string, end: string): Promise<ServedWindow> =>
+  reader.window(seriesKey.price(code), start, end, requireInstrument(code).freshness, MAX_WINDOW_POINTS);
 
 export { requireInstrument, requireLive, requireFxPair, loadLatest, requireLatest, loadWindow, MAX_WINDOW_POINTS };
-export type { Window };

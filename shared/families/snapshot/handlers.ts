@@ -2,11 +2,10 @@
  * Route handlers of the snapshot family: /v1/snapshot/{sector} and /v1/snapshot/all (one call
  * for every sector, plus FX context; its fixed path wins over {sector}).
  */
-import { SECTORS } from '../../catalog/instruments';
+import { SECTORS, type Sector } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
-import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
+import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import { SECTOR_SOURCES, loadInstruments, loadSectorParts, loadStaleness } from './load';
-import { requireSector } from './sector';
 
 const noData = (label: string, missing: unknown) =>
   new ServiceUnavailableError('NO_DATA', `nothing of the ${label} snapshot is stored yet`, {
@@ -15,21 +14,21 @@ const noData = (label: string, missing: unknown) =>
     hint: 'GET /health shows when each source last succeeded',
   });
 
-const sectorSnapshot = async ({ params, deps }: HandlerRequest<{ sector: string }>): Promise<HandlerResult> => {
-  const sector = requireSector(params.sector);
-  const parts = await loadSectorParts(deps, sector);
+const sectorSnapshot: RouteHandler<'GET /v1/snapshot/{sector}'> = async ({ params, services }) => {
+  const sector = params.sector as Sector;
+  const parts = await loadSectorParts(services, sector);
   if (!parts.hasData) throw noData(sector, parts.body.missing);
-  const staleness = await loadStaleness(deps, SECTOR_SOURCES[sector], parts.body.instruments.observations);
+  const staleness = await loadStaleness(services, SECTOR_SOURCES[sector], parts.body.instruments.observations);
   return { body: { ...parts.body, staleness } };
 };
 
-const allSnapshot = async ({ deps }: HandlerRequest): Promise<HandlerResult> => {
+const allSnapshot: RouteHandler<'GET /v1/snapshot/all'> = async ({ services }) => {
   const parts = [];
-  for (const s of SECTORS) parts.push(await loadSectorParts(deps, s));
-  const fx = await loadInstruments(deps, 'fx');
+  for (const s of SECTORS) parts.push(await loadSectorParts(services, s));
+  const fx = await loadInstruments(services, 'fx');
   if (!parts.some((p) => p.hasData) && fx.count === 0) throw noData('all', [...parts.flatMap((p) => p.body.missing), ...fx.missing]);
   const observations = [...parts.flatMap((p) => p.body.instruments.observations), ...fx.observations];
-  const staleness = await loadStaleness(deps, [...SECTORS.flatMap((s) => SECTOR_SOURCES[s]), ...SECTOR_SOURCES.fx], observations);
+  const staleness = await loadStaleness(services, [...SECTORS.flatMap((s) => SECTOR_SOURCES[s]), ...SECTOR_SOURCES.fx], observations);
   return {
     body: {
       sector: 'all',
@@ -41,7 +40,7 @@ const allSnapshot = async ({ deps }: HandlerRequest): Promise<HandlerResult> => 
   };
 };
 
-const snapshotHandlers: FamilyHandlers = Object.freeze({
+const snapshotHandlers: FamilyHandlers<'snapshot'> = Object.freeze({
   'GET /v1/snapshot/{sector}': sectorSnapshot,
   'GET /v1/snapshot/all': allSnapshot,
 });

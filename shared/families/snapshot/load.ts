@@ -5,7 +5,7 @@
  * functions; a missing part is listed under `missing`, never a 500.
  */
 import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../../catalog/instruments';
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
 import { loadFreshness, overallStatus } from '../discovery/health';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../fundamentals/load';
@@ -23,23 +23,23 @@ const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Ob
 });
 
 /** The key fundamentals of each sector: name -> loader (each returns its route's body). */
-const FUNDAMENTALS: Readonly<Record<Sector, ReadonlyArray<readonly [string, (deps: Deps) => Promise<unknown>]>>> = Object.freeze({
+const FUNDAMENTALS: Readonly<Record<Sector, ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]>>> = Object.freeze({
   energy: [
-    ['inventories', (deps) => loadInventoryBundle(deps)],
-    ['crack', async (deps) => spreadBody(await requireSpread(deps, 'crack'))],
+    ['inventories', (services) => loadInventoryBundle(services)],
+    ['crack', async (services) => spreadBody(await requireSpread(services, 'crack'))],
   ],
-  metals: [['usgs', (deps) => loadUsgs(deps)]],
+  metals: [['usgs', (services) => loadUsgs(services)]],
   ags: [
-    ['wasde', (deps) => loadWasde(deps)],
-    ['crop_progress', (deps) => loadCropProgress(deps)],
-    ['export_sales', (deps) => loadExportSales(deps)],
+    ['wasde', (services) => loadWasde(services)],
+    ['crop_progress', (services) => loadCropProgress(services)],
+    ['export_sales', (services) => loadExportSales(services)],
   ],
 });
 
 /** The latest observation of every instrument of a sector, catalog order; the others under missing. */
-const loadInstruments = async (deps: Deps, sector: InstrumentSector) => {
+const loadInstruments = async (services: Services, sector: InstrumentSector) => {
   const found = await Promise.all(
-    instrumentsOf(sector).map(async (i) => ({ code: i.code, live: Boolean(i.sourceId), obs: i.sourceId ? await loadLatest(deps, i.code) : null })),
+    instrumentsOf(sector).map(async (i) => ({ code: i.code, live: Boolean(i.sourceId), obs: i.sourceId ? await loadLatest(services, i.code) : null })),
   );
   const observations = found.flatMap((f) => (f.obs ? [f.obs] : []));
   const missing: MissingPart[] = found
@@ -49,8 +49,8 @@ const loadInstruments = async (deps: Deps, sector: InstrumentSector) => {
 };
 
 /** Per-source freshness and which sources are stale (reads the clock: snapshots are not packs). */
-const loadStaleness = async (deps: Deps, sourceIds: readonly string[], observations: readonly Observation[]) => {
-  const sources = await loadFreshness(deps, [...new Set(sourceIds)]);
+const loadStaleness = async (services: Services, sourceIds: readonly string[], observations: readonly Observation[]) => {
+  const sources = await loadFreshness(services, [...new Set(sourceIds)]);
   const oldest = observations.reduce<Observation | null>((m, o) => (m === null || o.as_of < m.as_of ? o : m), null);
   return {
     status: overallStatus(sources),
@@ -65,11 +65,11 @@ const latestAsOf = (observations: readonly Observation[]): string | null =>
   observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
 
 /** One sector's snapshot without the staleness summary (the all bundle reports it once). */
-const loadSectorParts = async (deps: Deps, sector: Sector) => {
-  const instruments = await loadInstruments(deps, sector);
+const loadSectorParts = async (services: Services, sector: Sector) => {
+  const instruments = await loadInstruments(services, sector);
   const missing: MissingPart[] = [...instruments.missing];
   const fundamentals: Record<string, unknown> = {};
-  for (const [name, load] of FUNDAMENTALS[sector]) fundamentals[name] = await orMissing(name, missing, () => load(deps));
+  for (const [name, load] of FUNDAMENTALS[sector]) fundamentals[name] = await orMissing(name, missing, () => load(services));
   const hasData = instruments.count > 0 || Object.values(fundamentals).some((v) => v !== null);
   return {
     hasData,

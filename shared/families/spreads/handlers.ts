@@ -8,9 +8,9 @@ import { requireSpread, spreadBody } from './load';
 
 const spreadRoute =
   (id: SpreadId) =>
-  async ({ deps }: HandlerRequest): Promise<HandlerResult> => ({ body: spreadBody(await requireSpread(deps, id)) });
+  async ({ services }: HandlerRequest): Promise<HandlerResult> => ({ body: spreadBody(await requireSpread(services, id)) });
 
-const spreadsHandlers: FamilyHandlers = Object.freeze({
+const spreadsHandlers: FamilyHandlers<'spreads'> = Object.freeze({
   'GET /v1/spreads/crack': spreadRoute('crack'),
   'GET /v1/spreads/crush': spreadRoute('crush'),
   'GET /v1/spreads/basis': spreadRoute('basis'),

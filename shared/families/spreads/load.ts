@@ -15,11 +15,9 @@ import {
   type SpreadId,
   type SpreadPoint,
 } from '../../analytics/spreads';
-import type { Deps } from '../../http/deps';
+import type { Services } from '../../services';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
-import { toServed } from '../../observation/serve';
-import { CACHE_TTL_S } from '../../store/read-cache';
 import { loadWindow } from '../price/load';
 
 /**
@@ -30,11 +28,10 @@ import { loadWindow } from '../price/load';
 const ALIGN_LOOKBACK = 10;
 
 /** The n most recent observations of an instrument, newest first, as served. */
-const loadRecent = async (deps: Deps, code: string, n: number): Promise<Observation[]> => {
+const loadRecent = async (services: Services, code: string, n: number): Promise<Observation[]> => {
   const instrument = findInstrument(code)!;
   const key = seriesKey.price(code);
-  const read = await deps.cache.get(`recent:${key}:${n}`, CACHE_TTL_S[instrument.freshness], () => deps.store.recent(key, n));
-  return read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+  return services.reader.recent(key, n, instrument.freshness);
 };
 
 interface SpreadLeg {
@@ -68,10 +65,10 @@ interface SpreadUnavailable {
  * The latest value of a spread with its legs, or which legs are missing. Never throws for
  * missing data: callers decide between a partial answer (snapshots) and a 503 (the route).
  */
-const loadSpread = async (deps: Deps, id: SpreadId): Promise<SpreadAnswer | SpreadUnavailable> => {
+const loadSpread = async (services: Services, id: SpreadId): Promise<SpreadAnswer | SpreadUnavailable> => {
   const def = SPREADS[id];
   const recent = Object.fromEntries(
-    await Promise.all(def.legs.map(async (l) => [l.code, await loadRecent(deps, l.code, ALIGN_LOOKBACK)] as const)),
+    await Promise.all(def.legs.map(async (l) => [l.code, await loadRecent(services, l.code, ALIGN_LOOKBACK)] as const)),
   );
   const missing = def.legs
     .filter((l) => recent[l.code]!.length === 0)
@@ -92,8 +89,8 @@ const loadSpread = async (deps: Deps, id: SpreadId): Promise<SpreadAnswer | Spre
 };
 
 /** Like loadSpread, but missing legs are a 503 NO_DATA that names them (never a 500 or NaN). */
-const requireSpread = async (deps: Deps, id: SpreadId): Promise<SpreadAnswer> => {
-  const r = await loadSpread(deps, id);
+const requireSpread = async (services: Services, id: SpreadId): Promise<SpreadAnswer> => {
+  const r = await loadSpread(services, id);
   if (!r.ok) {
     throw new ServiceUnavailableError('NO_DATA', `the ${r.def.name} cannot be computed: ${r.missing.map((m) => m.instrument).join(', ')} missing`, {
       spread: r.def.id,
@@ -109,14 +106,14 @@ const requireSpread = async (deps: Deps, id: SpreadId): Promise<SpreadAnswer> =>
  * windows it came from (the decision packs cite them as inputs).
  */
 const loadSpreadHistory = async (
-  deps: Deps,
+  services: Services,
   id: SpreadId,
   start: string,
   end: string,
 ): Promise<{ points: SpreadPoint[]; legs: Record<string, Observation[]> }> => {
   const def = SPREADS[id];
   const legs = Object.fromEntries(
-    await Promise.all(def.legs.map(async (l) => [l.code, (await loadWindow(deps, l.code, start, end)).observations] as const)),
+    await Promise.all(def.legs.map(async (l) => [l.code, (await loadWindow(services, l.code, start, end)).observations] as const)),
   );
   return { points: spreadSeries(def, legs), legs };
 };

@@ -1,0 +1,76 @@
+/**
+ * The composition root: everything a handler needs, built once from a parsed configuration.
+ * Lambda entries build it at cold start from the environment ({@link servicesFromEnvironment});
+ * the local runtime and tests call {@link createServices} with explicit values, so nothing
+ * configures a handler through `process.env`.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { loadConfig, type Config } from '../config';
+import { logger } from '../observability/logger';
+import { createFacilitatorClient } from '../payment/facilitator';
+import { DynamoPaymentLedger } from '../payment/ledger';
+import type { PaymentDeps, PaymentLog } from '../payment/core';
+import { createDocumentClient } from '../store/client';
+import { ObservationReader } from '../store/observation-reader';
+import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
+import { ReadCache } from '../store/read-cache';
+
+interface Services {
+  config: Config;
+  /** The DynamoDB document client (null when every store is injected, as in unit tests). */
+  doc: DynamoDBDocumentClient | null;
+  store: ObservationStore;
+  /** Cached, served reads of the store: the only read path of the families. */
+  reader: ObservationReader;
+  /** The in-Lambda read cache behind the reader (also caches the licensed curve provider's answers). */
+  cache: ReadCache;
+  /** The x402 lane: ledger (credit table), facilitator client, clock, log. */
+  payment: PaymentDeps;
+  /** Clock, injectable so that time-dependent answers are testable. */
+  now: () => Date;
+}
+
+/** Parts a caller may supply instead of the defaults (in-memory stores, fake facilitator, fixed clock). */
+interface ServiceOverrides {
+  doc?: DynamoDBDocumentClient;
+  store?: ObservationStore;
+  cache?: ReadCache;
+  payment?: Partial<PaymentDeps>;
+  now?: () => Date;
+}
+
+/** The service logger behind the payment core's small logging port. */
+const paymentLog: PaymentLog = {
+  info: (message, extra) => logger.info(message, extra ?? {}),
+  warn: (message, extra) => logger.warn(message, extra ?? {}),
+  error: (message, extra) => logger.error(message, extra ?? {}),
+};
+
+/**
+ * Builds the services of one process.
+ * @param config a parsed configuration ({@link loadConfig})
+ * @param overrides injected parts; the rest are built from the configuration
+ * @example const services = createServices(loadConfig({ OBSERVATIONS_TABLE: 'obs', CREDITS_TABLE: 'credits' }));
+ */
+const createServices = (config: Config, overrides: ServiceOverrides = {}): Services => {
+  const now = overrides.now ?? (() => new Date());
+  const needsDoc = !overrides.store || !overrides.payment?.ledger;
+  const doc = overrides.doc ?? (needsDoc ? createDocumentClient(config) : null);
+  const store = overrides.store ?? new DynamoObservationStore(doc!, config.OBSERVATIONS_TABLE);
+  const payment: PaymentDeps = {
+    config,
+    ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
+    facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config),
+    now: overrides.payment?.now ?? now,
+    log: overrides.payment?.log ?? paymentLog,
+  };
+  const cache = overrides.cache ?? new ReadCache();
+  return { config, doc, store, reader: new ObservationReader(store, cache), cache, payment, now };
+};
+
+let coldStart: Services | undefined;
+/** Lambda: the services of this container, built on first use from the environment. */
+const servicesFromEnvironment = (): Services => (coldStart ??= createServices(loadConfig()));
+
+export { createServices, servicesFromEnvironment };
+export type { Services, ServiceOverrides };

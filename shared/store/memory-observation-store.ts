@@ -1,0 +1,55 @@
+/**
+ * In-memory {@link ObservationStore} for fast unit tests of handlers and readers. Same
+ * semantics as the DynamoDB adapter (upsert on series + as_of, ascending ranges, exclusive
+ * `after`); the DynamoDB-compatible embedded store stays the one used end to end.
+ */
+import type { StoredObservation } from '../observation/schema';
+import type { ObservationStore, RangePage, RangeQuery, SeriesItem, SourceRunStatus } from './observation-store';
+
+class MemoryObservationStore implements ObservationStore {
+  private readonly series = new Map<string, Map<string, StoredObservation>>();
+  private readonly runs = new Map<string, SourceRunStatus>();
+
+  private sorted(key: string): StoredObservation[] {
+    return [...(this.series.get(key)?.values() ?? [])].sort((a, b) => a.as_of.localeCompare(b.as_of));
+  }
+
+  async latest(key: string): Promise<StoredObservation | null> {
+    return this.sorted(key).at(-1) ?? null;
+  }
+
+  async recent(key: string, n: number): Promise<StoredObservation[]> {
+    return this.sorted(key).reverse().slice(0, n);
+  }
+
+  async range(key: string, q: RangeQuery): Promise<RangePage> {
+    const items = this.sorted(key).filter(
+      (o) => (!q.start || o.as_of >= q.start) && (!q.end || o.as_of <= q.end) && (!q.after || o.as_of > q.after),
+    );
+    const page = items.slice(0, q.limit);
+    return { items: page, next: items.length > q.limit ? (page.at(-1)?.as_of ?? null) : null };
+  }
+
+  async window(key: string, start: string, end: string, maxItems: number) {
+    const page = await this.range(key, { start, end, limit: maxItems });
+    return { items: page.items, capped: page.next !== null };
+  }
+
+  async upsertMany(items: SeriesItem[]): Promise<number> {
+    for (const { seriesKey, observation } of items) {
+      if (!this.series.has(seriesKey)) this.series.set(seriesKey, new Map());
+      this.series.get(seriesKey)!.set(observation.as_of, structuredClone(observation));
+    }
+    return items.length;
+  }
+
+  async getRunStatus(source: string): Promise<SourceRunStatus | null> {
+    return this.runs.get(source) ?? null;
+  }
+
+  async putRunStatus(status: SourceRunStatus): Promise<void> {
+    this.runs.set(status.source, { ...status });
+  }
+}
+
+export { MemoryObservationStore };
