@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { COT_METHOD } from '../analytics/cot';
 import { DIGEST_METHOD, RULESET } from '../analytics/decision';
+import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../analytics/fundamentals-methods';
 import { AGGREGATION } from '../analytics/history';
 import { INVENTORY_METHOD } from '../analytics/inventory';
 import { SPREADS } from '../analytics/spreads';
@@ -70,6 +71,7 @@ const stubWhileFuturesOff = (c: Pick<Config, 'INDICATIVE_FUTURES'>) => !c.INDICA
 
 const spreadMethods = Object.fromEntries(Object.values(SPREADS).map((s) => [s.id, `${s.formula} (${s.unit}). ${s.description}`]));
 const decisionMethods = {
+  ruleset: `${RULESET.version}: mechanical rules over published data; not investment advice`,
   ...Object.fromEntries(RULESET.rules.map((r) => [r.id, `${r.method}; ${r.fires} (${r.applies_to})`])),
   combination: RULESET.combination,
   digest: DIGEST_METHOD,
@@ -134,22 +136,22 @@ const ROUTE_SPECS = {
   },
   'GET /v1/fundamentals/wasde': {
     family: 'fundamentals', price: 'WASDE', summary: 'US supply-and-demand balance sheets (WASDE-shaped)',
-    params: none, query: commodity, output: json,
+    params: none, query: commodity, output: json, methods: WASDE_METHOD,
     mcp: { tool: 'get_wasde', title: 'WASDE balance sheets', description: 'US corn, soybean and wheat supply-and-demand balance sheets from the USDA WASDE report.' },
   },
   'GET /v1/fundamentals/crop-progress': {
     family: 'fundamentals', price: 'CROP_PROGRESS', summary: 'Crop progress and condition',
-    params: none, query: commodity, output: json,
+    params: none, query: commodity, output: json, methods: CROP_METHOD,
     mcp: { tool: 'get_crop_progress', title: 'Crop progress', description: 'Weekly US crop progress and condition from USDA NASS.' },
   },
   'GET /v1/fundamentals/export-sales': {
     family: 'fundamentals', price: 'EXPORT_SALES', summary: 'Weekly export sales',
-    params: none, query: commodity, output: json,
+    params: none, query: commodity, output: json, methods: ESR_METHOD,
     mcp: { tool: 'get_export_sales', title: 'Export sales', description: 'Weekly US export sales from the USDA FAS Export Sales Reporting system.' },
   },
   'GET /v1/fundamentals/usgs': {
     family: 'fundamentals', price: 'USGS', summary: 'Annual mineral commodity summaries',
-    params: none, query: commodity, output: json,
+    params: none, query: commodity, output: json, methods: USGS_METHOD,
     mcp: { tool: 'get_mineral_summaries', title: 'USGS mineral summaries', description: 'Annual USGS Mineral Commodity Summaries figures (production, imports, net import reliance, prices).' },
   },
   'GET /v1/fx/{pair}': {

@@ -113,8 +113,9 @@ describe('llms-full.txt', () => {
     const { INVENTORY_METHOD } = await import('../../shared/analytics/inventory');
     const { RULES_VERSION } = await import('../../shared/analytics/decision');
     const text = buildLlmsFullTxt('https://api.example');
-    for (const heading of ['Inventories', 'Managed-money positioning', 'Spreads', 'WASDE', 'Crop progress', 'Export sales', 'Mineral summaries', 'Decision packs']) {
-      expect(text).toContain(`### ${heading}`);
+    const headings = text.split('\n').filter((l) => l.startsWith('### '));
+    for (const path of ['/v1/history/{code}', '/v1/inventory/eia', '/v1/cot/{code}', '/v1/spreads/crack', '/v1/spreads/basis', '/v1/fundamentals/wasde', '/v1/fundamentals/crop-progress', '/v1/fundamentals/export-sales', '/v1/fundamentals/usgs', '/v1/decision/all']) {
+      expect(headings.filter((h) => h.includes(path))).toHaveLength(1);
     }
     expect(text).toContain(INVENTORY_METHOD.surprise);
     expect(text).toContain('(2 x RB x 42 + 1 x HO x 42 - 3 x CL) / 3');

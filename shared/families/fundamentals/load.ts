@@ -11,6 +11,7 @@
 import { compareLine, nearestTo, priorMarketYear, shiftDays, wasdeLines, WASDE_LINES, type LineComparison } from '../../analytics/fundamentals';
 import type { FreshnessClass } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
+import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../../analytics/fundamentals-methods';
 import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
@@ -75,14 +76,6 @@ const absent = (commodity: string, reason: string): { missing: Missing } => ({ m
 
 // ---- WASDE --------------------------------------------------------------------------------
 
-const WASDE_METHOD = Object.freeze({
-  latest: 'the newest stored WASDE report; every market year it shows (projection, estimate, final)',
-  previous_report: 'the same market year in the WASDE report before it',
-  year_ago: 'the prior market year, as the newest stored report shows it',
-  five_year_average: 'mean of the five prior market years, each as its newest stored report shows it (null until all five are stored)',
-  stocks_to_use: 'ending stocks ÷ total use × 100 (derived)',
-  soybean_domestic_total: 'crushings + seed + residual (derived; the soybean table prints no domestic total)',
-});
 
 /** WASDE balance sheets of one or all commodities (corn, soybeans, wheat). */
 const loadWasde = async (services: Services, commodity?: string) => {
@@ -161,13 +154,6 @@ const WEEK = 7;
 const YEAR_IN_WEEKS = 364;
 const WEEK_TOLERANCE_DAYS = 3;
 
-const CROP_METHOD = Object.freeze({
-  latest: 'the newest weekly report stored for the commodity; statistics not in it (a phase that is over or not begun) are listed under not_in_latest_report',
-  previous_report: 'the same statistic in the previous weekly report (7 days earlier)',
-  year_ago: 'the same statistic in the week 364 days earlier (±3 days)',
-  five_year_average: 'mean of the same week in the five prior years (364-day steps, ±3 days; null until all five are stored)',
-  condition: 'value = percent good + excellent (derived); every condition class is in attributes',
-});
 
 /** Weekly comparisons of a series at `latest`: previous week, same week a year ago, 5 years. */
 const weeklyComparisonInputs = async (services: Services, key: string, items: Observation[]) => {
@@ -239,12 +225,6 @@ const esrLine = (item: Observation, commodity: string, statistic: string): Obser
   };
 };
 
-const ESR_METHOD = Object.freeze({
-  latest: 'the newest stored weekly report (sum over the destination countries named in scope; derived)',
-  previous_report: 'the weekly report 7 days earlier',
-  year_ago: 'the week 364 days earlier (±3 days), i.e. the same week of the prior marketing year',
-  five_year_average: 'mean of the same week in the five prior marketing years (null until all five are stored)',
-});
 
 /** FAS weekly export sales of one or all commodities (soybeans, corn, wheat). */
 const loadExportSales = async (services: Services, commodity?: string) => {
@@ -284,13 +264,6 @@ const loadExportSales = async (services: Services, commodity?: string) => {
 
 // ---- USGS ---------------------------------------------------------------------------------
 
-const USGS_METHOD = Object.freeze({
-  latest: 'the newest year stored for each statistic (the newest year of an edition is a USGS estimate: attributes.estimated)',
-  previous_report: 'not kept: each MCS edition revises earlier years in place, so only the newest edition figure of a year is stored',
-  year_ago: 'the same statistic for the year before',
-  five_year_average: 'mean of the five years before the latest (null until all five are stored)',
-  frequency: 'annual figures; freshness_class is "monthly", the slowest class the API defines (attributes.frequency = "annual")',
-});
 
 /** USGS Mineral Commodity Summaries of one or all metals. */
 const loadUsgs = async (services: Services, commodity?: string) => {
@@ -337,5 +310,5 @@ type CropProgressBody = Awaited<ReturnType<typeof loadCropProgress>>;
 type ExportSalesBody = Awaited<ReturnType<typeof loadExportSales>>;
 type UsgsBody = Awaited<ReturnType<typeof loadUsgs>>;
 
-export { loadWasde, loadCropProgress, loadExportSales, loadUsgs, ESR_LINES, WASDE_METHOD, CROP_METHOD, ESR_METHOD, USGS_METHOD };
+export { loadWasde, loadCropProgress, loadExportSales, loadUsgs, ESR_LINES };
 export type { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody, Missing };
