@@ -85,12 +85,14 @@ const notFoundOf = (issues: readonly z.core.$ZodIssue[]): { issue: z.core.$ZodIs
 };
 
 /**
- * Validates params and query. Malformed input is a 400 listing every issue; a well-formed value
- * that the catalog does not list is a 404. Both happen before any payment or store read.
+ * Validates a route's params and query (HTTP path/query, or an MCP tool's arguments). Malformed
+ * input is a 400 listing every issue; a well-formed value that the catalog does not list is a
+ * 404. Both happen before any payment or store read.
+ * @throws ZodError (400) or NotFoundError (404)
  */
-const validateInput = (route: RouteDef, event: Event): { params: unknown; query: unknown } => {
-  const params = route.params.safeParse(event.pathParameters ?? {});
-  const query = route.query.safeParse(event.queryStringParameters ?? {});
+const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParameters: unknown): { params: unknown; query: unknown } => {
+  const params = route.params.safeParse(pathParameters ?? {});
+  const query = route.query.safeParse(queryParameters ?? {});
   const issues = [...(params.error?.issues ?? []), ...(query.error?.issues ?? [])];
   if (issues.length === 0) return { params: params.data, query: query.data };
   const found = notFoundOf(issues);
@@ -112,12 +114,13 @@ const routeLayer = (family: Family, services: ServicesProvider): MiddlewareObj<E
         hint: 'GET /v1/catalog lists the instruments; GET /openapi.json lists the routes',
       });
     }
-    const input = validateInput(route, event);
+    const input = parseRouteInput(route, event.pathParameters, event.queryStringParameters);
     context.service.route = route;
     context.service.request = {
       route,
       ...(input as Pick<HandlerRequest, 'params' | 'query'>),
       headers: lowerCaseHeaders(event.headers),
+      rawBody: event.body === undefined || event.body === null ? null : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
       requestId: context.service.requestId,
       services: services(),
     };
@@ -178,5 +181,5 @@ const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandle
 /** The exported Lambda handler: what API Gateway (or the local server) invokes. */
 type FamilyLambdaHandler = (event: Event, context: Context, opts?: { signal: AbortSignal }) => Promise<Result>;
 
-export { createFamilyHandler, lowerCaseHeaders, ResponseValidationError };
+export { createFamilyHandler, parseRouteInput, lowerCaseHeaders, ResponseValidationError };
 export type { ServiceContext, ServiceState, FamilyLambdaHandler, ServicesProvider };

@@ -14,6 +14,8 @@ interface HandlerRequest<Id extends RouteId = RouteId> {
   query: QueryOf<Id>;
   /** Lower-cased request headers. */
   headers: Readonly<Record<string, string>>;
+  /** The request body as text (POST routes), null when there is none. */
+  rawBody: string | null;
   requestId: string;
   services: Services;
 }
