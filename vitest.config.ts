@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Each file gets its own process: tests set process.env for the handlers they start.
+    // A process per file keeps native modules (ganache, dynalite's leveldb) apart; no test
+    // configures the service through process.env, so files could share one.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

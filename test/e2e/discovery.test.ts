@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { FREE_ROUTES, PAID_ROUTES } from '../../shared/routes';
+import { FREE_ROUTES, PAID_ROUTES, isChargeable } from '../../shared/routes';
 import { SOURCES } from '../../shared/sources/registry';
 import { expectError } from '../helpers/contract';
 import { getJson, startTestStack } from '../helpers/stack';
@@ -69,7 +69,7 @@ describe('free discovery routes over HTTP', () => {
     expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     const x402 = await get('/.well-known/x402.json');
     // 18 chargeable routes; curve and calendar spread are free stubs while INDICATIVE_FUTURES is off.
-    expect(x402.body.resources).toHaveLength(18);
+    expect(x402.body.resources).toHaveLength(PAID_ROUTES.filter((r) => isChargeable(r, stack.config)).length);
     expect(x402.body.free_while_stubbed).toEqual(['GET /v1/curve/{root}', 'GET /v1/spreads/calendar/{root}']);
     const price = x402.body.resources.find((r: any) => r.url.endsWith('/v1/price/{code}'));
     expect(price.accepts[0]).toMatchObject({
@@ -92,7 +92,7 @@ describe('free discovery routes over HTTP', () => {
 
   it('GET /api/mcp lists one tool per paid route', async () => {
     const res = await get('/api/mcp');
-    expect(res.body.tools).toHaveLength(20);
+    expect(res.body.tools).toHaveLength(PAID_ROUTES.length);
     expect(res.body.tools.map((t: any) => t.name)).toContain('spreads_crack');
   });
 });

@@ -2,14 +2,50 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FAMILIES, FREE_ROUTES, PAID_ROUTES, PRICES_USD, ROUTES, matchRoute, usdToAtomic, usdToCents, usdToCredits } from '../../shared/routes';
 
+/** A literal copy of SPEC.md "Paid routes" (path, price key, price USD): a changed price in the table fails here. */
+const SPEC_PAID_ROUTES: ReadonlyArray<readonly [string, string, string]> = [
+  ['/v1/price/{code}', 'PRICE', '0.01'],
+  ['/v1/prices', 'PRICES_BUNDLE', '0.02'],
+  ['/v1/history/{code}', 'HISTORY', '0.02'],
+  ['/v1/curve/{root}', 'CURVE', '0.03'],
+  ['/v1/inventory/eia', 'INVENTORY_BUNDLE', '0.03'],
+  ['/v1/inventory/eia/{series}', 'INVENTORY_SERIES', '0.02'],
+  ['/v1/cot/{code}', 'COT', '0.02'],
+  ['/v1/spreads/crack', 'CRACK', '0.03'],
+  ['/v1/spreads/crush', 'CRUSH', '0.03'],
+  ['/v1/spreads/basis', 'BASIS', '0.03'],
+  ['/v1/spreads/calendar/{root}', 'CALENDAR', '0.02'],
+  ['/v1/fundamentals/wasde', 'WASDE', '0.03'],
+  ['/v1/fundamentals/crop-progress', 'CROP_PROGRESS', '0.02'],
+  ['/v1/fundamentals/export-sales', 'EXPORT_SALES', '0.02'],
+  ['/v1/fundamentals/usgs', 'USGS', '0.03'],
+  ['/v1/fx/{pair}', 'FX', '0.01'],
+  ['/v1/snapshot/{sector}', 'SNAPSHOT', '0.05'],
+  ['/v1/decision/{sector}', 'DECISION', '0.10'],
+  ['/v1/snapshot/all', 'SNAPSHOT_ALL', '0.12'],
+  ['/v1/decision/all', 'DECISION_ALL', '0.25'],
+];
+
+/** SPEC.md "Free discovery (price 0)". */
+const SPEC_FREE_PATHS = ['/health', '/v1/catalog', '/v1/calendar', '/llms.txt', '/llms-full.txt', '/openapi.json', '/SKILL.md', '/.well-known/agent.json', '/.well-known/x402.json', '/terms.txt', '/api/mcp'];
+
 describe('route table', () => {
-  it('has the 20 paid and 11 free routes of the spec, plus POST /api/mcp, with unique ids', () => {
-    expect(PAID_ROUTES).toHaveLength(20);
-    expect(FREE_ROUTES.map((r) => r.path).sort()).toEqual(
-      ['/health', '/v1/catalog', '/v1/calendar', '/llms.txt', '/llms-full.txt', '/openapi.json', '/SKILL.md', '/.well-known/agent.json', '/.well-known/x402.json', '/terms.txt'].sort(),
-    );
-    expect(ROUTES.filter((r) => r.path === '/api/mcp').map((r) => r.method).sort()).toEqual(['GET', 'POST']);
+  it('has exactly the paid routes of the spec, each GET with its price key and price', () => {
+    expect(PAID_ROUTES.map((r) => [r.path, r.priceKey, r.priceUsd])).toEqual(SPEC_PAID_ROUTES);
+    for (const r of PAID_ROUTES) expect(r.method).toBe('GET');
+  });
+
+  it('has every free route of the spec (GET, no price), POST /api/mcp, and unique ids', () => {
+    for (const path of SPEC_FREE_PATHS) expect(ROUTES.find((r) => r.id === `GET ${path}`)?.priceKey, path).toBeNull();
+    expect(FREE_ROUTES.every((r) => r.priceUsd === null)).toBe(true);
+    expect(ROUTES.filter((r) => r.path === '/api/mcp').map((r) => r.method)).toContain('POST');
     expect(new Set(ROUTES.map((r) => r.id)).size).toBe(ROUTES.length);
+  });
+
+  it('gives every paid route an MCP tool with a unique snake_case name of at most 64 characters', () => {
+    const tools = PAID_ROUTES.map((r) => r.mcp?.tool);
+    for (const t of tools) expect(t).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
+    expect(new Set(tools).size).toBe(PAID_ROUTES.length);
   });
 
   it('prices every paid route from the price table and no free one', () => {
