@@ -14,7 +14,7 @@ import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { ENV } from '../../shared/config/env-keys';
+import type { ENV } from '../../shared/config/env-keys';
 
 /** The repository root (entries, package-lock.json and tsconfig.json live there). */
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -43,7 +43,10 @@ for (const id of ids) if (!ADAPTERS[id]) fail(`unknown source ${id}; sources: ${
 const portOpen = (port: number) =>
   new Promise<boolean>((res) => {
     const s = connect(port, '127.0.0.1');
-    s.once('connect', () => (s.end(), res(true)));
+    s.once('connect', () => {
+      s.end();
+      res(true);
+    });
     s.once('error', () => res(false));
   });
 

@@ -61,8 +61,8 @@ const buildEventV2 = ({ req, url, routeKey, pathParameters, body }: EventInput):
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
     },
-    body: body && body.length ? body.toString('base64') : undefined,
-    isBase64Encoded: Boolean(body && body.length),
+    body: body?.length ? body.toString('base64') : undefined,
+    isBase64Encoded: Boolean(body?.length),
   };
 };
 

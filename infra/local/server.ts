@@ -24,7 +24,6 @@ const DEFAULT_FAMILY: Family = 'discovery';
 const MAX_URL_LENGTH = 8192;
 const MAX_BODY_BYTES = 1024 * 1024;
 
-
 const jsonError = (status: number, code: string, message: string) => ({
   statusCode: status,
   headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },

@@ -26,13 +26,26 @@ const familyCharges = (family: Family): boolean => PRICED_PER_TOOL.includes(fami
 
 /** Browsers (and browser-hosted MCP clients) may call the API; no cookies, so any origin. */
 const CORS_ALLOW_HEADERS = [
-  'content-type', 'accept', 'authorization', 'x-payment', 'payment-signature', 'x-force-402',
-  'mcp-protocol-version', 'mcp-session-id', 'last-event-id',
+  'content-type',
+  'accept',
+  'authorization',
+  'x-payment',
+  'payment-signature',
+  'x-force-402',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'last-event-id',
   // @x402/fetch sends this request header on its paying retry, so browsers preflight it.
   'access-control-expose-headers',
 ];
 const CORS_EXPOSE_HEADERS = [
-  'payment-required', 'payment-response', 'x-payment-response', 'x-request-id', 'mcp-session-id', 'mcp-protocol-version', 'www-authenticate',
+  'payment-required',
+  'payment-response',
+  'x-payment-response',
+  'x-request-id',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'www-authenticate',
 ];
 
 /** Minutes between reconciliation passes of pending x402 settlements. */
@@ -107,7 +120,9 @@ class ApiStack extends Stack {
     for (const family of FAMILIES) {
       const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
         entry: entry(family),
-        description: `${family} routes: ${routesOf(family).map((r) => r.id).join(', ')}`.slice(0, 256),
+        description: `${family} routes: ${routesOf(family)
+          .map((r) => r.id)
+          .join(', ')}`.slice(0, 256),
         environment: { ...props.config.apiEnvironment },
         logRetention: props.config.logRetention,
       });

@@ -47,7 +47,11 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
   }
   const p = config.stackPrefix;
   const description = (what: string) => `Commodity data service (${config.stage}): ${what}`;
-  const data = new DataStack(app, `${p}-data`, { config, description: description('tables and source-keys secret'), terminationProtection: config.stage === 'prod' });
+  const data = new DataStack(app, `${p}-data`, {
+    config,
+    description: description('tables and source-keys secret'),
+    terminationProtection: config.stage === 'prod',
+  });
   const api = new ApiStack(app, `${p}-api`, {
     config,
     description: description('HTTP API and route-family functions'),

@@ -120,8 +120,8 @@ const COT_METHOD = Object.freeze({
   net_change_wow: 'net minus the net of the report exactly 7 days earlier; null when that report is not stored',
   window: `reports dated from the same calendar date ${RANGE_YEARS} years before the latest report through the latest report, the latest included`,
   coverage: `the ${RANGE_YEARS}-year figures need stored reports reaching back to the window's first week and at least ${COVERAGE_SHARE * 100} % of its weekly reports; otherwise they are null`,
-  percentile: 'percentile rank of the latest net among the window\'s nets: 100 x (count below + half the count equal) / count',
-  index: 'position of the latest net between the window\'s minimum and maximum net: 100 x (net - min) / (max - min)',
+  percentile: "percentile rank of the latest net among the window's nets: 100 x (count below + half the count equal) / count",
+  index: "position of the latest net between the window's minimum and maximum net: 100 x (net - min) / (max - min)",
   rounding: 'derived figures are rounded to 4 decimals',
 });
 

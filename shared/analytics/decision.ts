@@ -50,8 +50,11 @@ const RULES = Object.freeze([
     id: 'inventory_surprise',
     applies_to: 'energy: crude_ex_spr and cushing -> CL, gasoline -> RB, distillate -> HO, ng_storage -> NG',
     inputs: 'the weekly inventory surprise (actual week-over-week change minus the 5-year average change for the same week) of GET /v1/inventory/eia',
-    method: `threshold per series (series unit): ${Object.entries(THRESHOLDS.inventory_surprise).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    fires: 'bullish when surprise <= -threshold (a larger draw or smaller build than normal), bearish when surprise >= +threshold; neutral otherwise or when the surprise is not available',
+    method: `threshold per series (series unit): ${Object.entries(THRESHOLDS.inventory_surprise)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+    fires:
+      'bullish when surprise <= -threshold (a larger draw or smaller build than normal), bearish when surprise >= +threshold; neutral otherwise or when the surprise is not available',
   },
   {
     id: 'managed_money_percentile',
@@ -74,8 +77,20 @@ const COMBINATION =
   'The sector bias compares the count of bullish and bearish instruments the same way.';
 
 const OBSERVATION_KEYS = [
-  'instrument', 'value', 'unit', 'as_of', 'observed_at', 'freshness_class', 'quality', 'derived', 'source',
-  'license_tag', 'provenance', 'published_at', 'next_release_at', 'attributes',
+  'instrument',
+  'value',
+  'unit',
+  'as_of',
+  'observed_at',
+  'freshness_class',
+  'quality',
+  'derived',
+  'source',
+  'license_tag',
+  'provenance',
+  'published_at',
+  'next_release_at',
+  'attributes',
 ] as const;
 
 /**
@@ -89,7 +104,11 @@ const canonicalObservation = (o: Observation): Observation => {
   out.provenance = o.provenance
     ? { retrieved_at: o.provenance.retrieved_at ?? null, cache_hit: o.provenance.cache_hit ?? null, cache_ttl_s: o.provenance.cache_ttl_s ?? null }
     : null;
-  out.attributes = Object.fromEntries(Object.keys(o.attributes ?? {}).sort().map((k) => [k, o.attributes[k]!]));
+  out.attributes = Object.fromEntries(
+    Object.keys(o.attributes ?? {})
+      .sort()
+      .map((k) => [k, o.attributes[k]!]),
+  );
   return out as Observation;
 };
 
@@ -131,7 +150,13 @@ const priceRangeRule = (window: readonly Observation[]): RuleEvaluation | null =
   }
   const base = { points: window.length, window_start: window[0]!.as_of, window_end: latest.as_of, latest: latest.value, min: min.value, max: max.value };
   if (window.length < t.min_points) {
-    return evaluation('price_range_1y', 'neutral', `only ${window.length} observations in the 1-year window (needs ${t.min_points})`, { ...base, position_pct: null }, [latest]);
+    return evaluation(
+      'price_range_1y',
+      'neutral',
+      `only ${window.length} observations in the 1-year window (needs ${t.min_points})`,
+      { ...base, position_pct: null },
+      [latest],
+    );
   }
   if (max.value === min.value) {
     return evaluation('price_range_1y', 'neutral', 'flat 1-year range', { ...base, position_pct: null }, [latest, min, max]);
@@ -156,7 +181,13 @@ const inventorySurpriseRule = (key: string, surprise: Observation | null, latest
   const threshold = THRESHOLDS.inventory_surprise[key];
   if (threshold === undefined || (!surprise && !latest)) return null;
   if (!surprise) {
-    return evaluation('inventory_surprise', 'neutral', `${key}: no surprise figure (the 5 prior years of the same week are not all stored)`, { series: key, surprise: null, threshold }, [latest!]);
+    return evaluation(
+      'inventory_surprise',
+      'neutral',
+      `${key}: no surprise figure (the 5 prior years of the same week are not all stored)`,
+      { series: key, surprise: null, threshold },
+      [latest!],
+    );
   }
   const s = surprise.value;
   const signal: Signal = s <= -threshold ? 'bullish' : s >= threshold ? 'bearish' : 'neutral';
@@ -212,7 +243,13 @@ const spreadRule = (latest: Observation, history: readonly SpreadPoint[]): RuleE
     max: values.length ? Math.max(...values) : null,
   };
   if (history.length < t.min_points) {
-    return evaluation('spread_vs_history', 'neutral', `only ${history.length} spread values in the 1-year window (needs ${t.min_points})`, { ...base, percentile: null }, [latest]);
+    return evaluation(
+      'spread_vs_history',
+      'neutral',
+      `only ${history.length} spread values in the 1-year window (needs ${t.min_points})`,
+      { ...base, percentile: null },
+      [latest],
+    );
   }
   const p = percentRank(values, latest.value)!;
   const signal: Signal = p >= t.wide_at_or_above_pctile ? 'bullish' : p <= t.narrow_at_or_below_pctile ? 'bearish' : 'neutral';
@@ -353,7 +390,10 @@ const buildAllPack = (sectors: readonly SectorInputs[]) => {
     sector: 'all' as const,
     rules_version: RULES_VERSION,
     as_of: latestAsOf(sectors.flatMap((s) => s.read)),
-    summary: summarize('all', packs.flatMap((p) => p.signals)),
+    summary: summarize(
+      'all',
+      packs.flatMap((p) => p.signals),
+    ),
     sectors: packs,
     inputs_digest: inputsDigest(sectors.flatMap((s) => s.read)),
   };

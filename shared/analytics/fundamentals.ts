@@ -35,8 +35,7 @@ const mean = (xs: readonly number[]): number => {
 };
 
 /** numerator ÷ denominator × 100, two decimals; null when the denominator is 0. */
-const percentOf = (numerator: number, denominator: number): number | null =>
-  denominator === 0 ? null : roundTo((numerator / denominator) * 100, 2);
+const percentOf = (numerator: number, denominator: number): number | null => (denominator === 0 ? null : roundTo((numerator / denominator) * 100, 2));
 
 /** An ISO date moved by whole days. */
 const shiftDays = (date: string, days: number): string => {
@@ -86,7 +85,10 @@ interface DeriveSpec {
 const combinedProvenance = (inputs: readonly Observation[]): Observation['provenance'] => {
   const ps = inputs.map((o) => o.provenance).filter((p): p is NonNullable<Observation['provenance']> => p !== null);
   if (ps.length === 0) return null;
-  const retrieved = ps.map((p) => p.retrieved_at).filter((r): r is string => r !== null).sort();
+  const retrieved = ps
+    .map((p) => p.retrieved_at)
+    .filter((r): r is string => r !== null)
+    .sort();
   const ttls = ps.map((p) => p.cache_ttl_s).filter((t): t is number => t !== null);
   return {
     retrieved_at: retrieved.at(-1) ?? null,
@@ -99,7 +101,10 @@ const combinedProvenance = (inputs: readonly Observation[]): Observation['proven
 const derive = (spec: DeriveSpec): Observation => {
   const { subject } = spec;
   const all = [subject, ...spec.inputs];
-  const published = all.map((o) => o.published_at).filter((p): p is string => p !== null).sort();
+  const published = all
+    .map((o) => o.published_at)
+    .filter((p): p is string => p !== null)
+    .sort();
   return {
     instrument: spec.instrument,
     value: spec.value,
@@ -229,7 +234,13 @@ const wasdeLines = (item: Observation, commodity: string): Map<string, Observati
   const a = item.attributes;
   const marketYear = String(a.market_year ?? '');
   const base = `WASDE:${commodity}:US:${marketYear}`;
-  const keep = { report_month: a.report_month ?? null, wasde_number: a.wasde_number ?? null, market_year: marketYear, status: a.status ?? null, sub_report: a.sub_report ?? null };
+  const keep = {
+    report_month: a.report_month ?? null,
+    wasde_number: a.wasde_number ?? null,
+    market_year: marketYear,
+    status: a.status ?? null,
+    sub_report: a.sub_report ?? null,
+  };
   const out = new Map<string, Observation>();
   const line = (statistic: string): Observation | null => {
     const v = a[statistic];

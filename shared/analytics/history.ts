@@ -12,8 +12,8 @@ interface Point {
 /** How each resampled point is made, as the response states it. */
 const AGGREGATION: Readonly<Record<Frequency, string>> = Object.freeze({
   native: 'none: every published observation',
-  weekly: 'last published observation of each ISO week (Monday-Sunday); as_of is that observation\'s date',
-  monthly: 'last published observation of each calendar month; as_of is that observation\'s date',
+  weekly: "last published observation of each ISO week (Monday-Sunday); as_of is that observation's date",
+  monthly: "last published observation of each calendar month; as_of is that observation's date",
 });
 
 /** ISO week id (e.g. 2025-W24) of a YYYY-MM-DD date. */

@@ -155,7 +155,7 @@ const INVENTORY_METHOD = Object.freeze({
   five_year_average_min_max: 'average, minimum and maximum of the 5 prior-year same-week levels; null unless all 5 years are stored',
   deviation: 'latest level minus the 5-year average, in the series unit; deviation_pct is that difference as a percent of the 5-year average',
   surprise:
-    'actual week-over-week change minus the average of the 5 prior years\' week-over-week changes for the same week (a seasonal-norm surprise, not a survey consensus); null unless all 5 prior-year changes are stored',
+    "actual week-over-week change minus the average of the 5 prior years' week-over-week changes for the same week (a seasonal-norm surprise, not a survey consensus); null unless all 5 prior-year changes are stored",
   rounding: 'derived figures are rounded to 4 decimals',
 });
 

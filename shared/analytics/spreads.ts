@@ -32,8 +32,7 @@ const round = (x: number, digits = SPREAD_DECIMALS): number => {
  * @param cl WTI, USD/bbl
  * @example crack321(2.162, 2.398, 72.53) // 21.578
  */
-const crack321 = (rb: number, ho: number, cl: number): number =>
-  round((2 * rb * GALLONS_PER_BARREL + ho * GALLONS_PER_BARREL - 3 * cl) / 3);
+const crack321 = (rb: number, ho: number, cl: number): number => round((2 * rb * GALLONS_PER_BARREL + ho * GALLONS_PER_BARREL - 3 * cl) / 3);
 
 /**
  * Soy crush margin proxy in USD/bu: meal x 0.022 + oil x 11 - soybeans.
@@ -42,8 +41,7 @@ const crack321 = (rb: number, ho: number, cl: number): number =>
  * @param beans soybeans, USD/bu
  * @example soyCrush(300, 0.5, 10) // 2.1
  */
-const soyCrush = (meal: number, oil: number, beans: number): number =>
-  round(meal * MEAL_SHORT_TONS_PER_BUSHEL + oil * OIL_POUNDS_PER_BUSHEL - beans);
+const soyCrush = (meal: number, oil: number, beans: number): number => round(meal * MEAL_SHORT_TONS_PER_BUSHEL + oil * OIL_POUNDS_PER_BUSHEL - beans);
 
 /** WTI minus Brent in USD/bbl (negative when WTI is the cheaper crude). @example wtiBrentBasis(72.53, 75.05) // -2.52 */
 const wtiBrentBasis = (wti: number, brent: number): number => round(wti - brent);
@@ -141,10 +139,7 @@ const FRESHNESS_SLOWNESS: readonly FreshnessClass[] = Object.freeze(['intraday',
 
 /** The weakest quality of the legs (see QUALITY_WEAKNESS). @example weakestQuality(['official','derived']) // 'derived' */
 const weakestQuality = (qualities: readonly (Quality | null)[]): Quality | null =>
-  qualities.reduce<Quality | null>(
-    (w, q) => (QUALITY_WEAKNESS.indexOf(q) > QUALITY_WEAKNESS.indexOf(w) ? q : w),
-    qualities.length ? 'official' : null,
-  );
+  qualities.reduce<Quality | null>((w, q) => (QUALITY_WEAKNESS.indexOf(q) > QUALITY_WEAKNESS.indexOf(w) ? q : w), qualities.length ? 'official' : null);
 
 /** The slowest freshness class of the legs. @example slowestFreshness(['eod','monthly']) // 'monthly' */
 const slowestFreshness = (classes: readonly FreshnessClass[]): FreshnessClass =>
@@ -180,8 +175,7 @@ const selectLegs = <T extends Dated>(legs: Readonly<Record<string, readonly T[]>
   const codes = Object.keys(legs);
   if (codes.length === 0 || codes.some((c) => legs[c]!.length === 0)) return null;
   const date = commonDates(legs).at(-1);
-  const pick = (obs: readonly T[], want?: string): T =>
-    want ? obs.find((o) => o.as_of === want)! : obs.reduce((a, b) => (b.as_of > a.as_of ? b : a));
+  const pick = (obs: readonly T[], want?: string): T => (want ? obs.find((o) => o.as_of === want)! : obs.reduce((a, b) => (b.as_of > a.as_of ? b : a)));
   return {
     aligned: date !== undefined,
     legs: Object.fromEntries(codes.map((c) => [c, pick(legs[c]!, date)])),
@@ -255,7 +249,10 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
       cache_hit: provs.length === obs.length && provs.every((p) => p.cache_hit === true),
       cache_ttl_s: ttls.length ? Math.min(...ttls) : null,
     },
-    published_at: nonNull(obs.map((o) => o.published_at)).sort().at(-1) ?? null,
+    published_at:
+      nonNull(obs.map((o) => o.published_at))
+        .sort()
+        .at(-1) ?? null,
     next_release_at: nonNull(obs.map((o) => o.next_release_at)).sort()[0] ?? null,
     attributes,
   };

@@ -46,14 +46,7 @@ const NOT_LIVE: Readonly<Record<string, string>> = Object.freeze({
     "USGS's annual dealer average is served as such by /v1/fundamentals/usgs?commodity=palladium",
 });
 
-const row = (
-  code: string,
-  meaning: string,
-  sector: InstrumentSector,
-  unit: string,
-  freshness: FreshnessClass,
-  futuresRoot: string | null = code,
-): Instrument =>
+const row = (code: string, meaning: string, sector: InstrumentSector, unit: string, freshness: FreshnessClass, futuresRoot: string | null = code): Instrument =>
   Object.freeze({ code, meaning, sector, unit, freshness, futuresRoot, sourceId: NOT_LIVE[code] ? null : SOURCE_OF_SECTOR[sector] });
 
 /** The 27 instruments of SPEC.md, in the spec's order. */
@@ -99,19 +92,7 @@ const instrumentsOf = (sector: InstrumentSector): Instrument[] => INSTRUMENTS.fi
 const FX_PAIRS: readonly string[] = Object.freeze(instrumentsOf('fx').map((i) => i.code));
 
 /** Futures roots for /v1/curve/{root} and /v1/spreads/calendar/{root}. */
-const FUTURES_ROOTS: readonly string[] = Object.freeze(
-  INSTRUMENTS.flatMap((i) => (i.futuresRoot ? [i.futuresRoot] : [])),
-);
+const FUTURES_ROOTS: readonly string[] = Object.freeze(INSTRUMENTS.flatMap((i) => (i.futuresRoot ? [i.futuresRoot] : [])));
 
-export {
-  NOT_LIVE,
-  SECTORS,
-  SectorSchema,
-  FRESHNESS_CLASSES,
-  INSTRUMENTS,
-  FX_PAIRS,
-  FUTURES_ROOTS,
-  findInstrument,
-  instrumentsOf,
-};
+export { NOT_LIVE, SECTORS, SectorSchema, FRESHNESS_CLASSES, INSTRUMENTS, FX_PAIRS, FUTURES_ROOTS, findInstrument, instrumentsOf };
 export type { Sector, InstrumentSector, FreshnessClass, Instrument };

@@ -22,8 +22,7 @@ const INVENTORY_SERIES: readonly InventorySeries[] = Object.freeze([
 const INVENTORY_KEYS: readonly string[] = Object.freeze(INVENTORY_SERIES.map((s) => s.key));
 
 /** Look an inventory series up by its route key. */
-const findInventorySeries = (key: string): InventorySeries | undefined =>
-  INVENTORY_SERIES.find((s) => s.key === key);
+const findInventorySeries = (key: string): InventorySeries | undefined => INVENTORY_SERIES.find((s) => s.key === key);
 
 export { INVENTORY_SERIES, INVENTORY_KEYS, findInventorySeries };
 export type { InventorySeries };

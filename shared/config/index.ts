@@ -17,46 +17,51 @@ const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefix
 const X402NetworkSchema = z.enum(['eip155:8453', 'eip155:84532']);
 type X402Network = z.infer<typeof X402NetworkSchema>;
 
-const ConfigSchema = z.object({
-  [ENV.STAGE]: z.enum(['dev', 'staging', 'prod']).default('dev'),
-  [ENV.OBSERVATIONS_TABLE]: z.string().min(1),
-  [ENV.CREDITS_TABLE]: z.string().min(1),
-  [ENV.DYNAMODB_ENDPOINT]: z.string().url().optional(),
-  [ENV.AWS_REGION]: z.string().min(1).default('us-east-1'),
-  [ENV.X402_ENFORCE]: truthy,
-  [ENV.X402_NETWORK]: X402NetworkSchema.default('eip155:84532'),
-  // A burn-proof default is not possible for a pay-to address; demo mode never settles, so
-  // the zero address only shows up in challenges of a misconfigured dev run.
-  [ENV.X402_PAY_TO]: EvmAddress.default('0x0000000000000000000000000000000000000000'),
-  [ENV.X402_FACILITATOR_URL]: z.string().url().default('https://x402.org/facilitator'),
-  // Payers sign validBefore = now + this; a request needs up to ~29 s (API Gateway) of it left, and
-  // the facilitator refuses to settle with less than 6 s, so a shorter window cannot work.
-  [ENV.X402_MAX_TIMEOUT_SECONDS]: z.coerce.number().int().min(30).max(3600).default(60),
-  // API Gateway cuts a request at 29 s; verify + handler + settle must fit inside it.
-  [ENV.X402_FACILITATOR_TIMEOUT_MS]: z.coerce.number().int().min(100).max(12_000).default(10_000),
-  // JSON-RPC of the payment network, read only by reconciliation of pending settlements (public
-  // Base / Base Sepolia RPC when unset; the local chain sets its own).
-  [ENV.X402_RPC_URL]: z.string().url().optional(),
-  [ENV.X402_LOCAL_CHAIN]: truthy,
-  [ENV.INDICATIVE_FUTURES]: truthy,
-  // Licensed futures-curve provider (shared/sources/curve-source.ts); required when INDICATIVE_FUTURES is on,
-  // which the curve function checks at cold start. URL and key are whatever that provider needs.
-  [ENV.CURVE_PROVIDER]: z.string().min(1).optional(),
-  [ENV.CURVE_PROVIDER_URL]: z.string().url().optional(),
-  [ENV.CURVE_PROVIDER_API_KEY]: z.string().min(1).optional(),
-  [ENV.EIA_API_KEY]: z.string().min(1).optional(),
-  [ENV.FRED_API_KEY]: z.string().min(1).optional(),
-  [ENV.NASS_API_KEY]: z.string().min(1).optional(),
-  [ENV.FAS_API_KEY]: z.string().min(1).optional(),
-  [ENV.PUBLIC_BASE_URL]: z.string().url().optional(),
-  [ENV.SOURCE_ID]: z.string().regex(/^[a-z0-9-]+$/).optional(), // ingestion Lambdas: which registry source to run
-  [ENV.SOURCE_KEYS_SECRET_ARN]: z.string().startsWith('arn:').optional(), // ingestion Lambdas: JSON secret of the source API keys
-}).superRefine((c, ctx) => {
-  // Outside dev an enforced challenge must never ask payers to send USDC to the zero address.
-  if (c[ENV.X402_ENFORCE] && c[ENV.STAGE] !== 'dev' && /^0x0{40}$/.test(c[ENV.X402_PAY_TO])) {
-    ctx.addIssue({ code: 'custom', path: [ENV.X402_PAY_TO], message: 'required (a non-zero receiving address) when X402_ENFORCE is on outside dev' });
-  }
-});
+const ConfigSchema = z
+  .object({
+    [ENV.STAGE]: z.enum(['dev', 'staging', 'prod']).default('dev'),
+    [ENV.OBSERVATIONS_TABLE]: z.string().min(1),
+    [ENV.CREDITS_TABLE]: z.string().min(1),
+    [ENV.DYNAMODB_ENDPOINT]: z.string().url().optional(),
+    [ENV.AWS_REGION]: z.string().min(1).default('us-east-1'),
+    [ENV.X402_ENFORCE]: truthy,
+    [ENV.X402_NETWORK]: X402NetworkSchema.default('eip155:84532'),
+    // A burn-proof default is not possible for a pay-to address; demo mode never settles, so
+    // the zero address only shows up in challenges of a misconfigured dev run.
+    [ENV.X402_PAY_TO]: EvmAddress.default('0x0000000000000000000000000000000000000000'),
+    [ENV.X402_FACILITATOR_URL]: z.string().url().default('https://x402.org/facilitator'),
+    // Payers sign validBefore = now + this; a request needs up to ~29 s (API Gateway) of it left, and
+    // the facilitator refuses to settle with less than 6 s, so a shorter window cannot work.
+    [ENV.X402_MAX_TIMEOUT_SECONDS]: z.coerce.number().int().min(30).max(3600).default(60),
+    // API Gateway cuts a request at 29 s; verify + handler + settle must fit inside it.
+    [ENV.X402_FACILITATOR_TIMEOUT_MS]: z.coerce.number().int().min(100).max(12_000).default(10_000),
+    // JSON-RPC of the payment network, read only by reconciliation of pending settlements (public
+    // Base / Base Sepolia RPC when unset; the local chain sets its own).
+    [ENV.X402_RPC_URL]: z.string().url().optional(),
+    [ENV.X402_LOCAL_CHAIN]: truthy,
+    [ENV.INDICATIVE_FUTURES]: truthy,
+    // Licensed futures-curve provider (shared/sources/curve-source.ts); required when INDICATIVE_FUTURES is on,
+    // which the curve function checks at cold start. URL and key are whatever that provider needs.
+    [ENV.CURVE_PROVIDER]: z.string().min(1).optional(),
+    [ENV.CURVE_PROVIDER_URL]: z.string().url().optional(),
+    [ENV.CURVE_PROVIDER_API_KEY]: z.string().min(1).optional(),
+    [ENV.EIA_API_KEY]: z.string().min(1).optional(),
+    [ENV.FRED_API_KEY]: z.string().min(1).optional(),
+    [ENV.NASS_API_KEY]: z.string().min(1).optional(),
+    [ENV.FAS_API_KEY]: z.string().min(1).optional(),
+    [ENV.PUBLIC_BASE_URL]: z.string().url().optional(),
+    [ENV.SOURCE_ID]: z
+      .string()
+      .regex(/^[a-z0-9-]+$/)
+      .optional(), // ingestion Lambdas: which registry source to run
+    [ENV.SOURCE_KEYS_SECRET_ARN]: z.string().startsWith('arn:').optional(), // ingestion Lambdas: JSON secret of the source API keys
+  })
+  .superRefine((c, ctx) => {
+    // Outside dev an enforced challenge must never ask payers to send USDC to the zero address.
+    if (c[ENV.X402_ENFORCE] && c[ENV.STAGE] !== 'dev' && /^0x0{40}$/.test(c[ENV.X402_PAY_TO])) {
+      ctx.addIssue({ code: 'custom', path: [ENV.X402_PAY_TO], message: 'required (a non-zero receiving address) when X402_ENFORCE is on outside dev' });
+    }
+  });
 
 type Config = Readonly<z.infer<typeof ConfigSchema>>;
 

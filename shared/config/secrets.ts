@@ -46,7 +46,9 @@ const parseSourceKeys = (text: string | undefined, secretId: string): Partial<Re
   const parsed = SourceKeysSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) =>
-      i.code === 'unrecognized_keys' ? `unknown keys ${i.keys.join(', ')} (allowed: ${SOURCE_KEY_NAMES.join(', ')})` : `${i.path.join('.') || 'value'}: ${i.message}`,
+      i.code === 'unrecognized_keys'
+        ? `unknown keys ${i.keys.join(', ')} (allowed: ${SOURCE_KEY_NAMES.join(', ')})`
+        : `${i.path.join('.') || 'value'}: ${i.message}`,
     );
     throw new Error(`source keys secret ${secretId}: ${problems.join('; ')}`);
   }
@@ -61,10 +63,7 @@ const parseSourceKeys = (text: string | undefined, secretId: string): Partial<Re
  * @throws ConfigError for a bad environment; Error when the secret cannot be read or is malformed
  * @example const config = await loadConfigWithSecrets(); // at cold start of an ingestion function
  */
-const loadConfigWithSecrets = async (
-  env: Record<string, string | undefined> = process.env,
-  read: SecretReader = readFromSecretsManager,
-): Promise<Config> => {
+const loadConfigWithSecrets = async (env: Record<string, string | undefined> = process.env, read: SecretReader = readFromSecretsManager): Promise<Config> => {
   // Validate the plain environment first, so a bad ARN or region is reported before any AWS call.
   const base = loadConfig(env);
   const secretId = base.SOURCE_KEYS_SECRET_ARN;

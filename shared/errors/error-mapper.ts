@@ -23,8 +23,7 @@ interface MappedError {
 }
 
 /** zod issues as `{path, message}` pairs, the shape clients see under details.issues. */
-const zodIssues = (err: ZodError): Array<{ path: string; message: string }> =>
-  err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+const zodIssues = (err: ZodError): Array<{ path: string; message: string }> => err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
 
 /**
  * Maps any thrown value to a status and error body.

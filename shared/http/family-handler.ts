@@ -157,7 +157,9 @@ const toResponse = (route: RouteDef, result: HandlerResult, requestId: string): 
  */
 const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandlers<F>, services: ServicesProvider): FamilyLambdaHandler => {
   const byId = handlers as unknown as Readonly<Record<string, RouteHandler<never>>>;
-  const missing = routesOf(family).filter((r) => !byId[r.id]).map((r) => r.id);
+  const missing = routesOf(family)
+    .filter((r) => !byId[r.id])
+    .map((r) => r.id);
   if (missing.length) throw new Error(`family ${family} has no handler for: ${missing.join(', ')}`);
 
   const stack = middy<Event, Result, Error, ServiceContext>()

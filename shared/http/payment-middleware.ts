@@ -42,7 +42,8 @@ const OptionsSchema = z.strictObject({
  */
 const paymentMiddlewareValidateOptions = (opts: unknown): PaymentMiddlewareOptions => {
   const parsed = OptionsSchema.safeParse(opts);
-  if (!parsed.success) throw new Error(`paymentMiddleware options: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`paymentMiddleware options: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
   return parsed.data;
 };
 

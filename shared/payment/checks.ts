@@ -75,13 +75,22 @@ const checkPayment = async (p: DecodedPayment, expected: ExpectedPayment, nowS: 
     return refuse('pay_to_mismatch', `authorization.to must be ${expected.payTo}`, { expected: expected.payTo, got: a.to });
   }
   const accepted = p.accepted ? safeBigInt(p.accepted.amount) : a.value;
-  for (const [what, value] of [['authorization.value', a.value], ['accepted.amount', accepted]] as const) {
+  for (const [what, value] of [
+    ['authorization.value', a.value],
+    ['accepted.amount', accepted],
+  ] as const) {
     if (value === null || value < expected.amount) {
-      return refuse('amount_below_price', `${what} is below the price of ${expected.amount} atomic units`, { expected: expected.amount.toString(), got: String(value) });
+      return refuse('amount_below_price', `${what} is below the price of ${expected.amount} atomic units`, {
+        expected: expected.amount.toString(),
+        got: String(value),
+      });
     }
     // The exact scheme moves exactly the price; the facilitator refuses any other value too.
     if (value > expected.amount) {
-      return refuse('amount_above_price', `${what} must equal the price of ${expected.amount} atomic units`, { expected: expected.amount.toString(), got: value.toString() });
+      return refuse('amount_above_price', `${what} must equal the price of ${expected.amount} atomic units`, {
+        expected: expected.amount.toString(),
+        got: value.toString(),
+      });
     }
   }
   if (a.validAfter > nowS) {

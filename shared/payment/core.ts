@@ -137,7 +137,13 @@ const errorResponse = (err: HttpError, requestId: string, headers: Record<string
  * 402 INVALID_PAYMENT: never data, never a 500. It carries a fresh PAYMENT-REQUIRED header
  * (error = the reason) so that a client can pay again correctly.
  */
-const invalidPayment = (route: RouteDef, req: HttpRequestLike, config: Config, refusal: Omit<PaymentRefusal, 'ok'>, extraHeaders: Record<string, string> = {}) =>
+const invalidPayment = (
+  route: RouteDef,
+  req: HttpRequestLike,
+  config: Config,
+  refusal: Omit<PaymentRefusal, 'ok'>,
+  extraHeaders: Record<string, string> = {},
+) =>
   errorResponse(new PaymentError('INVALID_PAYMENT', refusal.message, { reason: refusal.reason, ...refusal.details }), req.requestId, {
     'payment-required': encodeX402Header(buildPaymentRequired(route, req.path, req.url, config, refusal.reason)),
     ...extraHeaders,
@@ -274,22 +280,38 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     const failure = classifyFacilitatorError(err);
     if (failure.kind === 'verdict') {
       const reason = reasonFromFacilitator(failure.reason, 'payment_rejected_by_facilitator');
-      return { type: 'rejected', response: invalidPayment(route, req, config, { reason, message: 'the facilitator refused the payment', details: { facilitator_reason: failure.reason ?? null } }) };
+      return {
+        type: 'rejected',
+        response: invalidPayment(route, req, config, {
+          reason,
+          message: 'the facilitator refused the payment',
+          details: { facilitator_reason: failure.reason ?? null },
+        }),
+      };
     }
     deps.log.warn('x402 facilitator verify failed', { requestId: req.requestId, failure });
     return { type: 'rejected', response: facilitatorDown(failure.kind === 'unknown' && failure.timeout, req.requestId) };
   }
   if (!verdict.isValid) {
-    await bestEffort(deps.log, 'release', () => deps.ledger.release(key, req.requestId, `verify_refused:${verdict.invalidReason ?? 'unknown'}`), { requestId: req.requestId });
+    await bestEffort(deps.log, 'release', () => deps.ledger.release(key, req.requestId, `verify_refused:${verdict.invalidReason ?? 'unknown'}`), {
+      requestId: req.requestId,
+    });
     const reason = reasonFromFacilitator(verdict.invalidReason, 'payment_rejected_by_facilitator');
     return {
       type: 'rejected',
-      response: invalidPayment(route, req, config, { reason, message: 'the facilitator refused the payment', details: { facilitator_reason: verdict.invalidReason ?? null } }),
+      response: invalidPayment(route, req, config, {
+        reason,
+        message: 'the facilitator refused the payment',
+        details: { facilitator_reason: verdict.invalidReason ?? null },
+      }),
     };
   }
   if (verdict.payer && !sameAddress(verdict.payer, payer)) {
     await bestEffort(deps.log, 'release', () => deps.ledger.release(key, req.requestId, 'payer_mismatch'), { requestId: req.requestId });
-    return { type: 'rejected', response: invalidPayment(route, req, config, { reason: 'payer_mismatch', message: 'the facilitator verified a different payer' }) };
+    return {
+      type: 'rejected',
+      response: invalidPayment(route, req, config, { reason: 'payer_mismatch', message: 'the facilitator verified a different payer' }),
+    };
   }
   return { type: 'verified', receipt };
 };
@@ -339,7 +361,9 @@ const onClaimConflict = async (
 const facilitatorDown = (timeout: boolean, requestId: string): HttpResponseLike =>
   errorResponse(
     new FacilitatorUnavailableError(
-      timeout ? 'the payment facilitator did not answer in time; nothing was charged, retry shortly' : 'the payment facilitator is unavailable; nothing was charged, retry shortly',
+      timeout
+        ? 'the payment facilitator did not answer in time; nothing was charged, retry shortly'
+        : 'the payment facilitator is unavailable; nothing was charged, retry shortly',
       { reason: timeout ? 'facilitator_timeout' : 'facilitator_unavailable' },
     ),
     requestId,
@@ -389,7 +413,12 @@ const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: P
 
   if (result.success) {
     const settledAt = deps.now().toISOString();
-    await bestEffort(log, 'mark settled', () => ledger.markSettled(receipt.key, receipt.claimId, { transaction: result.transaction, settledAt, delivered: true }), who);
+    await bestEffort(
+      log,
+      'mark settled',
+      () => ledger.markSettled(receipt.key, receipt.claimId, { transaction: result.transaction, settledAt, delivered: true }),
+      who,
+    );
     await bestEffort(
       log,
       'record sale',
@@ -411,14 +440,25 @@ const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: P
     log.info('x402 payment settled', { ...who, amount: receipt.amount, transaction: result.transaction });
     return { type: 'settled', headers: settlementHeaders({ transaction: result.transaction, network: receipt.network, payer: receipt.payer }) };
   }
-  if (isSettlementPending(result)) return settlePending(receipt, requestId, { transaction: result.transaction, reason: result.errorReason ?? 'settlement_pending' }, deps);
+  if (isSettlementPending(result))
+    return settlePending(receipt, requestId, { transaction: result.transaction, reason: result.errorReason ?? 'settlement_pending' }, deps);
   return settleFailed(receipt, requestId, { transaction: result.transaction, reason: result.errorReason }, deps);
 };
 
 /** The settlement definitively failed: nothing moved, so no data; the payer's proof was not used. */
-const settleFailed = async (receipt: X402Receipt, requestId: string, f: { transaction: string; reason: string | undefined }, deps: PaymentDeps): Promise<SettleOutcome> => {
+const settleFailed = async (
+  receipt: X402Receipt,
+  requestId: string,
+  f: { transaction: string; reason: string | undefined },
+  deps: PaymentDeps,
+): Promise<SettleOutcome> => {
   const who = { requestId, payer: receipt.payer, nonce: receipt.key.nonce };
-  await bestEffort(deps.log, 'mark failed', () => deps.ledger.markFailed(receipt.key, receipt.claimId, { transaction: f.transaction, reason: f.reason ?? 'unknown' }), who);
+  await bestEffort(
+    deps.log,
+    'mark failed',
+    () => deps.ledger.markFailed(receipt.key, receipt.claimId, { transaction: f.transaction, reason: f.reason ?? 'unknown' }),
+    who,
+  );
   deps.log.warn('x402 settlement failed', { ...who, reason: f.reason });
   const reason = reasonFromFacilitator(f.reason, 'settlement_failed');
   const err = new PaymentError('INVALID_PAYMENT', 'the payment could not be settled; nothing was charged and no data was served', {
@@ -437,12 +477,22 @@ const settleFailed = async (receipt: X402Receipt, requestId: string, f: { transa
  * payload for reconciliation, and serve no data now. The same header can be retried: once
  * reconciliation confirms the settlement, the retry gets the data.
  */
-const settlePending = async (receipt: X402Receipt, requestId: string, p: { transaction: string; reason: string }, deps: PaymentDeps): Promise<SettleOutcome> => {
+const settlePending = async (
+  receipt: X402Receipt,
+  requestId: string,
+  p: { transaction: string; reason: string },
+  deps: PaymentDeps,
+): Promise<SettleOutcome> => {
   const who = { requestId, payer: receipt.payer, nonce: receipt.key.nonce };
   await bestEffort(
     deps.log,
     'mark pending',
-    () => deps.ledger.markPending(receipt.key, receipt.claimId, { transaction: p.transaction, reason: p.reason, payload: JSON.stringify(receipt.facilitatorPayload) }),
+    () =>
+      deps.ledger.markPending(receipt.key, receipt.claimId, {
+        transaction: p.transaction,
+        reason: p.reason,
+        payload: JSON.stringify(receipt.facilitatorPayload),
+      }),
     who,
   );
   deps.log.warn('x402 settlement pending', { ...who, transaction: p.transaction, reason: p.reason });

@@ -90,7 +90,10 @@ interface PaymentLedger {
   salesOfMonth(month: string): Promise<SaleRecord[]>;
   listPending(limit?: number): Promise<ClaimKey[]>;
   /** Closes a PENDING claim after reconciliation. */
-  resolvePending(key: ClaimKey, outcome: { state: 'SETTLED'; transaction: string; settledAt: string } | { state: 'UNPAID' | 'FAILED'; reason: string }): Promise<void>;
+  resolvePending(
+    key: ClaimKey,
+    outcome: { state: 'SETTLED'; transaction: string; settledAt: string } | { state: 'UNPAID' | 'FAILED'; reason: string },
+  ): Promise<void>;
 }
 
 const REUSABLE_STATES: readonly ClaimState[] = ['RELEASED', 'FAILED'];
@@ -167,7 +170,9 @@ class DynamoPaymentLedger implements PaymentLedger {
           Key: this.key(rec),
           // One conditional write decides who holds a proof; a RELEASED/FAILED proof was never used.
           ConditionExpression: 'attribute_not_exists(pk) OR #state IN (:released, :failed)',
-          UpdateExpression: `SET ${Object.keys(fields).map((f) => `#${f} = :${f}`).join(', ')} ADD #attempts :one REMOVE ${cleared.map((f) => `#${f}`).join(', ')}`,
+          UpdateExpression: `SET ${Object.keys(fields)
+            .map((f) => `#${f} = :${f}`)
+            .join(', ')} ADD #attempts :one REMOVE ${cleared.map((f) => `#${f}`).join(', ')}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
@@ -238,12 +243,22 @@ class DynamoPaymentLedger implements PaymentLedger {
   }
 
   async markPending(k: ClaimKey, claimId: string, p: { transaction: string; reason: string; payload: string }): Promise<void> {
-    const moved = await this.transition(k, { claimId, from: 'CLAIMED' }, { state: 'PENDING', transaction: p.transaction, reason: p.reason, payload: p.payload });
+    const moved = await this.transition(
+      k,
+      { claimId, from: 'CLAIMED' },
+      { state: 'PENDING', transaction: p.transaction, reason: p.reason, payload: p.payload },
+    );
     if (moved) {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: { pk: PENDING_PK, sk: `${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}`, payer: k.payer.toLowerCase(), nonce: k.nonce.toLowerCase(), since: this.now().toISOString() },
+          Item: {
+            pk: PENDING_PK,
+            sk: `${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}`,
+            payer: k.payer.toLowerCase(),
+            nonce: k.nonce.toLowerCase(),
+            since: this.now().toISOString(),
+          },
         }),
       );
     }
@@ -290,7 +305,12 @@ class DynamoPaymentLedger implements PaymentLedger {
     let start: Record<string, unknown> | undefined;
     do {
       const res = await this.doc.send(
-        new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': salePk(month) }, ExclusiveStartKey: start }),
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': salePk(month) },
+          ExclusiveStartKey: start,
+        }),
       );
       for (const i of res.Items ?? []) {
         out.push({

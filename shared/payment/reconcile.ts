@@ -108,7 +108,7 @@ const reconcilePendingPayments = async (deps: ReconcileDeps): Promise<ReconcileR
   for (const key of await deps.ledger.listPending()) {
     report.checked++;
     const rec = await deps.ledger.get(key);
-    if (!rec || rec.state !== 'PENDING') {
+    if (rec?.state !== 'PENDING') {
       // Already resolved elsewhere: only the index entry is left to drop.
       await deps.ledger.resolvePending(key, { state: 'FAILED', reason: 'index_entry_stale' });
       continue;

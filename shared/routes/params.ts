@@ -29,7 +29,14 @@ const MAX_BUNDLE_CODES = 30;
 const CodesQuery = z
   .string({ error: 'codes is required: a comma-separated list such as CL,BZ,NG' })
   .max(600, 'codes is too long')
-  .transform((s) => [...new Set(s.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean))])
+  .transform((s) => [
+    ...new Set(
+      s
+        .split(',')
+        .map((c) => c.trim().toUpperCase())
+        .filter(Boolean),
+    ),
+  ])
   .pipe(
     z
       .array(z.string().regex(/^[A-Z][A-Z0-9]{0,15}$/, 'each code must be letters and digits'))
@@ -63,7 +70,10 @@ const HistoryQuery = z
       .max(HISTORY_MAX_LIMIT, `limit is at most ${HISTORY_MAX_LIMIT}`)
       .default(HISTORY_DEFAULT_LIMIT),
     frequency: z.enum(HISTORY_FREQUENCIES).default('native'),
-    cursor: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'cursor is the `next` value of a previous page').optional(),
+    cursor: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'cursor is the `next` value of a previous page')
+      .optional(),
   })
   .refine((q) => !q.start || !q.end || q.start <= q.end, { message: 'start must not be after end', path: ['start'] });
 

@@ -20,7 +20,6 @@ import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdap
 
 const BY_CFTC_CODE: ReadonlyMap<string, CotContract> = new Map(COT_CONTRACTS.map((c) => [c.cftcCode, c]));
 
-
 /** The columns read, with their 0-based position in the 191-column layout (header-less weekly file). */
 const COLUMNS = {
   market: { name: 'Market_and_Exchange_Names', pos: 0 },
@@ -160,11 +159,20 @@ const unzipSingle = (zip: Uint8Array, name: string): { member: string; data: Uin
     if (at + 46 > zip.length || u32(zip, at) !== 0x02014b50) throw new SourceFormatError(`${name}: broken zip central directory`);
     const nameLen = u16(zip, at + 28);
     const member = new TextDecoder().decode(zip.subarray(at + 46, at + 46 + nameLen));
-    const entry = { member, flags: u16(zip, at + 8), method: u16(zip, at + 10), crc: u32(zip, at + 16), csize: u32(zip, at + 20), size: u32(zip, at + 24), local: u32(zip, at + 42) };
+    const entry = {
+      member,
+      flags: u16(zip, at + 8),
+      method: u16(zip, at + 10),
+      crc: u32(zip, at + 16),
+      csize: u32(zip, at + 20),
+      size: u32(zip, at + 24),
+      local: u32(zip, at + 42),
+    };
     if (!member.endsWith('/')) files.push(entry);
     at += 46 + nameLen + u16(zip, at + 30) + u16(zip, at + 32);
   }
-  if (files.length !== 1) throw new SourceFormatError(`${name}: expected one file in the zip, found ${files.length} (${files.map((f) => f.member).join(', ')})`);
+  if (files.length !== 1)
+    throw new SourceFormatError(`${name}: expected one file in the zip, found ${files.length} (${files.map((f) => f.member).join(', ')})`);
   const f = files[0]!;
   if (f.csize === 0xffffffff || f.size === 0xffffffff) throw new SourceFormatError(`${name}: zip64 archives are not supported`);
   if (f.flags & 1) throw new SourceFormatError(`${name}: encrypted zip member`);
@@ -253,11 +261,7 @@ const cftcCot: SourceAdapter = {
     });
   },
   samples: async () =>
-    (
-      await Promise.all(
-        SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseAfter(def.schedule, d) ?? `${d}T00:00:00.000Z`)),
-      )
-    ).flat(),
+    (await Promise.all(SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseAfter(def.schedule, d) ?? `${d}T00:00:00.000Z`)))).flat(),
   toItems: cotItems,
 };
 

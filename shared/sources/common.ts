@@ -101,7 +101,12 @@ const payloadText = (p: Payload, encoding = 'utf-8'): string => {
 
 /** Parse a published number ("1,230", "72.53"); throws SourceFormatError on anything else. */
 const parseNumber = (raw: unknown, where: string): number => {
-  const s = typeof raw === 'number' ? String(raw) : String(raw ?? '').replace(/,/g, '').trim();
+  const s =
+    typeof raw === 'number'
+      ? String(raw)
+      : String(raw ?? '')
+          .replace(/,/g, '')
+          .trim();
   const n = Number(s);
   if (s === '' || !Number.isFinite(n)) throw new SourceFormatError(`${where}: not a number: ${JSON.stringify(raw)}`);
   return n;

@@ -114,7 +114,9 @@ const curveSourceFor = (config: Config, fetchImpl: FetchLike = fetch): CurveSour
     const known = [...CURVE_PROVIDERS.keys()];
     const registered = known.length ? known.join(', ') : 'none: no licensed provider is bundled';
     if (!id) {
-      throw new ConfigError([`INDICATIVE_FUTURES is on but CURVE_PROVIDER is not set (registered providers: ${registered}); ${HOW_TO_ENABLE}, or turn INDICATIVE_FUTURES off`]);
+      throw new ConfigError([
+        `INDICATIVE_FUTURES is on but CURVE_PROVIDER is not set (registered providers: ${registered}); ${HOW_TO_ENABLE}, or turn INDICATIVE_FUTURES off`,
+      ]);
     }
     const factory = CURVE_PROVIDERS.get(id);
     if (!factory) {

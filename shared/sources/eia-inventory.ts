@@ -56,7 +56,6 @@ const LIVE_HISTORY_YEARS = 6;
 /** `PET.WCESTUS1.W` -> `WCESTUS1`: the bare id EIA writes in each row's `series`. */
 const bareId = (id: string) => id.replace(/^(PET|NG)\./, '').replace(/\.W$/, '');
 
-
 /** The spec of a payload: its file or request name starts with the series' API id. */
 const specOfPayload = (specs: readonly EiaInventorySpec[], name: string): EiaInventorySpec | undefined => {
   const base = name.split('/').at(-1)!;

@@ -36,7 +36,12 @@ const eiaSpot: SourceAdapter = {
       ctx.onProgress?.(i + 1, EIA_SPOT_SERIES.length);
       return p;
     }),
-  samples: () => readSamples(def.id, EIA_SPOT_SERIES.map((s) => `${s.seriesId}.json`), SAMPLES_RECORDED_AT),
+  samples: () =>
+    readSamples(
+      def.id,
+      EIA_SPOT_SERIES.map((s) => `${s.seriesId}.json`),
+      SAMPLES_RECORDED_AT,
+    ),
   toItems: (payload, ctx) => {
     const spec = EIA_SPOT_SERIES.find((s) => payload.name.includes(s.seriesId));
     if (!spec) throw new SourceFormatError(`${payload.name}: not an EIA spot series this adapter knows`);

@@ -54,7 +54,12 @@ const fred: SourceAdapter = {
       ctx.onProgress?.(i + 1, FRED_SERIES.length);
       return p;
     }),
-  samples: () => readSamples(def.id, FRED_SERIES.map((s) => `${s.fredId}.csv`), SAMPLES_RECORDED_AT),
+  samples: () =>
+    readSamples(
+      def.id,
+      FRED_SERIES.map((s) => `${s.fredId}.csv`),
+      SAMPLES_RECORDED_AT,
+    ),
   toItems: (payload, ctx) => {
     const spec = FRED_SERIES.find((s) => payload.name.endsWith(`${s.fredId}.csv`));
     if (!spec) throw new SourceFormatError(`${payload.name}: not a FRED series this adapter knows`);

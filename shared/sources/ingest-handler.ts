@@ -22,7 +22,10 @@ import { DynamoObservationStore, type ObservationStore } from '../store/observat
 const IngestEventSchema = z
   .object({
     source: z.string().min(1).optional(),
-    since: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional(),
+    since: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+      .optional(),
   })
   .passthrough()
   .nullish();
@@ -63,8 +66,11 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
     }));
 
   let defaultStore: ObservationStore | undefined;
-  const storeOf = (cfg: Config): ObservationStore =>
-    opts.store ? opts.store(cfg) : (defaultStore ??= new DynamoObservationStore(createDocumentClient(cfg), cfg.OBSERVATIONS_TABLE));
+  const storeOf = (cfg: Config): ObservationStore => {
+    if (opts.store) return opts.store(cfg);
+    defaultStore ??= new DynamoObservationStore(createDocumentClient(cfg), cfg.OBSERVATIONS_TABLE);
+    return defaultStore;
+  };
 
   return async (event, context) => {
     if (context) logger.addContext(context);

@@ -78,7 +78,13 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     // window that holds every release seen (the 8th-14th; November 2025 moved to the 14th), plus one
     // day to catch a file posted after the noon run, and runs daily inside it: a run before the
     // release re-reads last month's report, idempotently.
-    schedule: { minute: 0, hour: 12, monthDays: [8, 9, 10, 11, 12, 13, 14, 15], timeZone: ET, description: "monthly on USDA's published day (between the 8th and 14th), 12:00 ET" },
+    schedule: {
+      minute: 0,
+      hour: 12,
+      monthDays: [8, 9, 10, 11, 12, 13, 14, 15],
+      timeZone: ET,
+      description: "monthly on USDA's published day (between the 8th and 14th), 12:00 ET",
+    },
     maxAgeHours: 24 * 40,
   },
   {
@@ -109,7 +115,13 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     feeds: 'annual production, reserves, prices and import reliance of the metals',
     // One edition a year, usually late January (MCS 2026 was first posted on 6 February): a daily run
     // through January and February picks it up; re-reading the same edition is idempotent.
-    schedule: { minute: 0, hour: 12, months: [1, 2], timeZone: ET, description: 'annually, late January or early February (checked daily in January and February), 12:00 ET' },
+    schedule: {
+      minute: 0,
+      hour: 12,
+      months: [1, 2],
+      timeZone: ET,
+      description: 'annually, late January or early February (checked daily in January and February), 12:00 ET',
+    },
     maxAgeHours: 24 * 400,
   },
 ] satisfies SourceDef[]);

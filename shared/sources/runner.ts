@@ -45,10 +45,7 @@ const validateItems = (items: SeriesItem[], payloadName: string): void => {
 
 /** Replaces every configured secret value (and its URL-encoded form) in a message with ***. */
 const redactSecrets = (message: string, config: Config): string =>
-  SOURCE_KEY_NAMES.flatMap((k) => (config[k] ? [config[k]!, encodeURIComponent(config[k]!)] : [])).reduce(
-    (m, secret) => m.split(secret).join('***'),
-    message,
-  );
+  SOURCE_KEY_NAMES.flatMap((k) => (config[k] ? [config[k]!, encodeURIComponent(config[k]!)] : [])).reduce((m, secret) => m.split(secret).join('***'), message);
 
 /**
  * Runs a source once.

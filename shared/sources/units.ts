@@ -44,8 +44,7 @@ interface Conversion {
   readonly method: string;
 }
 
-const conversion = (from: string, to: string, multiply: number, method: string): Conversion =>
-  Object.freeze({ from, to, multiply, method });
+const conversion = (from: string, to: string, multiply: number, method: string): Conversion => Object.freeze({ from, to, multiply, method });
 
 /** The conversions the World Bank Pink Sheet needs, by name. */
 const CONVERSIONS = Object.freeze({

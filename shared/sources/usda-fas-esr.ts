@@ -133,8 +133,10 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   const rows = parseEsrRows(payloadText(payload), payload.name);
   const countries = new Set<number>();
   for (const r of rows) {
-    if (r.commodityCode !== req.commodityCode) throw new SourceFormatError(`${payload.name}: row for commodity ${r.commodityCode}, expected ${req.commodityCode}`);
-    if (req.countries && !req.countries.includes(r.countryCode)) throw new SourceFormatError(`${payload.name}: row for country ${r.countryCode}, not requested`);
+    if (r.commodityCode !== req.commodityCode)
+      throw new SourceFormatError(`${payload.name}: row for commodity ${r.commodityCode}, expected ${req.commodityCode}`);
+    if (req.countries && !req.countries.includes(r.countryCode))
+      throw new SourceFormatError(`${payload.name}: row for country ${r.countryCode}, not requested`);
     countries.add(r.countryCode);
   }
   const scope = req.countries
@@ -151,7 +153,10 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   return [...weeks.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([week, list]) => {
-      const sums = Object.fromEntries(FIELDS.map(([api, attr]) => [attr, list.reduce((acc, r) => acc + r[api], 0)])) as Record<(typeof FIELDS)[number][1], number>;
+      const sums = Object.fromEntries(FIELDS.map(([api, attr]) => [attr, list.reduce((acc, r) => acc + r[api], 0)])) as Record<
+        (typeof FIELDS)[number][1],
+        number
+      >;
       return {
         seriesKey: seriesKey.exportSales(commodity),
         observation: makeObservation(ctx, {
@@ -190,7 +195,10 @@ const fetchEsr = async (ctx: LiveContext, path: string): Promise<Payload> => {
   const url = `${ESR_API}${path}`;
   let res: Response;
   try {
-    res = await ctx.fetch(url, { headers: { 'X-Api-Key': ctx.config.FAS_API_KEY ?? '', accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    res = await ctx.fetch(url, {
+      headers: { 'X-Api-Key': ctx.config.FAS_API_KEY ?? '', accept: 'application/json' },
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
   } catch (err) {
     throw new SourceFetchError(`${path}: request to ${url} failed: ${String((err as Error).message ?? err)}`, { cause: err });
   }

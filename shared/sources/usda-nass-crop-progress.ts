@@ -32,8 +32,16 @@ const CROP_STATISTICS: Readonly<Record<CropCommodity, readonly string[]>> = Obje
   corn: ['planted', 'emerged', 'silking', 'dough', 'dented', 'mature', 'harvested', 'condition'],
   soybeans: ['planted', 'emerged', 'blooming', 'setting_pods', 'dropping_leaves', 'harvested', 'condition'],
   wheat: [
-    'winter_planted', 'winter_emerged', 'winter_headed', 'winter_harvested', 'winter_condition',
-    'spring_planted', 'spring_emerged', 'spring_headed', 'spring_harvested', 'spring_condition',
+    'winter_planted',
+    'winter_emerged',
+    'winter_headed',
+    'winter_harvested',
+    'winter_condition',
+    'spring_planted',
+    'spring_emerged',
+    'spring_headed',
+    'spring_harvested',
+    'spring_condition',
   ],
 });
 
@@ -98,7 +106,10 @@ const classPrefix = (classDesc: string): string => {
   if (c === 'WINTER') return 'winter_';
   if (c.startsWith('SPRING') && c.includes('DURUM') && !c.includes('EXCL')) return 'durum_';
   if (c.startsWith('SPRING')) return 'spring_';
-  return `${c.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}_`;
+  return `${c
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}_`;
 };
 
 /** "45" -> 45, "(D)" -> null. @throws SourceFormatError on anything else ("NA", ".", "n/a"). */
@@ -106,7 +117,8 @@ const parseValue = (raw: string, where: string): number | null => {
   const v = raw.trim();
   if (SPECIAL_VALUES.has(v)) return null;
   const n = Number(v.replace(/,/g, ''));
-  if (v === '' || !/^-?[\d,]*\.?\d+$/.test(v) || !Number.isFinite(n)) throw new SourceFormatError(`${where}: Value ${JSON.stringify(raw)} is not a number or a NASS code`);
+  if (v === '' || !/^-?[\d,]*\.?\d+$/.test(v) || !Number.isFinite(n))
+    throw new SourceFormatError(`${where}: Value ${JSON.stringify(raw)} is not a number or a NASS code`);
   return n;
 };
 
@@ -139,7 +151,10 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   const synthetic = /\.synthetic\./.test(payload.name);
   const records = parseQuickStats(payloadText(payload), payload.name);
   const progress: CropPoint[] = [];
-  const condition = new Map<string, { commodity: CropCommodity; statistic: string; weekEnding: string; record: QuickStatsRecord; classes: Record<string, number | null> }>();
+  const condition = new Map<
+    string,
+    { commodity: CropCommodity; statistic: string; weekEnding: string; record: QuickStatsRecord; classes: Record<string, number | null> }
+  >();
   for (const [i, r] of records.entries()) {
     const commodity = r.commodity_desc.trim().toLowerCase() as CropCommodity;
     const category = r.statisticcat_desc.trim().toUpperCase();
@@ -153,7 +168,10 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
     const prefix = classPrefix(r.class_desc);
     if (category === 'PROGRESS') {
       if (value === null) continue;
-      const phase = unit.slice(4).toLowerCase().replace(/[^a-z0-9]+/g, '_');
+      const phase = unit
+        .slice(4)
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_');
       progress.push({ commodity, statistic: `${prefix}${phase}`, weekEnding: r.week_ending, record: r, value });
     } else {
       const cls = CONDITION_CLASSES[unit];

@@ -45,7 +45,13 @@ const BALANCE = ['beginning_stocks', 'production', 'imports', 'supply_total', 'e
 
 const SUB_REPORTS: readonly SubReportSpec[] = Object.freeze([
   { commodity: 'corn', sr: 'sr12', matrix: 'matrix2', title: /Feed Grain and Corn Supply and Use/i, required: [...BALANCE, 'domestic_total'] },
-  { commodity: 'soybeans', sr: 'sr15', matrix: 'matrix1', title: /Soybeans and Products Supply and Use/i, required: [...BALANCE, 'crushings', 'seed', 'residual'] },
+  {
+    commodity: 'soybeans',
+    sr: 'sr15',
+    matrix: 'matrix1',
+    title: /Soybeans and Products Supply and Use/i,
+    required: [...BALANCE, 'crushings', 'seed', 'residual'],
+  },
   { commodity: 'wheat', sr: 'sr11', matrix: 'matrix1', title: /Wheat Supply and Use/i, required: [...BALANCE, 'domestic_total'] },
 ]);
 
@@ -360,7 +366,8 @@ const live = async (ctx: LiveContext): Promise<Payload[]> => {
   const out: Payload[] = [];
   for (const back of [1, 0]) {
     const stem = fileStem(ctx.now, back);
-    const p = (await fetchOptional(ctx, `${WASDE_BASE}/${stem}v2.xml`, `${stem}v2.xml`)) ?? (await fetchOptional(ctx, `${WASDE_BASE}/${stem}.xml`, `${stem}.xml`));
+    const p =
+      (await fetchOptional(ctx, `${WASDE_BASE}/${stem}v2.xml`, `${stem}v2.xml`)) ?? (await fetchOptional(ctx, `${WASDE_BASE}/${stem}.xml`, `${stem}.xml`));
     if (!p) {
       // The current month's report may not be out yet; the previous month's must exist.
       if (back === 1) throw new SourceFetchError(`${stem}.xml: HTTP 404 from ${WASDE_BASE}/${stem}.xml (previous month's report)`);

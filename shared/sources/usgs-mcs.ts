@@ -75,7 +75,12 @@ const pgm = (metal: 'Platinum' | 'Palladium'): UsgsStatistic[] => [
   { ...us('us_pgm_reserves', 'U.S. reserves, all platinum-group metals', 'Reserves', /^PGM reserves$/, 'world'), commodity: 'Platinum-Group Metals' },
   { ...world('world_pgm_reserves', 'World reserves, all platinum-group metals', 'Reserves', /^PGM reserves: rounded$/), commodity: 'Platinum-Group Metals' },
   us('price', `${metal} price, annual average (Engelhard unfabricated metal)`, 'Price', new RegExp(`^Price, dollars per troy ounce: ${metal}$`)),
-  us('net_import_reliance', 'U.S. net import reliance', 'Net import reliance', new RegExp(`^Net import reliance as a percentage of apparent consumption: ${metal}$`)),
+  us(
+    'net_import_reliance',
+    'U.S. net import reliance',
+    'Net import reliance',
+    new RegExp(`^Net import reliance as a percentage of apparent consumption: ${metal}$`),
+  ),
 ];
 
 const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
@@ -83,7 +88,15 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     slug: 'copper',
     chapter: 'COPPER',
     commodity: 'Copper',
-    statistics: [...mine(/^Production: Mine, recoverable$/), us('price', 'Copper price, COMEX high-grade first position, annual average', 'Price', /^Price, annual average, cents per pound: COMEX, high-grade, first position$/)],
+    statistics: [
+      ...mine(/^Production: Mine, recoverable$/),
+      us(
+        'price',
+        'Copper price, COMEX high-grade first position, annual average',
+        'Price',
+        /^Price, annual average, cents per pound: COMEX, high-grade, first position$/,
+      ),
+    ],
   },
   {
     slug: 'aluminum',
@@ -141,7 +154,10 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     slug: 'silver',
     chapter: 'SILVER',
     commodity: 'Silver',
-    statistics: [...mine(/^Production: Mine$/), us('price', 'Silver bullion price, annual average', 'Price', /^Price, bullion, average, dollars per troy ounce$/)],
+    statistics: [
+      ...mine(/^Production: Mine$/),
+      us('price', 'Silver bullion price, annual average', 'Price', /^Price, bullion, average, dollars per troy ounce$/),
+    ],
   },
   { slug: 'platinum', chapter: 'PLATINUM-GROUP METALS', commodity: 'Platinum', statistics: pgm('Platinum') },
   { slug: 'palladium', chapter: 'PLATINUM-GROUP METALS', commodity: 'Palladium', statistics: pgm('Palladium') },
@@ -242,7 +258,9 @@ const selectPoints = (rows: UsgsRow[], name: string): UsgsPoint[] => {
           statistic.detail.test(r.Statistics_detail!.trim()),
       );
       if (matches.length === 0) {
-        throw new SourceFormatError(`${name}: ${commodity.chapter} has no row for ${statistic.statistic} (${statistic.statistics}: ${statistic.detail.source}); renamed?`);
+        throw new SourceFormatError(
+          `${name}: ${commodity.chapter} has no row for ${statistic.statistic} (${statistic.statistics}: ${statistic.detail.source}); renamed?`,
+        );
       }
       const years = new Set<number>();
       for (const r of matches) {
@@ -313,7 +331,9 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
 
 /** The newest edition this project knows that is out by `now` (new editions are added to EDITIONS). */
 const currentEdition = (now: Date): number => {
-  const years = Object.keys(EDITIONS).map(Number).sort((a, b) => b - a);
+  const years = Object.keys(EDITIONS)
+    .map(Number)
+    .sort((a, b) => b - a);
   return years.find((y) => `${EDITIONS[y]!.publishedOn}` <= now.toISOString().slice(0, 10)) ?? years.at(-1)!;
 };
 

@@ -241,7 +241,11 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
       const instrument = findInstrument(series.code)!;
       const base = { wb_series: name, period, published_unit: series.publishedUnit.replace(/[()]/g, ''), published_on: sheet.updatedOn };
       const converted = series.conversion
-        ? { value: convert(raw, series.conversion), quality: 'derived' as const, attributes: { ...base, published_value: raw, conversion: series.conversion.method } }
+        ? {
+            value: convert(raw, series.conversion),
+            quality: 'derived' as const,
+            attributes: { ...base, published_value: raw, conversion: series.conversion.method },
+          }
         : { value: raw, quality: 'official' as const, attributes: base };
       return [
         {

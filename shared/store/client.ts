@@ -11,9 +11,7 @@ const createDocumentClient = (config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'AWS_RE
   const local = config.DYNAMODB_ENDPOINT;
   const client = new DynamoDBClient({
     region: config.AWS_REGION,
-    ...(local
-      ? { endpoint: local, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 3 }
-      : {}),
+    ...(local ? { endpoint: local, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 3 } : {}),
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

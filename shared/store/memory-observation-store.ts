@@ -23,9 +23,7 @@ class MemoryObservationStore implements ObservationStore {
   }
 
   async range(key: string, q: RangeQuery): Promise<RangePage> {
-    const items = this.sorted(key).filter(
-      (o) => (!q.start || o.as_of >= q.start) && (!q.end || o.as_of <= q.end) && (!q.after || o.as_of > q.after),
-    );
+    const items = this.sorted(key).filter((o) => (!q.start || o.as_of >= q.start) && (!q.end || o.as_of <= q.end) && (!q.after || o.as_of > q.after));
     const page = items.slice(0, q.limit);
     return { items: page, next: items.length > q.limit ? (page.at(-1)?.as_of ?? null) : null };
   }

@@ -17,8 +17,7 @@ interface ServedWindow {
   capped: boolean;
 }
 
-const served = (read: CacheRead<readonly StoredObservation[]>): Observation[] =>
-  read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+const served = (read: CacheRead<readonly StoredObservation[]>): Observation[] => read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
 
 /** Cached, served reads of stored series. */
 class ObservationReader {
@@ -40,9 +39,7 @@ class ObservationReader {
 
   /** Every observation in [start, end], ascending, reading at most `maxItems`. */
   async window(key: string, start: string, end: string, freshness: FreshnessClass, maxItems: number): Promise<ServedWindow> {
-    const read = await this.cache.get(`window:${key}:${start}:${end}:${maxItems}`, CACHE_TTL_S[freshness], () =>
-      this.store.window(key, start, end, maxItems),
-    );
+    const read = await this.cache.get(`window:${key}:${start}:${end}:${maxItems}`, CACHE_TTL_S[freshness], () => this.store.window(key, start, end, maxItems));
     return { observations: served({ ...read, value: read.value.items }), capped: read.value.capped };
   }
 

@@ -139,18 +139,14 @@ class DynamoObservationStore implements ObservationStore {
   }
 
   async getRunStatus(source: string): Promise<SourceRunStatus | null> {
-    const out = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: `META#${source}`, sk: META_SK } }),
-    );
+    const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: `META#${source}`, sk: META_SK } }));
     if (!out.Item) return null;
     const { pk: _pk, sk: _sk, ...status } = out.Item;
     return status as SourceRunStatus;
   }
 
   async putRunStatus(status: SourceRunStatus): Promise<void> {
-    await this.doc.send(
-      new PutCommand({ TableName: this.tableName, Item: { pk: `META#${status.source}`, sk: META_SK, ...status } }),
-    );
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { pk: `META#${status.source}`, sk: META_SK, ...status } }));
   }
 }
 

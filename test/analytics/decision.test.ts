@@ -127,7 +127,11 @@ describe('combination and packs', () => {
   it('sums fired rules into an instrument signal', () => {
     const up = priceRangeRule(window('CL', [60, 70, 65, 80, 78]))!;
     const down = managedMoneyRule({ percentile: 95, inputs: [obs('CL', '2025-06-10', 1)] })!;
-    expect(combine('CL', [up, down, up])).toMatchObject({ signal: 'bullish', score: 1, fired_rules: ['price_range_1y', 'managed_money_percentile', 'price_range_1y'] });
+    expect(combine('CL', [up, down, up])).toMatchObject({
+      signal: 'bullish',
+      score: 1,
+      fired_rules: ['price_range_1y', 'managed_money_percentile', 'price_range_1y'],
+    });
     expect(combine('CL', [up, down])).toMatchObject({ signal: 'neutral', score: 0 });
     expect(combine('CL', [])).toMatchObject({ signal: 'neutral', score: 0, fired_rules: [] });
   });
@@ -160,7 +164,15 @@ describe('combination and packs', () => {
       ['CL', 'bullish', 2],
       ['NG', 'bearish', -1],
     ]);
-    expect(pack.summary).toEqual({ instruments: 2, bullish: 1, bearish: 1, neutral: 0, net_score: 1, bias: 'neutral', text: 'energy: 1 bullish, 1 bearish, 0 neutral -> neutral' });
+    expect(pack.summary).toEqual({
+      instruments: 2,
+      bullish: 1,
+      bearish: 1,
+      neutral: 0,
+      net_score: 1,
+      bias: 'neutral',
+      text: 'energy: 1 bullish, 1 bearish, 0 neutral -> neutral',
+    });
     expect(pack.missing).toEqual([{ input: 'price:BZ', reason: 'no observation of BZ is stored yet' }]);
     // 5 CL + 5 NG + 1 surprise; the repeated CL observation counts once
     expect(pack.inputs_digest).toMatchObject({ algorithm: 'SHA-256', count: 11, value: expect.stringMatching(/^[0-9a-f]{64}$/) });
@@ -190,7 +202,22 @@ describe('combination and packs', () => {
 
   it('re-keys observations in contract order with sorted attributes', () => {
     const o = canonicalObservation({ ...obs('CL', '2025-06-06', 1), attributes: { z: 1, a: 2 } });
-    expect(Object.keys(o)).toEqual(['instrument', 'value', 'unit', 'as_of', 'observed_at', 'freshness_class', 'quality', 'derived', 'source', 'license_tag', 'provenance', 'published_at', 'next_release_at', 'attributes']);
+    expect(Object.keys(o)).toEqual([
+      'instrument',
+      'value',
+      'unit',
+      'as_of',
+      'observed_at',
+      'freshness_class',
+      'quality',
+      'derived',
+      'source',
+      'license_tag',
+      'provenance',
+      'published_at',
+      'next_release_at',
+      'attributes',
+    ]);
     expect(Object.keys(o.attributes)).toEqual(['a', 'z']);
   });
 });

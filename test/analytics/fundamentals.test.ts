@@ -79,7 +79,11 @@ describe('number helpers', () => {
 describe('derive', () => {
   it('builds a complete derived observation with the provenance of its inputs', () => {
     const a = obs({ provenance: { retrieved_at: '2025-05-12T16:05:00.000Z', cache_hit: true, cache_ttl_s: 3600 } });
-    const b = obs({ as_of: '2025-04-01', published_at: '2025-04-10T16:00:00.000Z', provenance: { retrieved_at: '2025-04-10T16:05:00.000Z', cache_hit: false, cache_ttl_s: 900 } });
+    const b = obs({
+      as_of: '2025-04-01',
+      published_at: '2025-04-10T16:00:00.000Z',
+      provenance: { retrieved_at: '2025-04-10T16:05:00.000Z', cache_hit: false, cache_ttl_s: 900 },
+    });
     const d = derive({ instrument: 'TEST:x:change', value: 2, method: 'a - b', subject: a, inputs: [a, b] });
     expect(ObservationSchema.safeParse(d).success).toBe(true);
     expect(d).toMatchObject({
@@ -107,7 +111,12 @@ describe('compareLine', () => {
       previousLabel: 'previous WASDE report',
       yearAgoLabel: 'prior market year',
     });
-    expect(c.change_vs_previous_report).toMatchObject({ value: -50, unit: 'million bushels', quality: 'derived', attributes: { compared_value: 1465, compared_as_of: '2025-04-01' } });
+    expect(c.change_vs_previous_report).toMatchObject({
+      value: -50,
+      unit: 'million bushels',
+      quality: 'derived',
+      attributes: { compared_value: 1465, compared_as_of: '2025-04-01' },
+    });
     expect(c.change_vs_year_ago?.value).toBe(-348); // 1,415 - 1,763
     expect(c.five_year_average).toBeNull();
     expect(c.change_vs_five_year_average).toBeNull();
@@ -125,7 +134,12 @@ describe('compareLine', () => {
       previousLabel: 'previous weekly report',
       yearAgoLabel: 'same week a year ago',
     });
-    expect(c.five_year_average).toMatchObject({ value: 83.2, unit: 'percent', as_of: '2025-06-08', attributes: { periods: '2024-06-09,2023-06-11,2022-06-12,2021-06-13,2020-06-14' } });
+    expect(c.five_year_average).toMatchObject({
+      value: 83.2,
+      unit: 'percent',
+      as_of: '2025-06-08',
+      attributes: { periods: '2024-06-09,2023-06-11,2022-06-12,2021-06-13,2020-06-14' },
+    });
     expect(c.change_vs_five_year_average).toMatchObject({ value: 9.8, unit: 'percentage points' }); // 93 - 83.2
     expect(c.change_vs_previous_report?.value).toBe(6);
     expect(c.change_vs_year_ago?.value).toBe(6);
@@ -160,11 +174,38 @@ describe('wasdeLines', () => {
     const item = obs({
       instrument: 'WASDE:corn:US:2025/26',
       value: 1800,
-      attributes: { market_year: '2025/26', status: 'projection', report_month: 'May 2025', beginning_stocks: 1415, production: 15820, imports: 25, supply_total: 17260, domestic_total: 12785, exports: 2675, use_total: 15460, ending_stocks: 1800 },
+      attributes: {
+        market_year: '2025/26',
+        status: 'projection',
+        report_month: 'May 2025',
+        beginning_stocks: 1415,
+        production: 15820,
+        imports: 25,
+        supply_total: 17260,
+        domestic_total: 12785,
+        exports: 2675,
+        use_total: 15460,
+        ending_stocks: 1800,
+      },
     });
     const lines = wasdeLines(item, 'corn');
-    expect([...lines.keys()]).toEqual(['beginning_stocks', 'production', 'imports', 'supply_total', 'domestic_total', 'exports', 'use_total', 'ending_stocks', 'stocks_to_use']);
-    expect(lines.get('production')).toMatchObject({ instrument: 'WASDE:corn:US:2025/26:production', value: 15820, quality: 'official', attributes: { statistic: 'production', market_year: '2025/26' } });
+    expect([...lines.keys()]).toEqual([
+      'beginning_stocks',
+      'production',
+      'imports',
+      'supply_total',
+      'domestic_total',
+      'exports',
+      'use_total',
+      'ending_stocks',
+      'stocks_to_use',
+    ]);
+    expect(lines.get('production')).toMatchObject({
+      instrument: 'WASDE:corn:US:2025/26:production',
+      value: 15820,
+      quality: 'official',
+      attributes: { statistic: 'production', market_year: '2025/26' },
+    });
     expect(lines.get('stocks_to_use')).toMatchObject({ value: 11.64, unit: 'percent', quality: 'derived', derived: true });
   });
 
@@ -172,11 +213,27 @@ describe('wasdeLines', () => {
     const item = obs({
       instrument: 'WASDE:soybeans:US:2025/26',
       value: 295,
-      attributes: { market_year: '2025/26', beginning_stocks: 350, production: 4340, imports: 20, supply_total: 4710, crushings: 2490, seed: 73, residual: 37, exports: 1815, use_total: 4415, ending_stocks: 295 },
+      attributes: {
+        market_year: '2025/26',
+        beginning_stocks: 350,
+        production: 4340,
+        imports: 20,
+        supply_total: 4710,
+        crushings: 2490,
+        seed: 73,
+        residual: 37,
+        exports: 1815,
+        use_total: 4415,
+        ending_stocks: 295,
+      },
     });
     const lines = wasdeLines(item, 'soybeans');
     // 2,490 + 73 + 37 = 2,600 (= 4,415 total use - 1,815 exports)
-    expect(lines.get('domestic_total')).toMatchObject({ value: 2600, quality: 'derived', attributes: { method: expect.stringMatching(/crushings \+ seed \+ residual/) } });
+    expect(lines.get('domestic_total')).toMatchObject({
+      value: 2600,
+      quality: 'derived',
+      attributes: { method: expect.stringMatching(/crushings \+ seed \+ residual/) },
+    });
     // 295 / 4,415 = 6.68 %
     expect(lines.get('stocks_to_use')?.value).toBe(6.68);
   });

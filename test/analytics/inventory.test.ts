@@ -18,12 +18,18 @@ const weekly = (from: string, to: string, overrides: Record<string, number>, fil
  * 2024-02-02 is 4 days off), 2023-02-03 (-3; 2023-02-10 is 4 off), 2022-02-04 (-2), 2021-02-05 (-1).
  */
 const LEVELS: Record<string, number> = {
-  '2026-02-06': 428829, '2026-01-30': 420299, // change +8530
-  '2025-02-07': 423000, '2025-01-31': 425000, // -2000
-  '2024-02-09': 439000, '2024-02-02': 433500, // +5500
-  '2023-02-03': 455100, '2023-01-27': 452000, // +3100
-  '2022-02-04': 410400, '2022-01-28': 415200, // -4800
-  '2021-02-05': 475700, '2021-01-29': 476500, // -800
+  '2026-02-06': 428829,
+  '2026-01-30': 420299, // change +8530
+  '2025-02-07': 423000,
+  '2025-01-31': 425000, // -2000
+  '2024-02-09': 439000,
+  '2024-02-02': 433500, // +5500
+  '2023-02-03': 455100,
+  '2023-01-27': 452000, // +3100
+  '2022-02-04': 410400,
+  '2022-01-28': 415200, // -4800
+  '2021-02-05': 475700,
+  '2021-01-29': 476500, // -800
 };
 const FULL = weekly('2020-12-25', '2026-02-06', LEVELS);
 
@@ -35,7 +41,10 @@ describe('same week of year', () => {
   });
 
   it('takes the week within ±3 days and nothing 4 days away', () => {
-    const pts = [{ as_of: '2024-02-02', value: 1 }, { as_of: '2024-02-09', value: 2 }];
+    const pts = [
+      { as_of: '2024-02-02', value: 1 },
+      { as_of: '2024-02-09', value: 2 },
+    ];
     expect(nearestWithin(pts, '2024-02-06')).toEqual({ as_of: '2024-02-09', value: 2 }); // +3, the other is -4
     expect(nearestWithin([{ as_of: '2024-02-02', value: 1 }], '2024-02-06')).toBeNull();
     expect(nearestWithin(pts, '2024-02-05')).toEqual({ as_of: '2024-02-02', value: 1 }); // -3 beats +4
@@ -104,14 +113,20 @@ describe('analyzeInventory', () => {
   });
 
   it('rounds percent series without float noise (refinery utilization style values)', () => {
-    const a = analyzeInventory([{ as_of: '2026-01-30', value: 94.1 }, { as_of: '2026-02-06', value: 93.2 }])!;
+    const a = analyzeInventory([
+      { as_of: '2026-01-30', value: 94.1 },
+      { as_of: '2026-02-06', value: 93.2 },
+    ])!;
     expect(a.change).toBe(-0.9); // 93.2 - 94.1 is -0.8999999999999915 in floating point
   });
 
   it('ignores non-finite values and answers null for an empty series', () => {
     expect(analyzeInventory([])).toBeNull();
     expect(analyzeInventory([{ as_of: '2026-02-06', value: Number.NaN }])).toBeNull();
-    const a = analyzeInventory([{ as_of: '2026-01-30', value: Number.NaN }, { as_of: '2026-02-06', value: 5 }])!;
+    const a = analyzeInventory([
+      { as_of: '2026-01-30', value: Number.NaN },
+      { as_of: '2026-02-06', value: 5 },
+    ])!;
     expect(a.change).toBeNull();
   });
 });

@@ -103,7 +103,7 @@ describe('leg rules', () => {
     expect(sel.legs.BZ!.value).toBe(76);
   });
 
-  it('falls back to each leg\'s latest, unaligned, when no date is shared; null when a leg is empty', () => {
+  it("falls back to each leg's latest, unaligned, when no date is shared; null when a leg is empty", () => {
     const sel = selectLegs({ CL: [leg('CL', '2025-01-02', 70)], BZ: [leg('BZ', '2025-01-03', 73), leg('BZ', '2024-12-31', 74)] })!;
     expect(sel.aligned).toBe(false);
     expect(sel.legs.CL!.as_of).toBe('2025-01-02');
@@ -151,8 +151,15 @@ describe('leg rules', () => {
 
   it('computes a spread history on shared dates only', () => {
     const pts = spreadSeries(SPREADS.basis, {
-      CL: [{ as_of: '2025-06-12', value: 68.73 }, { as_of: '2025-06-13', value: 73.84 }, { as_of: '2025-06-16', value: 72.53 }],
-      BZ: [{ as_of: '2025-06-16', value: 75.05 }, { as_of: '2025-06-13', value: 76 }],
+      CL: [
+        { as_of: '2025-06-12', value: 68.73 },
+        { as_of: '2025-06-13', value: 73.84 },
+        { as_of: '2025-06-16', value: 72.53 },
+      ],
+      BZ: [
+        { as_of: '2025-06-16', value: 75.05 },
+        { as_of: '2025-06-13', value: 76 },
+      ],
     });
     expect(pts).toEqual([
       { as_of: '2025-06-13', value: -2.16 },

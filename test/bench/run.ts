@@ -95,15 +95,20 @@ const main = async (): Promise<void> => {
       services,
     );
     const paymentHeader = async () => b64(v1Payload(await signAuthorization(buyer, { payTo: net.payTo, validAfter: nowS() - 600n })));
-    const invoke = (handler: typeof charged, headers: Record<string, string>, settled: boolean): Timer => async () => {
-      const res = await handler(event(headers), context);
-      if (res.statusCode !== 200 || Boolean(res.headers?.['payment-response']) !== settled) throw new Error(`unexpected answer ${res.statusCode} ${res.body}`);
-    };
-    const overHttp = (headers: Record<string, string>, settled: boolean): Timer => async () => {
-      const res = await fetch(`${stack.url}/v1/price/CL`, { headers });
-      await res.arrayBuffer();
-      if (res.status !== 200 || Boolean(res.headers.get('payment-response')) !== settled) throw new Error(`unexpected HTTP answer ${res.status}`);
-    };
+    const invoke =
+      (handler: typeof charged, headers: Record<string, string>, settled: boolean): Timer =>
+      async () => {
+        const res = await handler(event(headers), context);
+        if (res.statusCode !== 200 || Boolean(res.headers?.['payment-response']) !== settled)
+          throw new Error(`unexpected answer ${res.statusCode} ${res.body}`);
+      };
+    const overHttp =
+      (headers: Record<string, string>, settled: boolean): Timer =>
+      async () => {
+        const res = await fetch(`${stack.url}/v1/price/CL`, { headers });
+        await res.arrayBuffer();
+        if (res.status !== 200 || Boolean(res.headers.get('payment-response')) !== settled) throw new Error(`unexpected HTTP answer ${res.status}`);
+      };
 
     const balanceBefore = await net.chain.balanceOf(buyer.address);
     const inProcess = await runRounds(
@@ -145,7 +150,18 @@ const main = async (): Promise<void> => {
           const nonce = `0x${randomUUID().replace(/-/g, '').padEnd(64, '0')}`;
           const key = { payer: buyer.address.toLowerCase(), nonce };
           return async () => {
-            await ledger.claim({ ...key, claimId: 'bench', route: ROUTE_ID, path: '/v1/price/CL', network: 'eip155:84532', asset: net.chain.asset, payTo: net.payTo, amount: '10000', validBefore: 0, claimedAt: new Date().toISOString() });
+            await ledger.claim({
+              ...key,
+              claimId: 'bench',
+              route: ROUTE_ID,
+              path: '/v1/price/CL',
+              network: 'eip155:84532',
+              asset: net.chain.asset,
+              payTo: net.payTo,
+              amount: '10000',
+              validBefore: 0,
+              claimedAt: new Date().toISOString(),
+            });
             await ledger.release(key, 'bench', 'bench');
           };
         },
@@ -162,7 +178,11 @@ const main = async (): Promise<void> => {
     printTable('Lambda handler invoked in-process (what a Lambda runs; the unpaid read is an in-Lambda cache hit):', inProcess, 'unpaid');
     printTable('Over HTTP through the local server (what a client sees):', http, 'unpaid (HTTP)');
     const p = Object.fromEntries(Object.entries(parts).map(([k, xs]) => [k, summary(xs)]));
-    console.log(`\nComponents (median ms): ${Object.entries(p).map(([k, s]) => `${k} ${s.median.toFixed(2)}`).join('; ')}`);
+    console.log(
+      `\nComponents (median ms): ${Object.entries(p)
+        .map(([k, s]) => `${k} ${s.median.toFixed(2)}`)
+        .join('; ')}`,
+    );
     console.log(`\nSettled on chain during the run: ${moved} atomic units = ${charges} charged calls x 10000, as expected.`);
   } finally {
     await stack.close();

@@ -64,7 +64,15 @@ describe('curve family with INDICATIVE_FUTURES on and a (fake) licensed provider
   it('GET /v1/curve/CL serves the curve as indicative, delayed observations, front first', async () => {
     const res = await get('/v1/curve/CL');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ stub: false, root: 'CL', unit: 'USD/bbl', as_of: '2025-06-16', quality: 'indicative', freshness_class: 'delayed', count: 3 });
+    expect(res.body).toMatchObject({
+      stub: false,
+      root: 'CL',
+      unit: 'USD/bbl',
+      as_of: '2025-06-16',
+      quality: 'indicative',
+      freshness_class: 'delayed',
+      count: 3,
+    });
     res.body.observations.forEach(expectObservation);
     expect(res.body.observations.map((o: any) => [o.instrument, o.value, o.attributes.position])).toEqual([
       ['CLN25', 71.77, 1],

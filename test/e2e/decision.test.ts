@@ -100,7 +100,7 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ pack: 'decision', sector: 'all', rules_version: RULES_VERSION });
     expect(res.body.sectors.map((s: any) => s.sector)).toEqual(['energy', 'metals', 'ags']);
-    res.body.sectors.forEach((p: any) => packObservations(p).forEach(expectObservation));
+    for (const p of res.body.sectors) for (const o of packObservations(p)) expectObservation(o);
     const metals = res.body.sectors[1];
     // GC: 13 monthly values, the latest (4087.19) the 1-year high -> bullish
     expect(metals.signals.map((s: any) => [s.instrument, s.signal])).toEqual([['GC', 'bullish']]);

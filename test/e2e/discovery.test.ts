@@ -43,7 +43,12 @@ describe('free discovery routes over HTTP', () => {
     expect(res.body.instruments.find((i: any) => i.code === 'PA')).toMatchObject({ live: false, not_live_reason: expect.stringMatching(/palladium/) });
     expect(res.body.instruments.find((i: any) => i.code === 'EURUSD').pricing_usd['GET /v1/fx/{pair}']).toBe('0.01');
     expect(res.body.routes).toHaveLength(PAID_ROUTES.length);
-    expect(res.body.routes.find((r: any) => r.id === 'GET /v1/decision/all')).toMatchObject({ price_usd: '0.25', price_credits: 25, price_usdc_atomic: '250000', charged: true });
+    expect(res.body.routes.find((r: any) => r.id === 'GET /v1/decision/all')).toMatchObject({
+      price_usd: '0.25',
+      price_credits: 25,
+      price_usdc_atomic: '250000',
+      charged: true,
+    });
     expect(res.body.routes.find((r: any) => r.id === 'GET /v1/curve/{root}')).toMatchObject({ price_usd: '0.03', charged: false });
   });
 
@@ -114,7 +119,18 @@ describe('llms-full.txt', () => {
     const { RULES_VERSION } = await import('../../shared/analytics/decision');
     const text = buildLlmsFullTxt('https://api.example');
     const headings = text.split('\n').filter((l) => l.startsWith('### '));
-    for (const path of ['/v1/history/{code}', '/v1/inventory/eia', '/v1/cot/{code}', '/v1/spreads/crack', '/v1/spreads/basis', '/v1/fundamentals/wasde', '/v1/fundamentals/crop-progress', '/v1/fundamentals/export-sales', '/v1/fundamentals/usgs', '/v1/decision/all']) {
+    for (const path of [
+      '/v1/history/{code}',
+      '/v1/inventory/eia',
+      '/v1/cot/{code}',
+      '/v1/spreads/crack',
+      '/v1/spreads/basis',
+      '/v1/fundamentals/wasde',
+      '/v1/fundamentals/crop-progress',
+      '/v1/fundamentals/export-sales',
+      '/v1/fundamentals/usgs',
+      '/v1/decision/all',
+    ]) {
       expect(headings.filter((h) => h.includes(path))).toHaveLength(1);
     }
     expect(text).toContain(INVENTORY_METHOD.surprise);

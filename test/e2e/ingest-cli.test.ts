@@ -9,7 +9,14 @@ const run = (...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'infra/local/ingest-cli.ts', ...args], {
     encoding: 'utf8',
     // Port 1 is closed, so the CLI opens the on-disk store itself; no keys are set.
-    env: { ...process.env, LOCAL_DATA_DIR: dataDir, DYNAMODB_PORT: '1', DYNAMODB_ENDPOINT: '', EIA_API_KEY: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      ...process.env,
+      LOCAL_DATA_DIR: dataDir,
+      DYNAMODB_PORT: '1',
+      DYNAMODB_ENDPOINT: '',
+      EIA_API_KEY: '',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
     timeout: 60_000,
   });
 

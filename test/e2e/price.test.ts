@@ -93,7 +93,16 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
       const res = await get('/v1/history/CL');
       expect(res.status).toBe(200);
       const b = res.body;
-      expect(b).toMatchObject({ instrument: 'CL', start: '2024-06-16', end: '2025-06-16', frequency: 'native', total: 30, returned: 30, truncated: false, next: null });
+      expect(b).toMatchObject({
+        instrument: 'CL',
+        start: '2024-06-16',
+        end: '2025-06-16',
+        frequency: 'native',
+        total: 30,
+        returned: 30,
+        truncated: false,
+        next: null,
+      });
       const dates = b.observations.map((o: any) => o.as_of);
       expect(dates).toEqual([...dates].sort());
       b.observations.forEach(expectObservation);
@@ -133,7 +142,15 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
     it('honours an explicit window', async () => {
       const res = await get('/v1/history/EURUSD?start=2025-11-01&end=2025-11-14');
       expect(res.body.observations.map((o: any) => o.as_of)).toEqual([
-        '2025-11-03', '2025-11-04', '2025-11-05', '2025-11-06', '2025-11-07', '2025-11-10', '2025-11-12', '2025-11-13', '2025-11-14',
+        '2025-11-03',
+        '2025-11-04',
+        '2025-11-05',
+        '2025-11-06',
+        '2025-11-07',
+        '2025-11-10',
+        '2025-11-12',
+        '2025-11-13',
+        '2025-11-14',
       ]); // 2025-11-11 (Veterans Day) has no published value
     });
 

@@ -17,7 +17,15 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
   it('answers 503 NO_DATA when nothing of a sector is stored, and 404 UNKNOWN_SECTOR with the valid sectors', async () => {
     const empty = await get('/v1/snapshot/energy');
     expectError(empty, 503, 'NO_DATA');
-    expect(empty.body.error.details.missing.map((m: any) => m.input)).toEqual(['price:CL', 'price:BZ', 'price:NG', 'price:HO', 'price:RB', 'inventories', 'crack']);
+    expect(empty.body.error.details.missing.map((m: any) => m.input)).toEqual([
+      'price:CL',
+      'price:BZ',
+      'price:NG',
+      'price:HO',
+      'price:RB',
+      'inventories',
+      'crack',
+    ]);
     expectError(await get('/v1/snapshot/all'), 503, 'NO_DATA');
     const bad = await get('/v1/snapshot/fx');
     expectError(bad, 404, 'UNKNOWN_SECTOR');

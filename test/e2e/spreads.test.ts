@@ -120,7 +120,7 @@ describe('spreads over HTTP (store seeded by the test)', () => {
     expect(res.body.observation).toMatchObject({ value: 2.04, quality: 'indicative' });
   });
 
-  it('legs without a shared date answer unaligned, with each leg\'s as_of stated', async () => {
+  it("legs without a shared date answer unaligned, with each leg's as_of stated", async () => {
     await seed(stack.services.store, [priceObs('CL', '2025-01-02', 70), priceObs('BZ', '2025-01-03', 73.25)]);
     stack.services.cache.clear();
     const res = await get('/v1/spreads/basis');
@@ -128,7 +128,11 @@ describe('spreads over HTTP (store seeded by the test)', () => {
     observationsOf(res.body).forEach(expectObservation);
     expect(res.body.aligned).toBe(false);
     // 70 - 73.25 = -3.25, dated by the older leg
-    expect(res.body.observation).toMatchObject({ value: -3.25, as_of: '2025-01-02', attributes: { aligned: 'no', CL_as_of: '2025-01-02', BZ_as_of: '2025-01-03' } });
+    expect(res.body.observation).toMatchObject({
+      value: -3.25,
+      as_of: '2025-01-02',
+      attributes: { aligned: 'no', CL_as_of: '2025-01-02', BZ_as_of: '2025-01-03' },
+    });
     expect(res.body.method.legs.map((l: any) => l.as_of)).toEqual(['2025-01-02', '2025-01-03']);
   });
 });

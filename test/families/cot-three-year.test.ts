@@ -21,7 +21,14 @@ describe('cot 3-year standing over HTTP (constructed reports)', () => {
     const report = (as_of: string, long: number, short: number, oi: number) => ({
       seriesKey: 'COT#CL',
       observation: makeObservation(ctx, {
-        instrument: 'CL', value: long - short, unit: 'contracts', as_of, freshness_class: 'weekly', quality: 'derived', series_id: '067651', retrievedAt: '2026-04-17T19:30:00.000Z',
+        instrument: 'CL',
+        value: long - short,
+        unit: 'contracts',
+        as_of,
+        freshness_class: 'weekly',
+        quality: 'derived',
+        series_id: '067651',
+        retrievedAt: '2026-04-17T19:30:00.000Z',
         attributes: { cftc_code: '067651', market: 'TEST MARKET', mm_long: long, mm_short: short, mm_spreading: 5, open_interest: oi },
       }),
     });
@@ -38,7 +45,13 @@ describe('cot 3-year standing over HTTP (constructed reports)', () => {
     expect(b.managed_money.net.value).toBe(750);
     expect(b.managed_money.net_pct_oi.value).toBe(7.5);
     expect(b.managed_money.net_change_wow.value).toBe(-800);
-    expect(b.range_3y.percentile).toMatchObject({ value: 48.4076, unit: 'percentile', quality: 'derived', derived: true, attributes: { metric: 'net_percentile_3y', window_start: '2023-04-14' } });
+    expect(b.range_3y.percentile).toMatchObject({
+      value: 48.4076,
+      unit: 'percentile',
+      quality: 'derived',
+      derived: true,
+      attributes: { metric: 'net_percentile_3y', window_start: '2023-04-14' },
+    });
     expect(b.range_3y.index.value).toBe(48.3871);
     expect(b.range_3y.min).toMatchObject({ value: 0, attributes: { min_as_of: '2023-04-18' } });
     expect(b.range_3y.max).toMatchObject({ value: 1550, attributes: { max_as_of: '2026-04-07' } });

@@ -40,14 +40,26 @@ describe('cot family over HTTP (local runtime, replayed samples)', () => {
     expect(mm.net_pct_oi).toMatchObject({ value: 4.6965, unit: '%', derived: true }); // 98368 / 2094492
     expect(mm.net_change_wow).toMatchObject({ value: 19668, attributes: { compared_with_as_of: '2026-04-07' } }); // 98368 - 78700
     for (const o of [...Object.values(mm), ...b.recent]) expectObservation(o);
-    expect(b.recent.map((o: any) => [o.as_of, o.value])).toEqual([['2026-03-24', 94336], ['2026-03-31', 73347], ['2026-04-07', 78700], ['2026-04-14', 98368]]);
+    expect(b.recent.map((o: any) => [o.as_of, o.value])).toEqual([
+      ['2026-03-24', 94336],
+      ['2026-03-31', 73347],
+      ['2026-04-07', 78700],
+      ['2026-04-14', 98368],
+    ]);
     expect(JSON.stringify(b)).not.toMatch(/NaN|Infinity/);
   });
 
   it('answers null 3-year figures with a note while only 4 weeks are stored', async () => {
     const b = (await get('/v1/cot/CL')).body;
     expect(b.range_3y).toEqual({ percentile: null, index: null, min: null, max: null });
-    expect(b.history).toMatchObject({ years_required: 3, window_start: '2023-04-14', window_end: '2026-04-14', reports_in_window: 4, reports_expected: 157, covered: false });
+    expect(b.history).toMatchObject({
+      years_required: 3,
+      window_start: '2023-04-14',
+      window_end: '2026-04-14',
+      reports_in_window: 4,
+      reports_expected: 157,
+      covered: false,
+    });
     expect(b.history.note).toMatch(/4 of 157 are stored, the earliest 2026-03-24/);
     expect(b.method.percentile).toMatch(/half the count equal/);
   });

@@ -20,7 +20,8 @@ const expectAllObservations = (body: unknown): number => {
   expect(JSON.stringify(body)).not.toMatch(/NaN|Infinity/);
   return all.length;
 };
-const line = (c: any, marketYear: string, statistic: string) => c.market_years.find((m: any) => m.market_year === marketYear).lines.find((l: any) => l.statistic === statistic);
+const line = (c: any, marketYear: string, statistic: string) =>
+  c.market_years.find((m: any) => m.market_year === marketYear).lines.find((l: any) => l.statistic === statistic);
 const byCommodity = (body: any, commodity: string) => body.commodities.find((c: any) => c.commodity === commodity);
 /** Provenance cache flags differ between a first and a repeated read; the rest must not. */
 const withoutCacheFlags = (body: unknown) => JSON.parse(JSON.stringify(body, (k, v) => (k === 'cache_hit' ? undefined : v)));
@@ -55,7 +56,12 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       ]);
 
       const ending = line(corn, '2025/26', 'ending_stocks');
-      expect(ending.latest).toMatchObject({ instrument: 'WASDE:corn:US:2025/26:ending_stocks', value: 1800, quality: 'official', published_at: '2025-05-12T16:00:00.000Z' });
+      expect(ending.latest).toMatchObject({
+        instrument: 'WASDE:corn:US:2025/26:ending_stocks',
+        value: 1800,
+        quality: 'official',
+        published_at: '2025-05-12T16:00:00.000Z',
+      });
       expect(ending.previous_report).toBeNull(); // April 2025 had no 2025/26 column
       expect(ending.notes[0]).toMatch(/2025\/26 is not in the April 2025 report/);
       // versus the prior market year in the same report: 1,800 - 1,415 = 385
@@ -65,7 +71,10 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       expect(ending.notes).toContain('no 5-year average: 3 of the 5 prior years stored');
 
       // 2024/25 revised between the reports: ending stocks 1,465 -> 1,415, exports 2,550 -> 2,600
-      expect(line(corn, '2024/25', 'ending_stocks').change_vs_previous_report).toMatchObject({ value: -50, attributes: { compared_as_of: '2025-04-01', compared_value: 1465 } });
+      expect(line(corn, '2024/25', 'ending_stocks').change_vs_previous_report).toMatchObject({
+        value: -50,
+        attributes: { compared_as_of: '2025-04-01', compared_value: 1465 },
+      });
       expect(line(corn, '2024/25', 'exports').change_vs_previous_report.value).toBe(50);
       // stocks-to-use 1,800 / 15,460 = 11.64 %; 2024/25: 1,415 / 15,240 = 9.28 %, April 1,465 / 15,190 = 9.64 %
       expect(line(corn, '2025/26', 'stocks_to_use').latest).toMatchObject({ value: 11.64, unit: 'percent', quality: 'derived' });
@@ -104,7 +113,13 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       expect(corn.statistics.map((s: any) => s.statistic)).toEqual(['planted', 'emerged', 'condition']);
       expect(corn.not_in_latest_report.map((s: any) => s.statistic)).toEqual(['silking', 'dough', 'dented', 'mature', 'harvested']);
       const planted = corn.statistics[0];
-      expect(planted.latest).toMatchObject({ instrument: 'CROP:corn:planted', value: 94, unit: 'percent', quality: 'indicative', source: { name: expect.stringMatching(/synthetic sample/) } });
+      expect(planted.latest).toMatchObject({
+        instrument: 'CROP:corn:planted',
+        value: 94,
+        unit: 'percent',
+        quality: 'indicative',
+        source: { name: expect.stringMatching(/synthetic sample/) },
+      });
       expect(planted.previous_report).toMatchObject({ as_of: '2025-06-01', value: 88 });
       expect(planted.change_vs_previous_report).toMatchObject({ value: 6, unit: 'percentage points', quality: 'derived' });
       expect(planted.year_ago).toMatchObject({ as_of: '2024-06-09', value: 86 });
@@ -113,7 +128,14 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       expect(planted.change_vs_five_year_average.value).toBe(10);
       const condition = corn.statistics[2];
       expect(condition.latest.value).toBe((condition.latest.attributes.excellent as number) + (condition.latest.attributes.good as number));
-      expect(byCommodity(res.body, 'wheat').statistics.map((s: any) => s.statistic)).toEqual(['winter_headed', 'winter_harvested', 'winter_condition', 'spring_planted', 'spring_emerged', 'spring_condition']);
+      expect(byCommodity(res.body, 'wheat').statistics.map((s: any) => s.statistic)).toEqual([
+        'winter_headed',
+        'winter_harvested',
+        'winter_condition',
+        'spring_planted',
+        'spring_emerged',
+        'spring_condition',
+      ]);
     });
 
     it('is the body loadCropProgress returns', async () => {
@@ -132,7 +154,12 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
         { commodity: 'wheat', reason: 'no export sales stored yet' },
       ]);
       const soy = byCommodity(res.body, 'soybeans');
-      expect(soy).toMatchObject({ week_ending: '2022-03-31', market_year: '2021/22', scope: expect.stringMatching(/NOT total U\.S\. export sales/), unit: 'metric tons' });
+      expect(soy).toMatchObject({
+        week_ending: '2022-03-31',
+        market_year: '2021/22',
+        scope: expect.stringMatching(/NOT total U\.S\. export sales/),
+        unit: 'metric tons',
+      });
       const net = soy.lines.find((l: any) => l.statistic === 'net_sales');
       // 465,242 this week (435,665 + 29,577) vs 593,723 the week before: -128,481
       expect(net.latest).toMatchObject({ instrument: 'ESR:soybeans:net_sales', value: 465242, quality: 'derived' });
@@ -161,20 +188,43 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       const res = await get('/v1/fundamentals/usgs');
       expect(res.status).toBe(200);
       expectAllObservations(res.body);
-      expect(res.body.commodities.map((c: any) => c.commodity)).toEqual(['copper', 'aluminum', 'nickel', 'zinc', 'iron_ore', 'gold', 'silver', 'platinum', 'palladium']);
+      expect(res.body.commodities.map((c: any) => c.commodity)).toEqual([
+        'copper',
+        'aluminum',
+        'nickel',
+        'zinc',
+        'iron_ore',
+        'gold',
+        'silver',
+        'platinum',
+        'palladium',
+      ]);
       const copper = byCommodity(res.body, 'copper');
       expect(copper).toMatchObject({ edition: 'MCS 2026', published_at: '2026-02-06T00:00:00.000Z' });
       const mine = copper.statistics.find((s: any) => s.statistic === 'us_production');
       // 2025e 1,000 vs 2024 1,050 thousand metric tons: -50
-      expect(mine.latest).toMatchObject({ as_of: '2025-12-31', value: 1000, unit: 'thousand metric tons', attributes: { estimated: 'yes', frequency: 'annual' } });
+      expect(mine.latest).toMatchObject({
+        as_of: '2025-12-31',
+        value: 1000,
+        unit: 'thousand metric tons',
+        attributes: { estimated: 'yes', frequency: 'annual' },
+      });
       expect(mine.change_vs_year_ago.value).toBe(-50);
       expect(mine.previous_report).toBeNull();
       expect(mine.notes).toContain('no 5-year average: 4 of the 5 prior years stored');
       const palladium = byCommodity(res.body, 'palladium').statistics.find((s: any) => s.statistic === 'price');
       // annual average 1,100 (2025e) vs 994.9 (2024): +105.1 dollars per troy ounce
-      expect(palladium.latest).toMatchObject({ instrument: 'USGS:palladium:price', value: 1100, unit: 'dollars per troy ounce', freshness_class: 'monthly', attributes: { frequency: 'annual' } });
+      expect(palladium.latest).toMatchObject({
+        instrument: 'USGS:palladium:price',
+        value: 1100,
+        unit: 'dollars per troy ounce',
+        freshness_class: 'monthly',
+        attributes: { frequency: 'annual' },
+      });
       expect(palladium.change_vs_year_ago.value).toBe(105.1);
-      expect(byCommodity(res.body, 'iron_ore').statistics_without_data).toEqual([{ statistic: 'net_import_reliance', reason: expect.stringMatching(/net exporter/) }]);
+      expect(byCommodity(res.body, 'iron_ore').statistics_without_data).toEqual([
+        { statistic: 'net_import_reliance', reason: expect.stringMatching(/net exporter/) },
+      ]);
     });
 
     it('accepts iron-ore for iron_ore', async () => {
@@ -250,7 +300,13 @@ describe('fundamentals family with an empty store, then seeded directly', () => 
     ];
     await stack.services.store.upsertMany([
       stored('WASDE#wheat#US', '2025-05-01', { report_month: 'May 2025', projection_year: '2025/26', market_years: '2025/26', ending_stocks: 923 }),
-      stored('WASDE#wheat#US#2025/26', '2025-05-01', { report_month: 'May 2025', market_year: '2025/26', status: 'projection', ending_stocks: 923, use_total: 1959 }),
+      stored('WASDE#wheat#US#2025/26', '2025-05-01', {
+        report_month: 'May 2025',
+        market_year: '2025/26',
+        status: 'projection',
+        ending_stocks: 923,
+        use_total: 1959,
+      }),
       ...prior.map(([my, asOf, ending]) => stored(`WASDE#wheat#US#${my}`, asOf, { market_year: my, status: 'final', ending_stocks: ending, use_total: 2000 })),
     ]);
     const res = await getJson(stack.url, '/v1/fundamentals/wasde?commodity=wheat');
@@ -270,7 +326,13 @@ describe('fundamentals family with an empty store, then seeded directly', () => 
     const ctx = normalizeCtx(usdaFasEsr.def);
     const week = (date: string, netSales: number) => {
       const my = marketYearOf('corn', new Date(`${date}T00:00:00Z`));
-      return usdaFasEsr.toItems(payload(`/exports/commodityCode/401/allCountries/marketYear/${my}`, JSON.stringify([esrRow({ commodityCode: 401, countryCode: 5700, week: date, currentMYNetSales: netSales })])), ctx);
+      return usdaFasEsr.toItems(
+        payload(
+          `/exports/commodityCode/401/allCountries/marketYear/${my}`,
+          JSON.stringify([esrRow({ commodityCode: 401, countryCode: 5700, week: date, currentMYNetSales: netSales })]),
+        ),
+        ctx,
+      );
     };
     const prior = [1, 2, 3, 4, 5].map((k) => shiftDays('2022-09-01', -364 * k));
     const values = [100, 200, 300, 400, 500];

@@ -13,12 +13,18 @@ const addDays = (d: string, n: number) => new Date(Date.parse(`${d}T00:00:00Z`) 
 
 // Same constructed history as test/analytics/inventory.test.ts (hand-checked there).
 const LEVELS: Record<string, number> = {
-  '2026-02-06': 428829, '2026-01-30': 420299,
-  '2025-02-07': 423000, '2025-01-31': 425000,
-  '2024-02-09': 439000, '2024-02-02': 433500,
-  '2023-02-03': 455100, '2023-01-27': 452000,
-  '2022-02-04': 410400, '2022-01-28': 415200,
-  '2021-02-05': 475700, '2021-01-29': 476500,
+  '2026-02-06': 428829,
+  '2026-01-30': 420299,
+  '2025-02-07': 423000,
+  '2025-01-31': 425000,
+  '2024-02-09': 439000,
+  '2024-02-02': 433500,
+  '2023-02-03': 455100,
+  '2023-01-27': 452000,
+  '2022-02-04': 410400,
+  '2022-01-28': 415200,
+  '2021-02-05': 475700,
+  '2021-01-29': 476500,
 };
 
 describe('inventory 5-year comparison over HTTP (constructed history)', () => {
@@ -31,7 +37,15 @@ describe('inventory 5-year comparison over HTTP (constructed history)', () => {
     for (let d = '2020-12-25'; d <= '2026-02-06'; d = addDays(d, 7)) {
       items.push({
         seriesKey: 'INV#crude_ex_spr',
-        observation: makeObservation(ctx, { instrument: 'crude_ex_spr', value: LEVELS[d] ?? 400000, unit: 'Mbbl', as_of: d, freshness_class: 'weekly', series_id: 'PET.WCESTUS1.W', retrievedAt: '2026-02-11T15:30:00.000Z' }),
+        observation: makeObservation(ctx, {
+          instrument: 'crude_ex_spr',
+          value: LEVELS[d] ?? 400000,
+          unit: 'Mbbl',
+          as_of: d,
+          freshness_class: 'weekly',
+          series_id: 'PET.WCESTUS1.W',
+          retrievedAt: '2026-02-11T15:30:00.000Z',
+        }),
       });
     }
     await stack.services.store.upsertMany(items);
@@ -43,7 +57,14 @@ describe('inventory 5-year comparison over HTTP (constructed history)', () => {
     expect(res.status).toBe(200);
     const b = res.body;
     expect(b.week_over_week_change.value).toBe(8530);
-    expect(b.five_year.average).toMatchObject({ value: 440640, unit: 'Mbbl', as_of: '2026-02-06', quality: 'derived', derived: true, attributes: { metric: 'five_year_average', same_week_as_of: '2025-02-07,2024-02-09,2023-02-03,2022-02-04,2021-02-05' } });
+    expect(b.five_year.average).toMatchObject({
+      value: 440640,
+      unit: 'Mbbl',
+      as_of: '2026-02-06',
+      quality: 'derived',
+      derived: true,
+      attributes: { metric: 'five_year_average', same_week_as_of: '2025-02-07,2024-02-09,2023-02-03,2022-02-04,2021-02-05' },
+    });
     expect(b.five_year.min).toMatchObject({ value: 410400, attributes: { min_as_of: '2022-02-04' } });
     expect(b.five_year.max).toMatchObject({ value: 475700, attributes: { max_as_of: '2021-02-05' } });
     expect(b.five_year.deviation.value).toBe(-11811);
@@ -52,7 +73,11 @@ describe('inventory 5-year comparison over HTTP (constructed history)', () => {
     expect(b.surprise).toMatchObject({ value: 8330, unit: 'Mbbl', attributes: { metric: 'surprise_vs_five_year_average_change' } });
     expect(b.history).toEqual({ prior_years_required: 5, prior_years_available: 5, prior_year_changes_available: 5, note: 'all 5 prior years are stored' });
     expect(b.same_week_prior_years.map((o: any) => [o.as_of, o.value])).toEqual([
-      ['2025-02-07', 423000], ['2024-02-09', 439000], ['2023-02-03', 455100], ['2022-02-04', 410400], ['2021-02-05', 475700],
+      ['2025-02-07', 423000],
+      ['2024-02-09', 439000],
+      ['2023-02-03', 455100],
+      ['2022-02-04', 410400],
+      ['2021-02-05', 475700],
     ]);
     expect(b.recent).toHaveLength(52);
     expect(b.recent.at(-1).as_of).toBe('2026-02-06');

@@ -42,7 +42,12 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
       expect(b.series.map((s: any) => s.key)).toEqual(INVENTORY_KEYS);
       expect(b.count).toBe(6);
       expect(b.missing).toEqual([{ key: 'refinery_util', reason: 'no observation of refinery_util is stored yet' }]);
-      expect(b.series.find((s: any) => s.key === 'refinery_util')).toMatchObject({ status: 'no_data', latest: null, week_over_week_change: null, surprise: null });
+      expect(b.series.find((s: any) => s.key === 'refinery_util')).toMatchObject({
+        status: 'no_data',
+        latest: null,
+        week_over_week_change: null,
+        surprise: null,
+      });
       const obs = observationsIn(b);
       expect(obs.length).toBeGreaterThanOrEqual(12); // 6 latest + 6 changes
       obs.forEach(expectObservation);
@@ -65,7 +70,14 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
       };
       for (const [key, [asOf, level, change, unit]] of Object.entries(expected)) {
         expect(by[key].latest, key).toMatchObject({ as_of: asOf, value: level, unit, quality: 'official', derived: false, freshness_class: 'weekly' });
-        expect(by[key].week_over_week_change, key).toMatchObject({ as_of: asOf, value: change, unit, quality: 'derived', derived: true, attributes: { metric: 'week_over_week_change' } });
+        expect(by[key].week_over_week_change, key).toMatchObject({
+          as_of: asOf,
+          value: change,
+          unit,
+          quality: 'derived',
+          derived: true,
+          attributes: { metric: 'week_over_week_change' },
+        });
       }
     });
 

@@ -3,8 +3,20 @@ import { expect } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
 
 const OBSERVATION_FIELDS = [
-  'instrument', 'value', 'unit', 'as_of', 'observed_at', 'freshness_class', 'quality', 'derived', 'source',
-  'license_tag', 'provenance', 'published_at', 'next_release_at', 'attributes',
+  'instrument',
+  'value',
+  'unit',
+  'as_of',
+  'observed_at',
+  'freshness_class',
+  'quality',
+  'derived',
+  'source',
+  'license_tag',
+  'provenance',
+  'published_at',
+  'next_release_at',
+  'attributes',
 ];
 
 /** Every contract field present (null allowed), and the schema satisfied. */

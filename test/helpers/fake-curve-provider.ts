@@ -42,7 +42,10 @@ const fakeCurveProvider =
           case 'SI':
             return quote('USD/kg', [{ contract: 'SIN25', month: '2025-07', value: 1180, as_of: '2025-06-16', observed_at: null }]);
           case 'ZC':
-            return quote('USD/bu', [...FAKE_CL].reverse().map((c) => ({ ...c, contract: c.contract.replace('CL', 'ZC') })));
+            return quote(
+              'USD/bu',
+              [...FAKE_CL].reverse().map((c) => ({ ...c, contract: c.contract.replace('CL', 'ZC') })),
+            );
           default:
             return null;
         }

@@ -53,7 +53,17 @@ describe('family handler (middy stack)', () => {
 
   it('answers a well-formed value the catalog does not list with a 404 before the handler runs', async () => {
     let ran = false;
-    const h = createFamilyHandler('price', { ...handlersThatThrow(null), 'GET /v1/fx/{pair}': async () => ((ran = true), { body: {} }) }, depsFor('prod'));
+    const h = createFamilyHandler(
+      'price',
+      {
+        ...handlersThatThrow(null),
+        'GET /v1/fx/{pair}': async () => {
+          ran = true;
+          return { body: {} };
+        },
+      },
+      depsFor('prod'),
+    );
     const res = await h(event('GET /v1/fx/{pair}', { pair: 'CL' }), context);
     expect(res.statusCode).toBe(404);
     expect(JSON.parse(res.body!).error).toMatchObject({ code: 'UNKNOWN_INSTRUMENT', details: { valid: ['DTWEXBGS', 'EURUSD', 'USDCNY'] } });

@@ -60,9 +60,7 @@ describe('readDeployConfig', () => {
 
   it('refuses a prod stage without a mainnet facilitator', () => {
     expect(problemsOf({ stage: 'prod', payTo: PAY_TO })).toEqual([expect.stringMatching(/^facilitatorUrl: required in prod/)]);
-    expect(problemsOf({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://x402.org/facilitator' })).toEqual([
-      expect.stringMatching(/testnets only/),
-    ]);
+    expect(problemsOf({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://x402.org/facilitator' })).toEqual([expect.stringMatching(/testnets only/)]);
   });
 
   it('lists every problem at once, with the same checks the functions run at cold start', () => {

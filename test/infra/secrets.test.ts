@@ -8,7 +8,10 @@ const BASE = { OBSERVATIONS_TABLE: 'obs', CREDITS_TABLE: 'credits', AWS_REGION: 
 /** A reader that records what it was asked and answers `text`. */
 const reader = (text: string | undefined) => {
   const calls: Array<[string, string]> = [];
-  const read: SecretReader = async (id, region) => (calls.push([id, region]), text);
+  const read: SecretReader = async (id, region) => {
+    calls.push([id, region]);
+    return text;
+  };
   return { read, calls };
 };
 
@@ -64,7 +67,9 @@ describe('parseSourceKeys', () => {
   });
 
   it('names unknown keys (a typo would otherwise skip a source forever) and non-string values, without values', () => {
-    expect(() => parseSourceKeys(JSON.stringify({ EIA_KEY: 'v1' }), ARN)).toThrow(/unknown keys EIA_KEY \(allowed: EIA_API_KEY, NASS_API_KEY, FAS_API_KEY, FRED_API_KEY\)/);
+    expect(() => parseSourceKeys(JSON.stringify({ EIA_KEY: 'v1' }), ARN)).toThrow(
+      /unknown keys EIA_KEY \(allowed: EIA_API_KEY, NASS_API_KEY, FAS_API_KEY, FRED_API_KEY\)/,
+    );
     expect(() => parseSourceKeys(JSON.stringify({ NASS_API_KEY: 777999 }), ARN)).toThrow(/NASS_API_KEY: /);
     expect(() => parseSourceKeys(JSON.stringify({ NASS_API_KEY: 777999 }), ARN)).not.toThrow(/777999/);
     expect(() => parseSourceKeys('["EIA_API_KEY"]', ARN)).toThrow(/source keys secret/);

@@ -53,9 +53,14 @@ describe('CDK app (staging)', () => {
       expect(routes).toHaveLength(1);
       expect(refersTo(integrationOf(s.templates.api, routes[0])?.Properties.IntegrationUri, fnId('discovery'))).toBe(true);
       // The $default route's source ARN is api/<stage>/$default: only a permission ending in /*/* covers it.
-      const perms = Object.values(s.templates.api.findResources('AWS::Lambda::Permission')).filter((p: any) => refersTo(p.Properties.FunctionName, fnId('discovery')));
+      const perms = Object.values(s.templates.api.findResources('AWS::Lambda::Permission')).filter((p: any) =>
+        refersTo(p.Properties.FunctionName, fnId('discovery')),
+      );
       const arns = perms.map((p: any) => JSON.stringify(p.Properties.SourceArn));
-      expect(arns.some((a) => /HttpApi[0-9A-F]+"},"\/\*\/\*"\]/.test(a)), arns.join('\n')).toBe(true);
+      expect(
+        arns.some((a) => /HttpApi[0-9A-F]+"},"\/\*\/\*"\]/.test(a)),
+        arns.join('\n'),
+      ).toBe(true);
     });
 
     it('creates one Node 22 arm64 function per family, traced, with source maps and an explicit log group with retention', () => {
@@ -87,7 +92,10 @@ describe('CDK app (staging)', () => {
       for (const family of FAMILIES) {
         const actions = actionsOn(s.templates.api, fnId(family), obsId(), s.templates.data);
         expect(actions, family).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem']));
-        expect(actions.filter((a) => WRITE_ACTIONS.includes(a)), family).toEqual([]);
+        expect(
+          actions.filter((a) => WRITE_ACTIONS.includes(a)),
+          family,
+        ).toEqual([]);
         expect(envOf(s.templates.api.toJSON().Resources[fnId(family)])[ENV.OBSERVATIONS_TABLE], family).toBeDefined();
       }
     });

@@ -96,7 +96,11 @@ const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON
 const unb64 = (v: string | null): any => (v === null ? null : JSON.parse(Buffer.from(v, 'base64').toString('utf8')));
 
 type Json = Record<string, unknown>;
-type FacilitatorHandler = (body: { x402Version: number; paymentPayload: any; paymentRequirements: any }) => Promise<{ status?: number; body: unknown } | 'hang'>;
+type FacilitatorHandler = (body: {
+  x402Version: number;
+  paymentPayload: any;
+  paymentRequirements: any;
+}) => Promise<{ status?: number; body: unknown } | 'hang'>;
 
 interface FakeFacilitator {
   url: string;

@@ -20,7 +20,20 @@ import { PAID_ROUTES, usdToAtomic, type RouteDef } from '../../shared/routes';
 import { createDocumentClient } from '../../shared/store/client';
 import { expectError } from '../helpers/contract';
 import { getJson, startTestStack, type JsonResponse } from '../helpers/stack';
-import { acceptedFor, b64, closedPortUrl, nowS, signAuthorization, startFakeFacilitator, txHash, unb64, v1Payload, v2Payload, type FakeFacilitator, type SignOptions } from './helpers';
+import {
+  acceptedFor,
+  b64,
+  closedPortUrl,
+  nowS,
+  signAuthorization,
+  startFakeFacilitator,
+  txHash,
+  unb64,
+  v1Payload,
+  v2Payload,
+  type FakeFacilitator,
+  type SignOptions,
+} from './helpers';
 
 /** A sample concrete path for each paid route (params that every family accepts). */
 const SAMPLE_PARAMS: Record<string, string> = { code: 'CL', root: 'CL', series: 'crude_ex_spr', pair: 'EURUSD', sector: 'energy' };
@@ -43,7 +56,8 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     const signed = await signAuthorization(buyer, { payTo, value: BigInt(amount), ...o });
     return { buyer, signed, header: b64(shape === 'v2' ? v2Payload(signed, acceptedFor(payTo, amount)) : v1Payload(signed)) };
   };
-  const claimOf = (signed: { authorization: { from: string; nonce: string } }) => ledger.get({ payer: signed.authorization.from, nonce: signed.authorization.nonce });
+  const claimOf = (signed: { authorization: { from: string; nonce: string } }) =>
+    ledger.get({ payer: signed.authorization.from, nonce: signed.authorization.nonce });
 
   beforeAll(async () => {
     fake = await startFakeFacilitator();
@@ -133,7 +147,13 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expect(unb64(res.headers.get('x-payment-response'))).toEqual(settled);
       expect(fake.calls.verify).toHaveLength(1);
       expect(fake.calls.settle).toHaveLength(1);
-      expect(await claimOf(sent.signed)).toMatchObject({ state: 'SETTLED', transaction: settled.transaction, delivered: true, amount: '10000', route: 'GET /v1/price/{code}' });
+      expect(await claimOf(sent.signed)).toMatchObject({
+        state: 'SETTLED',
+        transaction: settled.transaction,
+        delivered: true,
+        amount: '10000',
+        route: 'GET /v1/price/{code}',
+      });
       const month = new Date().toISOString().slice(0, 7);
       expect((await ledger.salesOfMonth(month)).find((s) => s.transaction === settled.transaction)).toMatchObject({
         payer: sent.buyer.address.toLowerCase(),
@@ -182,15 +202,23 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     it.each([
       ['a wrong scheme', async () => b64(v1Payload((await payment()).signed, 'base-sepolia', 'upto')), 'scheme_mismatch'],
       ['a wrong network', async () => b64(v1Payload((await payment()).signed, 'base')), 'network_mismatch'],
-      ['a wrong asset', async () => b64(v2Payload((await payment()).signed, acceptedFor(payTo, '10000', { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }))), 'asset_mismatch'],
+      [
+        'a wrong asset',
+        async () => b64(v2Payload((await payment()).signed, acceptedFor(payTo, '10000', { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }))),
+        'asset_mismatch',
+      ],
       ['a wrong payTo', async () => (await payment({ payTo: privateKeyToAccount(generatePrivateKey()).address }, 'v1')).header, 'pay_to_mismatch'],
       ['a value below the price', async () => (await payment({}, 'v2', '9999')).header, 'amount_below_price'],
       ['an expired window', async () => (await payment({ validBefore: nowS() - 10n })).header, 'authorization_expired'],
       ['a not-yet-valid window', async () => (await payment({ validAfter: nowS() + 300n })).header, 'authorization_not_yet_valid'],
-      ['a bad signature', async () => {
-        const sent = await payment();
-        return b64(v2Payload({ ...sent.signed, signature: `0x${'22'.repeat(65)}` }, acceptedFor(payTo)));
-      }, 'invalid_signature'],
+      [
+        'a bad signature',
+        async () => {
+          const sent = await payment();
+          return b64(v2Payload({ ...sent.signed, signature: `0x${'22'.repeat(65)}` }, acceptedFor(payTo)));
+        },
+        'invalid_signature',
+      ],
       ['a signature by another key', async () => (await payment({ signer: privateKeyToAccount(generatePrivateKey()) })).header, 'invalid_signature'],
     ])('%s', async (_n, build, reason) => {
       await expectRefused(await get('/v1/price/CL', { 'payment-signature': await build() }), reason);
@@ -198,7 +226,9 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     });
 
     it('a payer without funds (the facilitator refuses at verify)', async () => {
-      fake.verify = async (b) => ({ body: { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer: b.paymentPayload.payload.authorization.from } });
+      fake.verify = async (b) => ({
+        body: { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer: b.paymentPayload.payload.authorization.from },
+      });
       const sent = await payment();
       const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
       await expectRefused(res, 'insufficient_funds');
@@ -232,12 +262,22 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
   describe('settlement outcomes', () => {
     it('a failed settlement returns no data and keeps the proof unused', async () => {
       fake.settle = async (b) => ({
-        body: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '', network: 'eip155:84532', payer: b.paymentPayload.payload.authorization.from },
+        body: {
+          success: false,
+          errorReason: 'invalid_exact_evm_insufficient_balance',
+          transaction: '',
+          network: 'eip155:84532',
+          payer: b.paymentPayload.payload.authorization.from,
+        },
       });
       const sent = await payment();
       const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
       expectError(res, 402, 'INVALID_PAYMENT');
-      expect(res.body.error.details).toMatchObject({ reason: 'insufficient_funds', stage: 'settlement', facilitator_reason: 'invalid_exact_evm_insufficient_balance' });
+      expect(res.body.error.details).toMatchObject({
+        reason: 'insufficient_funds',
+        stage: 'settlement',
+        facilitator_reason: 'invalid_exact_evm_insufficient_balance',
+      });
       expect(res.body.instrument).toBeUndefined();
       expect(unb64(res.headers.get('payment-response'))).toMatchObject({ success: false });
       expect(await claimOf(sent.signed)).toMatchObject({ state: 'FAILED' });
@@ -249,7 +289,13 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     it('a settlement that stays pending is recorded, not served, reconciled, then delivered once on retry', async () => {
       const pendingTx = txHash();
       fake.settle = async (b) => ({
-        body: { success: false, errorReason: 'settlement_pending', transaction: pendingTx, network: 'eip155:84532', payer: b.paymentPayload.payload.authorization.from },
+        body: {
+          success: false,
+          errorReason: 'settlement_pending',
+          transaction: pendingTx,
+          network: 'eip155:84532',
+          payer: b.paymentPayload.payload.authorization.from,
+        },
       });
       const sent = await payment();
       const first = await get('/v1/price/CL', { 'payment-signature': sent.header });
@@ -268,7 +314,11 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
         findAuthorizationTransaction: async () => pendingTx,
       };
       const report = await reconcilePendingPayments({ ledger, chain, now: () => new Date() });
-      expect(report.settled).toContainEqual({ payer: sent.buyer.address.toLowerCase(), nonce: sent.signed.authorization.nonce.toLowerCase(), transaction: pendingTx });
+      expect(report.settled).toContainEqual({
+        payer: sent.buyer.address.toLowerCase(),
+        nonce: sent.signed.authorization.nonce.toLowerCase(),
+        transaction: pendingTx,
+      });
 
       fake.reset();
       const retry = await get('/v1/price/CL', { 'payment-signature': sent.header });
@@ -330,7 +380,11 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
         rawQueryString: '',
         headers: { host: 'api.example.com', 'x-forwarded-proto': 'https', ...headers },
         pathParameters: { code: 'CL' },
-        requestContext: { requestId: `req-${Math.random().toString(36).slice(2)}`, domainName: 'api.example.com', http: { method: 'GET', path: '/v1/price/CL' } },
+        requestContext: {
+          requestId: `req-${Math.random().toString(36).slice(2)}`,
+          domainName: 'api.example.com',
+          http: { method: 'GET', path: '/v1/price/CL' },
+        },
         isBase64Encoded: false,
       }) as unknown as APIGatewayProxyEventV2;
     const context = { awsRequestId: 'aws-1' } as Context;

@@ -119,7 +119,13 @@ describe('DynamoPaymentLedger (embedded store)', () => {
     it('settles what the chain shows as paid, marks expired unused ones unpaid, and leaves the rest pending', async () => {
       const minedTx = txHash();
       const [byReceipt, byState, expired, open] = [randomNonce(), randomNonce(), randomNonce(), randomNonce()];
-      for (const [n, tx] of [[byReceipt, minedTx], [byState, ''], [expired, ''], [open, '']] as const) await pend(n, tx);
+      for (const [n, tx] of [
+        [byReceipt, minedTx],
+        [byState, ''],
+        [expired, ''],
+        [open, ''],
+      ] as const)
+        await pend(n, tx);
       expect((await ledger.listPending()).map((k) => k.nonce)).toEqual(expect.arrayContaining([byReceipt, byState, expired, open]));
 
       // Before the window ends: only what the chain confirms is resolved.
@@ -127,7 +133,11 @@ describe('DynamoPaymentLedger (embedded store)', () => {
       expect(first.settled.map((s) => s.nonce).sort()).toEqual([byReceipt, byState].sort());
       expect(first.settled.find((s) => s.nonce === byReceipt)?.transaction).toBe(minedTx);
       expect(first.settled.find((s) => s.nonce === byState)?.transaction).toBe(`0x${'77'.repeat(32)}`);
-      const ours = (keys: ClaimKey[]) => keys.map((k) => k.nonce).filter((n) => ([byReceipt, byState, expired, open] as string[]).includes(n)).sort();
+      const ours = (keys: ClaimKey[]) =>
+        keys
+          .map((k) => k.nonce)
+          .filter((n) => ([byReceipt, byState, expired, open] as string[]).includes(n))
+          .sort();
       expect(ours(first.stillPending)).toEqual([expired, open].sort());
       expect(await ledger.get({ payer: PAYER, nonce: byState })).toMatchObject({ state: 'SETTLED', delivered: false });
 

@@ -166,7 +166,7 @@ describe('x402 on the local chain (ganache + local facilitator + official client
     const signed = await signAuthorization(buyer, { payTo: net.payTo });
     const header = b64(v1Payload(signed));
     hook.delaySettleMs = 4_500; // > X402_FACILITATOR_TIMEOUT_MS (4 s here): the service stops waiting, the chain still settles
-    let first;
+    let first: Awaited<ReturnType<typeof getJson<any>>>;
     try {
       first = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
     } finally {

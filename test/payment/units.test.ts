@@ -122,7 +122,11 @@ describe('challenge document', () => {
 
   it('uses Base mainnet USDC and its "USD Coin" domain on eip155:8453', () => {
     const prod = buildPaymentRequired(route, '/v1/decision/all', 'https://x/y', { ...config, X402_NETWORK: 'eip155:8453' });
-    expect(prod.accepts[0]).toMatchObject({ network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } });
+    expect(prod.accepts[0]).toMatchObject({
+      network: 'eip155:8453',
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      extra: { name: 'USD Coin', version: '2' },
+    });
   });
 
   it('encodes as a header that @x402/core parses as a valid v2 PaymentRequired', () => {
@@ -143,7 +147,9 @@ describe('challenge document', () => {
   });
 
   it('builds resource.url from PUBLIC_BASE_URL, else from proto and host, never from a malformed host', () => {
-    expect(resourceUrl('https://data.example.com/', { host: 'evil.test' }, undefined, '/v1/prices', 'codes=CL')).toBe('https://data.example.com/v1/prices?codes=CL');
+    expect(resourceUrl('https://data.example.com/', { host: 'evil.test' }, undefined, '/v1/prices', 'codes=CL')).toBe(
+      'https://data.example.com/v1/prices?codes=CL',
+    );
     expect(resourceUrl(undefined, { host: 'abc.execute-api.us-east-1.amazonaws.com', 'x-forwarded-proto': 'https' }, undefined, '/v1/price/CL', '')).toBe(
       'https://abc.execute-api.us-east-1.amazonaws.com/v1/price/CL',
     );
@@ -162,12 +168,16 @@ describe('payment header decoding', () => {
 
   it.each([
     ['not base64', '%%%not-base64%%%', 'malformed_base64'],
-    ['base64url', b64('{"a":"??>>"}').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') + '-_', 'malformed_base64'],
+    ['base64url', `${b64('{"a":"??>>"}').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}-_`, 'malformed_base64'],
     ['base64 of text', b64('hello, not json'), 'malformed_json'],
     ['JSON that is not a payload', b64({ hello: 'world' }), 'invalid_payload'],
     ['an unknown x402 version', b64({ x402Version: 3, payload: {} }), 'invalid_payload'],
     ['a payload without a signature', b64({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { authorization: {} } }), 'invalid_payload'],
-    ['a Permit2 payload', b64({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: '0x00', permit2Authorization: {} } }), 'unsupported_transfer_method'],
+    [
+      'a Permit2 payload',
+      b64({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: '0x00', permit2Authorization: {} } }),
+      'unsupported_transfer_method',
+    ],
     ['an oversized header', 'A'.repeat(MAX_PAYMENT_HEADER_CHARS + 4), 'payment_header_too_large'],
   ])('refuses %s', (_n, value, reason) => {
     expect(decodePaymentHeader('x-payment', value)).toMatchObject({ ok: false, reason });
@@ -201,18 +211,38 @@ describe('local payment checks (real EIP-712 signatures)', () => {
   it.each([
     ['another scheme', async () => v1Payload(await signAuthorization(payer, { payTo }), 'base-sepolia', 'upto'), 'scheme_mismatch'],
     ['another network (v1 name)', async () => v1Payload(await signAuthorization(payer, { payTo }), 'base'), 'network_mismatch'],
-    ['another network (v2)', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '10000', { network: 'eip155:8453' })), 'network_mismatch'],
-    ['another asset', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '10000', { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })), 'asset_mismatch'],
+    [
+      'another network (v2)',
+      async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '10000', { network: 'eip155:8453' })),
+      'network_mismatch',
+    ],
+    [
+      'another asset',
+      async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '10000', { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })),
+      'asset_mismatch',
+    ],
     ['another payTo in accepted', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(stranger.address)), 'pay_to_mismatch'],
     ['another recipient in the authorization', async () => v1Payload(await signAuthorization(payer, { payTo: stranger.address })), 'pay_to_mismatch'],
     ['a value below the price', async () => v1Payload(await signAuthorization(payer, { payTo, value: 9_999n })), 'amount_below_price'],
     ['an accepted amount below the price', async () => v2Payload(await signAuthorization(payer, { payTo }), acceptedFor(payTo, '1')), 'amount_below_price'],
     ['a value above the price', async () => v1Payload(await signAuthorization(payer, { payTo, value: 10_001n })), 'amount_above_price'],
-    ['a window that starts in the future', async () => v1Payload(await signAuthorization(payer, { payTo, validAfter: now + 120n })), 'authorization_not_yet_valid'],
+    [
+      'a window that starts in the future',
+      async () => v1Payload(await signAuthorization(payer, { payTo, validAfter: now + 120n })),
+      'authorization_not_yet_valid',
+    ],
     ['an expired window', async () => v1Payload(await signAuthorization(payer, { payTo, validBefore: now - 1n })), 'authorization_expired'],
-    ['a window with too little time left to settle', async () => v1Payload(await signAuthorization(payer, { payTo, validBefore: now + 5n })), 'authorization_expired'],
+    [
+      'a window with too little time left to settle',
+      async () => v1Payload(await signAuthorization(payer, { payTo, validBefore: now + 5n })),
+      'authorization_expired',
+    ],
     ['a signature by another key', async () => v1Payload(await signAuthorization(payer, { payTo, signer: stranger })), 'invalid_signature'],
-    ['a signature for another token domain', async () => v1Payload(await signAuthorization(payer, { payTo, domain: { name: 'USD Coin' } })), 'invalid_signature'],
+    [
+      'a signature for another token domain',
+      async () => v1Payload(await signAuthorization(payer, { payTo, domain: { name: 'USD Coin' } })),
+      'invalid_signature',
+    ],
     ['a signature for another chain', async () => v1Payload(await signAuthorization(payer, { payTo, domain: { chainId: 8453 } })), 'invalid_signature'],
     ['a claimed payer who did not sign', async () => v1Payload(await signAuthorization(payer, { payTo, from: stranger.address })), 'invalid_signature'],
   ])('refuses %s', async (_n, build, reason) => {
@@ -248,7 +278,9 @@ describe('facilitator error mapping', () => {
     expect(classifyFacilitatorError(new VerifyError(500, { isValid: false, invalidReason: 'x' }))).toMatchObject({ kind: 'unknown' });
     const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
     expect(classifyFacilitatorError(refused)).toMatchObject({ kind: 'not_sent' });
-    expect(classifyFacilitatorError(new SettleError(400, { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' }))).toMatchObject({
+    expect(
+      classifyFacilitatorError(new SettleError(400, { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' })),
+    ).toMatchObject({
       kind: 'verdict',
       reason: 'insufficient_funds',
     });

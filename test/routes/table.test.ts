@@ -27,7 +27,19 @@ const SPEC_PAID_ROUTES: ReadonlyArray<readonly [string, string, string]> = [
 ];
 
 /** SPEC.md "Free discovery (price 0)". */
-const SPEC_FREE_PATHS = ['/health', '/v1/catalog', '/v1/calendar', '/llms.txt', '/llms-full.txt', '/openapi.json', '/SKILL.md', '/.well-known/agent.json', '/.well-known/x402.json', '/terms.txt', '/api/mcp'];
+const SPEC_FREE_PATHS = [
+  '/health',
+  '/v1/catalog',
+  '/v1/calendar',
+  '/llms.txt',
+  '/llms-full.txt',
+  '/openapi.json',
+  '/SKILL.md',
+  '/.well-known/agent.json',
+  '/.well-known/x402.json',
+  '/terms.txt',
+  '/api/mcp',
+];
 
 describe('route table', () => {
   it('has exactly the paid routes of the spec, each GET with its price key and price', () => {

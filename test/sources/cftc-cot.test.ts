@@ -67,7 +67,9 @@ describe('cftc-cot samples', () => {
     const items = (await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx));
     expect(items).toHaveLength(44);
     for (const { observation } of items) expect(StoredSchema.safeParse(observation).success).toBe(true);
-    expect(new Set(items.map((i) => i.seriesKey))).toEqual(new Set(['COT#CL', 'COT#NG', 'COT#GC', 'COT#SI', 'COT#HG', 'COT#ZC', 'COT#ZS', 'COT#ZW', 'COT#ZM', 'COT#SB', 'COT#KC']));
+    expect(new Set(items.map((i) => i.seriesKey))).toEqual(
+      new Set(['COT#CL', 'COT#NG', 'COT#GC', 'COT#SI', 'COT#HG', 'COT#ZC', 'COT#ZS', 'COT#ZW', 'COT#ZM', 'COT#SB', 'COT#KC']),
+    );
     const cl = items.filter((i) => i.seriesKey === 'COT#CL').map((i) => i.observation);
     // M_Money long - short of WTI-PHYSICAL 067651 per report date.
     expect(cl.map((o) => [o.as_of, o.value])).toEqual([
@@ -85,16 +87,25 @@ describe('cftc-cot samples', () => {
       published_at: '2026-04-17T19:30:00.000Z',
       retrieved_at: '2026-04-17T19:30:00.000Z',
       source: { series_id: '067651' },
-      attributes: { cftc_code: '067651', market: 'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE', mm_long: 200130, mm_short: 101762, mm_spreading: 355264, open_interest: 2094492 },
+      attributes: {
+        cftc_code: '067651',
+        market: 'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE',
+        mm_long: 200130,
+        mm_short: 101762,
+        mm_spreading: 355264,
+        open_interest: 2094492,
+      },
     });
   });
 
   it('maps each CFTC code to one catalog instrument', () => {
     expect(new Set(COT_CONTRACTS.map((c) => c.code)).size).toBe(COT_CONTRACTS.length);
     expect(new Set(COT_CONTRACTS.map((c) => c.cftcCode)).size).toBe(COT_CONTRACTS.length);
-    expect(COT_CONTRACTS.filter((c) => c.recorded).map((c) => c.cftcCode).sort()).toEqual(
-      ['001602', '002602', '005602', '023651', '026603', '067651', '080732', '083731', '084691', '085692', '088691'],
-    );
+    expect(
+      COT_CONTRACTS.filter((c) => c.recorded)
+        .map((c) => c.cftcCode)
+        .sort(),
+    ).toEqual(['001602', '002602', '005602', '023651', '026603', '067651', '080732', '083731', '084691', '085692', '088691']);
   });
 });
 
@@ -112,13 +123,28 @@ describe('parseCotText: broken and edge files', () => {
 
   it('reads only the mapped markets and ignores the others', async () => {
     const rows = parseCotText((await samplesText())[3]!, 't', new Set(['067651']));
-    expect(rows).toEqual([{ market: 'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE', reportDate: '2026-04-14', cftcCode: '067651', openInterest: 2094492, mmLong: 200130, mmShort: 101762, mmSpread: 355264 }]);
+    expect(rows).toEqual([
+      {
+        market: 'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE',
+        reportDate: '2026-04-14',
+        cftcCode: '067651',
+        openInterest: 2094492,
+        mmLong: 200130,
+        mmShort: 101762,
+        mmSpread: 355264,
+      },
+    ]);
   });
 
   it.each([
     ['an empty file', async () => '', /empty payload/],
     ['a missing column (short row)', async () => (await wtiLine()).split(',').slice(0, 150).join(','), /columns, expected 191/],
-    ['a renamed column in a header file', async () => `"Market_and_Exchange_Names","As_of_Date_In_Form_YYMMDD","Report_Date_as_YYYY-MM-DD","CFTC_Contract_Market_Code","Open_Interest_All","MM_Long","M_Money_Positions_Short_All","M_Money_Positions_Spread_All","FutOnly_or_Combined"\n"WTI",260414,2026-04-14,067651,10,1,1,1,"FutOnly"`, /missing column M_Money_Positions_Long_All/],
+    [
+      'a renamed column in a header file',
+      async () =>
+        `"Market_and_Exchange_Names","As_of_Date_In_Form_YYMMDD","Report_Date_as_YYYY-MM-DD","CFTC_Contract_Market_Code","Open_Interest_All","MM_Long","M_Money_Positions_Short_All","M_Money_Positions_Spread_All","FutOnly_or_Combined"\n"WTI",260414,2026-04-14,067651,10,1,1,1,"FutOnly"`,
+      /missing column M_Money_Positions_Long_All/,
+    ],
     ['a "." managed-money long', async () => setField(await wtiLine(), 13, '      .'), /M_Money_Positions_Long_All: not a whole number/],
     ['an "NA" open interest', async () => setField(await wtiLine(), 7, 'NA'), /Open_Interest_All: not a whole number/],
     ['a report date that disagrees with YYMMDD', async () => setField(await wtiLine(), 1, '260407'), /disagrees/],
@@ -151,7 +177,15 @@ describe('annual zips', () => {
 
   it.each([
     ['not a zip', () => new TextEncoder().encode('PK but not really a zip archive at all, just text'), /not a zip archive/],
-    ['two members', () => zip([{ name: 'a.txt', data: new Uint8Array([1]) }, { name: 'b.txt', data: new Uint8Array([2]) }]), /expected one file in the zip, found 2/],
+    [
+      'two members',
+      () =>
+        zip([
+          { name: 'a.txt', data: new Uint8Array([1]) },
+          { name: 'b.txt', data: new Uint8Array([2]) },
+        ]),
+      /expected one file in the zip, found 2/,
+    ],
     ['a bad CRC', () => zip([{ name: 'f_year.txt', data: new TextEncoder().encode('hello'), badCrc: true }]), /CRC/],
   ])('refuses %s', (_n, make, msg) => {
     expect(() => unzipSingle(make(), 'z')).toThrow(SourceFormatError);
@@ -201,7 +235,8 @@ describe.skipIf(!HAVE_FIXTURES)('contract: the recorded CFTC annual file (../sha
   });
 
   it('gives exactly what the bundled weekly samples give, also from inside an annual zip', async () => {
-    const key = (xs: ReturnType<typeof cftcCot.toItems>) => xs.map((i) => `${i.seriesKey}|${i.observation.as_of}|${i.observation.value}|${JSON.stringify(i.observation.attributes)}`).sort();
+    const key = (xs: ReturnType<typeof cftcCot.toItems>) =>
+      xs.map((i) => `${i.seriesKey}|${i.observation.as_of}|${i.observation.value}|${JSON.stringify(i.observation.attributes)}`).sort();
     const fromSamples = key((await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx)));
     expect(key(cftcCot.toItems(fixture(), ctx))).toEqual(fromSamples);
     const zipped = payload('fut_disagg_txt_2026.zip', zip([{ name: 'f_year.txt', data: fixture().body }]));

@@ -83,7 +83,12 @@ describe('CurveSource seam: provider answers are validated', () => {
     await expect(fetchCurve(liar, 'CL', 'USD/bbl')).rejects.toThrow(/answered root BZ for CL/);
     const nan = {
       ...source,
-      curve: async () => ({ root: 'CL', unit: 'USD/bbl', retrieved_at: '2025-06-16T20:00:00Z', contracts: [{ contract: 'CLN25', month: '2025-07', value: Number.NaN, as_of: '2025-06-16', observed_at: null }] }),
+      curve: async () => ({
+        root: 'CL',
+        unit: 'USD/bbl',
+        retrieved_at: '2025-06-16T20:00:00Z',
+        contracts: [{ contract: 'CLN25', month: '2025-07', value: Number.NaN, as_of: '2025-06-16', observed_at: null }],
+      }),
     };
     await expect(fetchCurve(nan, 'CL', 'USD/bbl')).rejects.toThrow(/invalid curve for CL: contracts\.0\.value/);
   });

@@ -17,7 +17,10 @@ const row = (period: string, value: string | null, series = 'WCESTUS1', units = 
 
 const itemsOf = async (a: SourceAdapter) => (await a.samples()).flatMap((p) => a.toItems(p, normalizeCtx(a.def)));
 const latestOf = (items: Awaited<ReturnType<typeof itemsOf>>, key: string) =>
-  items.filter((i) => i.seriesKey === key).sort((a, b) => a.observation.as_of.localeCompare(b.observation.as_of)).at(-1)!.observation;
+  items
+    .filter((i) => i.seriesKey === key)
+    .sort((a, b) => a.observation.as_of.localeCompare(b.observation.as_of))
+    .at(-1)!.observation;
 
 describe('eia-petroleum and eia-gas-storage samples', () => {
   it('normalise to complete official weekly observations in the catalog units (figures from EIA psw01.xls / ngshistory.xls)', async () => {
@@ -27,7 +30,15 @@ describe('eia-petroleum and eia-gas-storage samples', () => {
     expect(pet).toHaveLength(4 * 13 + 2 * 13); // four psw01 series, two Cushing windows
     expect(gas).toHaveLength(13);
     // Values of the week ending 2026-02-06 as printed in psw01.xls (release 2026-02-11).
-    expect(latestOf(pet, 'INV#crude_ex_spr')).toMatchObject({ instrument: 'crude_ex_spr', as_of: '2026-02-06', value: 428829, unit: 'Mbbl', quality: 'official', derived: false, freshness_class: 'weekly' });
+    expect(latestOf(pet, 'INV#crude_ex_spr')).toMatchObject({
+      instrument: 'crude_ex_spr',
+      as_of: '2026-02-06',
+      value: 428829,
+      unit: 'Mbbl',
+      quality: 'official',
+      derived: false,
+      freshness_class: 'weekly',
+    });
     expect(latestOf(pet, 'INV#gasoline')).toMatchObject({ as_of: '2026-02-06', value: 259058, unit: 'Mbbl' });
     expect(latestOf(pet, 'INV#distillate')).toMatchObject({ as_of: '2026-02-06', value: 124665, unit: 'Mbbl' });
     expect(latestOf(pet, 'INV#crude_runs')).toMatchObject({ as_of: '2026-02-06', value: 16000, unit: 'kb/d' });
@@ -80,7 +91,7 @@ describe('EIA inventory parsing: broken and edge payloads', () => {
     expect(items.map((i) => [i.observation.as_of, i.observation.value])).toEqual([['2026-01-30', 420299]]);
   });
 
-  it('reads refinery utilization (WPULEUS3) in percent under any of EIA\'s percent spellings', () => {
+  it("reads refinery utilization (WPULEUS3) in percent under any of EIA's percent spellings", () => {
     // A constructed test payload (no real WPULEUS3 value was available); not a bundled sample.
     for (const units of ['%', 'PERCENT', 'Percent']) {
       const [item] = eiaPetroleum.toItems(payload('PET.WPULEUS3.W', doc([row('2026-02-06', '90.5', 'WPULEUS3', units)])), petCtx);

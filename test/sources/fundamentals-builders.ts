@@ -53,9 +53,10 @@ const buildPinkSheet = async (spec: PinkSheetSpec): Promise<Uint8Array> => {
   ws.getCell('A2').value = 'monthly prices in nominal US dollars, 1960 to present';
   if (spec.updatedOn !== null) ws.getCell('A4').value = `Updated on ${spec.updatedOn ?? 'December 02, 2025'}`;
   // An unrelated column first, as in the real sheet (crude oil comes before the metals).
-  const series = [{ wb: 'CRUDE_PETRO', name: 'Crude oil, average', unit: '($/bbl)' }, ...PINK_SHEET_SERIES.map((s) => ({ wb: s.wb, name: s.wb.charAt(0) + s.wb.slice(1).toLowerCase(), unit: s.publishedUnit }))].filter(
-    (s) => !spec.drop?.includes(s.wb),
-  );
+  const series = [
+    { wb: 'CRUDE_PETRO', name: 'Crude oil, average', unit: '($/bbl)' },
+    ...PINK_SHEET_SERIES.map((s) => ({ wb: s.wb, name: s.wb.charAt(0) + s.wb.slice(1).toLowerCase(), unit: s.publishedUnit })),
+  ].filter((s) => !spec.drop?.includes(s.wb));
   series.forEach((s, i) => {
     ws.getCell(5, i + 2).value = s.name;
     ws.getCell(6, i + 2).value = spec.units?.[s.wb] ?? s.unit;
@@ -97,7 +98,12 @@ const matrixXml = (t: WasdeTableSpec): string => {
       )
       .join('')}</${m}_year_group_Collection>`;
   const filler = `<${m}_filler1>${cols((i) => `<Cell ${m}_unit_descr${t.n}="${i === 0 ? 'Million Bushels' : ''}" />`)}</${m}_filler1>`;
-  const lines = t.lines.map(([label, cells]) => `<attribute${t.n} attribute${t.n}="${esc(label)}">${cols((i) => `<Cell cell_value${t.n}="${esc(cells[i] ?? 'NA')}" />`)}</attribute${t.n}>`).join('');
+  const lines = t.lines
+    .map(
+      ([label, cells]) =>
+        `<attribute${t.n} attribute${t.n}="${esc(label)}">${cols((i) => `<Cell cell_value${t.n}="${esc(cells[i] ?? 'NA')}" />`)}</attribute${t.n}>`,
+    )
+    .join('');
   return `<${t.matrix}><${m}_attribute_group_Collection><${m}_attribute_group>${filler}${lines}</${m}_attribute_group></${m}_attribute_group_Collection></${t.matrix}>`;
 };
 
@@ -123,7 +129,12 @@ const cornMay2025 = (over: Partial<Record<string, string[]>> = {}): WasdeTableSp
   matrix: 'matrix2',
   n: 2,
   title: 'U.S. Feed Grain and Corn Supply and Use  1/',
-  columns: [['2023/24', ''], ['2024/25 Est.', ''], ['2025/26 Proj.', 'April'], ['2025/26 Proj.', 'May']],
+  columns: [
+    ['2023/24', ''],
+    ['2024/25 Est.', ''],
+    ['2025/26 Proj.', 'April'],
+    ['2025/26 Proj.', 'May'],
+  ],
   lines: (
     [
       ['Area Planted', ['94.6', '90.6', 'NA', '95.3 *']],
@@ -197,7 +208,10 @@ const wasdeMay2025 = (reportMonth = 'May 2025', wasdeNumber = 660, corn: WasdeTa
 
 /** One Quick Stats record with every one of the 39 keys (empty strings where unused). */
 const nassRecord = (over: Record<string, string | number>): Record<string, string | number> => {
-  const keys = `source_desc sector_desc group_desc commodity_desc class_desc prodn_practice_desc util_practice_desc statisticcat_desc unit_desc short_desc domain_desc domaincat_desc agg_level_desc state_ansi state_fips_code state_alpha state_name asd_code asd_desc county_ansi county_code county_name region_desc zip_5 watershed_code watershed_desc congr_district_code country_code country_name location_desc freq_desc begin_code end_code reference_period_desc week_ending load_time Value`.split(' ');
+  const keys =
+    `source_desc sector_desc group_desc commodity_desc class_desc prodn_practice_desc util_practice_desc statisticcat_desc unit_desc short_desc domain_desc domaincat_desc agg_level_desc state_ansi state_fips_code state_alpha state_name asd_code asd_desc county_ansi county_code county_name region_desc zip_5 watershed_code watershed_desc congr_district_code country_code country_name location_desc freq_desc begin_code end_code reference_period_desc week_ending load_time Value`.split(
+      ' ',
+    );
   const r: Record<string, string | number> = Object.fromEntries(keys.map((k) => [k, '']));
   Object.assign(r, {
     source_desc: 'SURVEY',
@@ -228,7 +242,13 @@ const nassBody = (records: Array<Record<string, string | number>>): string => JS
 /** Corn condition records of one week: excellent, good, fair, poor, very poor. */
 const cornCondition = (week: string, values: [number, number, number, number, number]) =>
   (['EXCELLENT', 'GOOD', 'FAIR', 'POOR', 'VERY POOR'] as const).map((c, i) =>
-    nassRecord({ statisticcat_desc: 'CONDITION', unit_desc: `PCT ${c}`, short_desc: `CORN - CONDITION, MEASURED IN PCT ${c}`, week_ending: week, Value: String(values[i]) }),
+    nassRecord({
+      statisticcat_desc: 'CONDITION',
+      unit_desc: `PCT ${c}`,
+      short_desc: `CORN - CONDITION, MEASURED IN PCT ${c}`,
+      week_ending: week,
+      Value: String(values[i]),
+    }),
   );
 
 // ---- FAS ESR ------------------------------------------------------------------------------
@@ -264,17 +284,5 @@ const esrRow = (r: EsrRowInput): Record<string, unknown> => ({
   weekEndingDate: `${r.week}T00:00:00`,
 });
 
-export {
-  PINK_2025M11,
-  buildPinkSheet,
-  buildWasdeXml,
-  cornMay2025,
-  soybeansMay2025,
-  wheatMay2025,
-  wasdeMay2025,
-  nassRecord,
-  nassBody,
-  cornCondition,
-  esrRow,
-};
+export { PINK_2025M11, buildPinkSheet, buildWasdeXml, cornMay2025, soybeansMay2025, wheatMay2025, wasdeMay2025, nassRecord, nassBody, cornCondition, esrRow };
 export type { PinkSheetSpec, WasdeTableSpec, EsrRowInput };

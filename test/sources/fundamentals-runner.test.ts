@@ -51,7 +51,8 @@ const pink = (spec: Partial<PinkSheetSpec>) => buildPinkSheet({ months: [{ perio
 
 // ---- USGS
 const USGS_TEXT = new TextDecoder('windows-1252').decode(readFileSync(`${SAMPLES_DIR}usgs-mcs/MCS2026_Commodities_Data.csv`));
-const cp1252 = (t: string) => Uint8Array.from([...t].map((c) => (c === '\u2014' ? 0x97 : c === '\u2013' ? 0x96 : c === '\u00bd' ? 0xbd : c.charCodeAt(0) < 0x80 ? c.charCodeAt(0) : 0x3f)));
+const cp1252 = (t: string) =>
+  Uint8Array.from([...t].map((c) => (c === '\u2014' ? 0x97 : c === '\u2013' ? 0x96 : c === '\u00bd' ? 0xbd : c.charCodeAt(0) < 0x80 ? c.charCodeAt(0) : 0x3f)));
 const copper2025 = /(COPPER,[^\r\n]*"Production: Mine, recoverable",thousand metric tons,2025,)"1,000"/;
 
 // ---- NASS: one record per commodity URL
@@ -61,11 +62,16 @@ const nassFor = (over: Record<string, string | number>) => (url: string) => {
 };
 
 // ---- FAS: rows for the commodity and marketing year of the URL
-const esrFor = (over: (row: Record<string, unknown>) => Record<string, unknown> = (r) => r) => (url: string) => {
-  const [, cc, my] = /commodityCode\/(\d+)\/allCountries\/marketYear\/(\d+)/.exec(url)!;
-  const week = cc === '107' ? `${Number(my) - 1}-12-02` : `${Number(my)}-03-31`;
-  return JSON.stringify([over(esrRow({ commodityCode: Number(cc), countryCode: 5700, week, currentMYNetSales: 500000 })), over(esrRow({ commodityCode: Number(cc), countryCode: 1220, week, currentMYNetSales: 12345 }))]);
-};
+const esrFor =
+  (over: (row: Record<string, unknown>) => Record<string, unknown> = (r) => r) =>
+  (url: string) => {
+    const [, cc, my] = /commodityCode\/(\d+)\/allCountries\/marketYear\/(\d+)/.exec(url)!;
+    const week = cc === '107' ? `${Number(my) - 1}-12-02` : `${Number(my)}-03-31`;
+    return JSON.stringify([
+      over(esrRow({ commodityCode: Number(cc), countryCode: 5700, week, currentMYNetSales: 500000 })),
+      over(esrRow({ commodityCode: Number(cc), countryCode: 1220, week, currentMYNetSales: 12345 })),
+    ]);
+  };
 
 const buildCases = async (): Promise<Array<[string, SourceCase]>> => [
   [
@@ -99,7 +105,11 @@ const buildCases = async (): Promise<Array<[string, SourceCase]>> => [
         ['5xx', fake([/./, 502]), /HTTP 502/],
         ['empty file', fake([/./, '']), /empty body/],
         ['missing column', fake([/./, cp1252(USGS_TEXT.replace(',Value,', ',Amount,'))]), /missing column\(s\) Value/],
-        ['renamed field', fake([/./, cp1252(USGS_TEXT.replace(/"Production: Mine, recoverable"/g, '"Mine, recoverable"'))]), /COPPER has no row for us_production/],
+        [
+          'renamed field',
+          fake([/./, cp1252(USGS_TEXT.replace(/"Production: Mine, recoverable"/g, '"Mine, recoverable"'))]),
+          /COPPER has no row for us_production/,
+        ],
         ['"." value', fake([/./, cp1252(USGS_TEXT.replace(copper2025, '$1.'))]), /value "\." is not a number or a documented USGS token/],
       ],
       revision: fake([/./, cp1252(USGS_TEXT.replace(copper2025, '$1"1,010"'))]),
@@ -117,11 +127,35 @@ const buildCases = async (): Promise<Array<[string, SourceCase]>> => [
         ['timeout', fake([/./, timeout()]), /aborted due to timeout/],
         ['5xx', fake([/wasde0425v2/, 500]), /HTTP 500/],
         ['empty file', fake([/wasde0425\.xml/, '']), /empty body/],
-        ['missing column', fake([/wasde0425\.xml/, wasdeMay2025('April 2025', 659)], [/wasde0525\.xml/, wasdeMay2025().replace(/forecast_month2="May"/g, 'forecast_month2="Jun"')]), /no column for the report month may/],
-        ['renamed field', fake([/wasde0425\.xml/, wasdeMay2025('April 2025', 659)], [/wasde0525\.xml/, wasdeMay2025().replace('attribute2="Ending Stocks"', 'attribute2="Carryout"')]), /line ending_stocks is missing/],
-        ['NA value', fake([/wasde0425\.xml/, wasdeMay2025('April 2025', 659)], [/wasde0525\.xml/, wasdeMay2025('May 2025', 660, cornMay2025({ Production: ['15,341', '14,867', 'NA', 'NA'] }))]), /production 2025\/26 is NA/],
+        [
+          'missing column',
+          fake(
+            [/wasde0425\.xml/, wasdeMay2025('April 2025', 659)],
+            [/wasde0525\.xml/, wasdeMay2025().replace(/forecast_month2="May"/g, 'forecast_month2="Jun"')],
+          ),
+          /no column for the report month may/,
+        ],
+        [
+          'renamed field',
+          fake(
+            [/wasde0425\.xml/, wasdeMay2025('April 2025', 659)],
+            [/wasde0525\.xml/, wasdeMay2025().replace('attribute2="Ending Stocks"', 'attribute2="Carryout"')],
+          ),
+          /line ending_stocks is missing/,
+        ],
+        [
+          'NA value',
+          fake(
+            [/wasde0425\.xml/, wasdeMay2025('April 2025', 659)],
+            [/wasde0525\.xml/, wasdeMay2025('May 2025', 660, cornMay2025({ Production: ['15,341', '14,867', 'NA', 'NA'] }))],
+          ),
+          /production 2025\/26 is NA/,
+        ],
       ],
-      revision: fake([/wasde0425\.xml/, wasdeMay2025('April 2025', 659)], [/wasde0525\.xml/, wasdeMay2025('May 2025', 660, cornMay2025({ 'Ending Stocks': ['1,763', '1,415', 'NA', '1,825'] }))]),
+      revision: fake(
+        [/wasde0425\.xml/, wasdeMay2025('April 2025', 659)],
+        [/wasde0525\.xml/, wasdeMay2025('May 2025', 660, cornMay2025({ 'Ending Stocks': ['1,763', '1,415', 'NA', '1,825'] }))],
+      ),
       revised: 1825,
     },
   ],

@@ -11,10 +11,12 @@ const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:commodi
 const NOW = new Date('2026-11-20T22:00:00Z');
 
 /** fredgraph.csv for whichever series the URL asks, with one row. */
-const fredCsv = (value: string): FetchLike => async (url) => {
-  const id = ['DEXUSEU', 'DEXCHUS', 'DTWEXBGS'].find((s) => String(url).includes(s))!;
-  return new Response(`observation_date,${id}\n2026-11-20,${value}\n`);
-};
+const fredCsv =
+  (value: string): FetchLike =>
+  async (url) => {
+    const id = ['DEXUSEU', 'DEXCHUS', 'DTWEXBGS'].find((s) => String(url).includes(s))!;
+    return new Response(`observation_date,${id}\n2026-11-20,${value}\n`);
+  };
 
 describe('ingestion handler (functions/ingest.ts)', () => {
   let t: TestStore;
@@ -35,7 +37,10 @@ describe('ingestion handler (functions/ingest.ts)', () => {
 
   it('runs its source live, writes the observations and returns the result', async () => {
     const urls: string[] = [];
-    const fetch: FetchLike = async (url, init) => (urls.push(String(url)), fredCsv('1.0842')(url, init));
+    const fetch: FetchLike = async (url, init) => {
+      urls.push(String(url));
+      return fredCsv('1.0842')(url, init);
+    };
     const handler = createIngestHandler({ loadConfig: async () => withSource('fred'), store: () => t.store, fetch, now: () => NOW });
 
     const result = await handler({ source: 'fred', since: '2026-11-01' });
@@ -74,7 +79,11 @@ describe('ingestion handler (functions/ingest.ts)', () => {
     const env = { ...baseEnv, SOURCE_ID: 'eia-spot', SOURCE_KEYS_SECRET_ARN: SECRET_ARN };
     const reads: string[] = [];
     const handler = createIngestHandler({
-      loadConfig: () => loadConfigWithSecrets(env, async (id) => (reads.push(id), JSON.stringify({ EIA_API_KEY: key }))),
+      loadConfig: () =>
+        loadConfigWithSecrets(env, async (id) => {
+          reads.push(id);
+          return JSON.stringify({ EIA_API_KEY: key });
+        }),
       store: () => t.store,
       findAdapter: (id) => (id === 'eia-spot' ? leaky : undefined),
       now: () => NOW,

@@ -11,13 +11,15 @@ import { startTestStore, type TestStore } from '../helpers/store';
 
 const doc = (rows: unknown[]) => JSON.stringify({ response: { total: String(rows.length), data: rows } });
 /** A v2 answer for whichever series the URL asks for, with the given value (or value per series) on 2026-02-06. */
-const eiaAnswer = (value: unknown): FetchLike => async (url) => {
-  const id = /seriesid\/([^?]+)/.exec(String(url))![1]!;
-  const bare = id.replace(/^(PET|NG)\./, '').replace(/\.W$/, '');
-  const units = bare === 'WCRRIUS2' ? 'MBBL/D' : bare === 'WPULEUS3' ? '%' : bare.startsWith('NW2') ? 'BCF' : 'MBBL';
-  const v = typeof value === 'function' ? (value as (id: string) => unknown)(bare) : value;
-  return new Response(doc([{ period: '2026-02-06', series: bare, value: v, units }]));
-};
+const eiaAnswer =
+  (value: unknown): FetchLike =>
+  async (url) => {
+    const id = /seriesid\/([^?]+)/.exec(String(url))![1]!;
+    const bare = id.replace(/^(PET|NG)\./, '').replace(/\.W$/, '');
+    const units = bare === 'WCRRIUS2' ? 'MBBL/D' : bare === 'WPULEUS3' ? '%' : bare.startsWith('NW2') ? 'BCF' : 'MBBL';
+    const v = typeof value === 'function' ? (value as (id: string) => unknown)(bare) : value;
+    return new Response(doc([{ period: '2026-02-06', series: bare, value: v, units }]));
+  };
 
 describe('inventory and COT sources through runSource', () => {
   let t: TestStore;
@@ -75,8 +77,17 @@ describe('inventory and COT sources through runSource', () => {
     ['timeout', timeout, /failed.*timeout/i],
     ['5xx', async () => new Response('unavailable', { status: 503 }), /HTTP 503/],
     ['empty body', async () => new Response(''), /empty body/],
-    ['missing column', async () => new Response('"WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE",260414,2026-04-14,067651,NYME,01,067 , 2094492\n'), /columns, expected 191/],
-    ['renamed column', async () => new Response('"Market_and_Exchange_Names","As_of_Date_In_Form_YYMMDD","Report_Date","CFTC_Contract_Market_Code"\n"X",260414,2026-04-14,067651\n'), /missing column Report_Date_as_YYYY-MM-DD/],
+    [
+      'missing column',
+      async () => new Response('"WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE",260414,2026-04-14,067651,NYME,01,067 , 2094492\n'),
+      /columns, expected 191/,
+    ],
+    [
+      'renamed column',
+      async () =>
+        new Response('"Market_and_Exchange_Names","As_of_Date_In_Form_YYMMDD","Report_Date","CFTC_Contract_Market_Code"\n"X",260414,2026-04-14,067651\n'),
+      /missing column Report_Date_as_YYYY-MM-DD/,
+    ],
     ['an unrelated document', async () => new Response('<html><body>Maintenance</body></html>'), /columns, expected 191|no observations/],
   ];
 
@@ -103,7 +114,13 @@ describe('inventory and COT sources through runSource', () => {
   });
 
   it('EIA revision: a re-published week overwrites the stored value', async () => {
-    const r = await runSource(eiaPetroleum, { mode: 'live', store: t.store, config: t.config, fetch: eiaAnswer((id: string) => (id === 'WPULEUS3' ? '90.5' : '428900')), now: later });
+    const r = await runSource(eiaPetroleum, {
+      mode: 'live',
+      store: t.store,
+      config: t.config,
+      fetch: eiaAnswer((id: string) => (id === 'WPULEUS3' ? '90.5' : '428900')),
+      now: later,
+    });
     expect(r).toMatchObject({ status: 'ok', items: 6 }); // one week of each of the 6 series, refinery_util included
     expect(await t.store.latest('INV#crude_ex_spr')).toMatchObject({ as_of: '2026-02-06', value: 428900, retrieved_at: later.toISOString() });
     expect((await t.store.range('INV#crude_ex_spr', { limit: 1000 })).items).toHaveLength(13);

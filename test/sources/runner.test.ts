@@ -7,7 +7,6 @@ import { startTestStore, type TestStore } from '../helpers/store';
 
 const csv = (rows: string) => new Response(`observation_date,DEXUSEU\n${rows}`);
 
-
 describe('runSource', () => {
   let t: TestStore;
   const now = new Date('2026-11-21T22:00:00Z');
@@ -37,9 +36,19 @@ describe('runSource', () => {
     const later = new Date('2026-11-22T22:00:00Z');
     const cases: Array<[string, FetchLike, RegExp]> = [
       ['5xx', async () => new Response('upstream down', { status: 502 }), /HTTP 502/],
-      ['timeout', async () => { throw new DOMException('The operation was aborted due to timeout', 'TimeoutError'); }, /failed.*timeout/i],
+      [
+        'timeout',
+        async () => {
+          throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+        },
+        /failed.*timeout/i,
+      ],
       ['empty body', async () => new Response(''), /empty body/],
-      ['non-numeric value', async (url) => (String(url).includes('DEXUSEU') ? csv('2025-12-01,NA\n') : new Response('observation_date,X\n')), /not a number|expected header/],
+      [
+        'non-numeric value',
+        async (url) => (String(url).includes('DEXUSEU') ? csv('2025-12-01,NA\n') : new Response('observation_date,X\n')),
+        /not a number|expected header/,
+      ],
     ];
     for (const [name, fetch, msg] of cases) {
       const r = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch, now: later });

@@ -65,7 +65,12 @@ describe('FAS ESR parser', () => {
     ['an empty array', [], /no rows/],
     ['an object instead of rows', { message: 'API rate limit exceeded' }, /expected a JSON array/],
     ['another commodity', [esrRow({ commodityCode: 401, countryCode: 1, week: '2022-03-31' })], /row for commodity 401, expected 801/],
-    ['a country that was not asked for', [esrRow({ countryCode: 1220, week: '2022-03-31' })], /row for country 1220, not requested/, 'exports.commodityCode-801.countryCode-5700.marketYear-2022.json'],
+    [
+      'a country that was not asked for',
+      [esrRow({ countryCode: 1220, week: '2022-03-31' })],
+      /row for country 1220, not requested/,
+      'exports.commodityCode-801.countryCode-5700.marketYear-2022.json',
+    ],
     ['an unknown payload name', [esrRow({ countryCode: 1, week: '2022-03-31' })], /not an ESR exports payload name/, 'exports.json'],
   ])('refuses %s', (_n, rows, msg, name) => {
     expect(() => itemsOf(rows, name)).toThrow(msg);
@@ -83,7 +88,12 @@ describe('FAS ESR live', () => {
     };
     const payloads = await usdaFasEsr.live({ fetch, config, concurrency: 2, now: new Date('2025-06-10T00:00:00Z') });
     expect(asked.map(([u]) => u.replace('https://api.fas.usda.gov/api/esr', ''))).toEqual([
-      ALL(801, 2024), ALL(801, 2025), ALL(401, 2024), ALL(401, 2025), ALL(107, 2025), ALL(107, 2026),
+      ALL(801, 2024),
+      ALL(801, 2025),
+      ALL(401, 2024),
+      ALL(401, 2025),
+      ALL(107, 2025),
+      ALL(107, 2026),
     ]);
     expect(asked.every(([, key]) => key === 'fas-key')).toBe(true);
     expect(payloads).toHaveLength(6);
@@ -93,7 +103,9 @@ describe('FAS ESR live', () => {
     // Wheat's 2025/26 year (marketYear 2026) began on 2025-06-01 and has no rows yet.
     const fetch: FetchLike = async (url) => {
       const [, cc, my] = /commodityCode\/(\d+)\/allCountries\/marketYear\/(\d+)/.exec(String(url))!;
-      return new Response(cc === '107' && my === '2026' ? '[]' : JSON.stringify([esrRow({ commodityCode: Number(cc), countryCode: 1, week: `${Number(my) - 1}-12-04` })]));
+      return new Response(
+        cc === '107' && my === '2026' ? '[]' : JSON.stringify([esrRow({ commodityCode: Number(cc), countryCode: 1, week: `${Number(my) - 1}-12-04` })]),
+      );
     };
     const payloads = await usdaFasEsr.live({ fetch, config, concurrency: 1, now: new Date('2025-06-10T00:00:00Z') });
     expect(payloads.map((p) => p.name)).not.toContain(ALL(107, 2026));
@@ -102,7 +114,9 @@ describe('FAS ESR live', () => {
     // Ten weeks into the marketing year an empty answer is kept, and fails the run as "no rows".
     const later = await usdaFasEsr.live({ fetch, config, concurrency: 1, now: new Date('2025-08-10T00:00:00Z') });
     expect(later.map((p) => p.name)).toContain(ALL(107, 2026));
-    expect(() => later.forEach((p) => usdaFasEsr.toItems(p, ctx))).toThrow(/marketYear\/2026: no rows/);
+    expect(() => {
+      for (const p of later) usdaFasEsr.toItems(p, ctx);
+    }).toThrow(/marketYear\/2026: no rows/);
   });
 
   it('reports HTTP failures without the key', async () => {
@@ -125,8 +139,21 @@ describe.skipIf(!HAVE_FIXTURES)('contract: FAS ESR recorded exports (../shared/f
   it('soybeans to China: the documented values of 2021-09-02 and 2022-03-31', () => {
     const items = file(5700);
     expect(items).toHaveLength(31);
-    expect(items[0]!.observation).toMatchObject({ as_of: '2021-09-02', value: 764000, attributes: { weekly_exports: 0, outstanding_sales: 9422282, gross_new_sales: 1479782, total_commitment: 9422282, scope: expect.stringMatching(/only destinations 5700 \(China\)/) } });
-    expect(items.at(-1)!.observation).toMatchObject({ as_of: '2022-03-31', attributes: { accumulated_exports: 26578615, total_commitment: 28747596, next_my_outstanding_sales: 5626000 } });
+    expect(items[0]!.observation).toMatchObject({
+      as_of: '2021-09-02',
+      value: 764000,
+      attributes: {
+        weekly_exports: 0,
+        outstanding_sales: 9422282,
+        gross_new_sales: 1479782,
+        total_commitment: 9422282,
+        scope: expect.stringMatching(/only destinations 5700 \(China\)/),
+      },
+    });
+    expect(items.at(-1)!.observation).toMatchObject({
+      as_of: '2022-03-31',
+      attributes: { accumulated_exports: 26578615, total_commitment: 28747596, next_my_outstanding_sales: 5626000 },
+    });
   });
 
   it('soybeans to Mexico parse too', () => {

@@ -10,11 +10,14 @@ import { cornCondition, nassBody, nassRecord } from './fundamentals-builders';
 
 const ctx = normalizeCtx(usdaNassCropProgress.def);
 const itemsOf = (body: string, name = 'quickstats-corn-2020.json') => usdaNassCropProgress.toItems(payload(name, body), ctx);
-const get = (items: ReturnType<typeof itemsOf>, key: string, week: string) => items.find((i) => i.seriesKey === key && i.observation.as_of === week)?.observation;
+const get = (items: ReturnType<typeof itemsOf>, key: string, week: string) =>
+  items.find((i) => i.seriesKey === key && i.observation.as_of === week)?.observation;
 
 describe('NASS Quick Stats crop progress parser', () => {
   it('stores national progress per phase, official, published the Monday after the week ending', () => {
-    const items = itemsOf(nassBody([nassRecord({}), nassRecord({ unit_desc: 'PCT EMERGED', short_desc: 'CORN - PROGRESS, MEASURED IN PCT EMERGED', Value: '81' })]));
+    const items = itemsOf(
+      nassBody([nassRecord({}), nassRecord({ unit_desc: 'PCT EMERGED', short_desc: 'CORN - PROGRESS, MEASURED IN PCT EMERGED', Value: '81' })]),
+    );
     expect(get(items, 'CROP#corn#planted', '2025-06-08')).toMatchObject({
       instrument: 'CROP:corn:planted',
       value: 93,
@@ -44,8 +47,20 @@ describe('NASS Quick Stats crop progress parser', () => {
   it('keys wheat by class and skips state rows, NASS averages and withheld values', () => {
     const items = itemsOf(
       nassBody([
-        nassRecord({ commodity_desc: 'WHEAT', class_desc: 'WINTER', unit_desc: 'PCT HEADED', short_desc: 'WHEAT, WINTER - PROGRESS, MEASURED IN PCT HEADED', Value: '76' }),
-        nassRecord({ commodity_desc: 'WHEAT', class_desc: 'SPRING, (EXCL DURUM)', unit_desc: 'PCT PLANTED', short_desc: 'WHEAT, SPRING, (EXCL DURUM) - PROGRESS, MEASURED IN PCT PLANTED', Value: '96' }),
+        nassRecord({
+          commodity_desc: 'WHEAT',
+          class_desc: 'WINTER',
+          unit_desc: 'PCT HEADED',
+          short_desc: 'WHEAT, WINTER - PROGRESS, MEASURED IN PCT HEADED',
+          Value: '76',
+        }),
+        nassRecord({
+          commodity_desc: 'WHEAT',
+          class_desc: 'SPRING, (EXCL DURUM)',
+          unit_desc: 'PCT PLANTED',
+          short_desc: 'WHEAT, SPRING, (EXCL DURUM) - PROGRESS, MEASURED IN PCT PLANTED',
+          Value: '96',
+        }),
         nassRecord({ agg_level_desc: 'STATE', state_alpha: 'IA', Value: '97' }),
         nassRecord({ statisticcat_desc: 'PROGRESS, 5 YEAR AVG', Value: '91' }),
         nassRecord({ unit_desc: 'PCT SILKING', short_desc: 'CORN - PROGRESS, MEASURED IN PCT SILKING', Value: '(D)' }),
@@ -98,7 +113,14 @@ describe('NASS Quick Stats crop progress parser', () => {
     const payloads = await usdaNassCropProgress.live({ fetch: ok, config, concurrency: 2, now: new Date('2025-06-10T00:00:00Z') });
     expect(payloads.map((p) => p.name)).toEqual(['quickstats-corn-2020.json', 'quickstats-soybeans-2020.json', 'quickstats-wheat-2020.json']);
     expect(asked[0]!.searchParams.getAll('statisticcat_desc')).toEqual(['PROGRESS', 'CONDITION']);
-    expect(Object.fromEntries(asked[0]!.searchParams)).toMatchObject({ key: 'sekrit-key', commodity_desc: 'CORN', agg_level_desc: 'NATIONAL', freq_desc: 'WEEKLY', year__GE: '2020', format: 'JSON' });
+    expect(Object.fromEntries(asked[0]!.searchParams)).toMatchObject({
+      key: 'sekrit-key',
+      commodity_desc: 'CORN',
+      agg_level_desc: 'NATIONAL',
+      freq_desc: 'WEEKLY',
+      year__GE: '2020',
+      format: 'JSON',
+    });
     const down: FetchLike = async () => new Response('oops', { status: 500 });
     const err = await usdaNassCropProgress.live({ fetch: down, config, concurrency: 1, now: new Date() }).catch((e: Error) => e);
     expect(String(err)).toMatch(/HTTP 500/);

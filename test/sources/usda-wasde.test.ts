@@ -26,7 +26,18 @@ describe('WASDE XML parser', () => {
       ['2025/26', 'projection'],
     ]);
     // The May column of 2025/26, not the NA April one; labels with padding and footnotes matched.
-    expect(corn.years[2]!.lines).toMatchObject({ beginning_stocks: 1415, production: 15820, imports: 25, supply_total: 17260, domestic_total: 12785, exports: 2675, use_total: 15460, ending_stocks: 1800, avg_farm_price: 4.2, area_planted: 95.3 });
+    expect(corn.years[2]!.lines).toMatchObject({
+      beginning_stocks: 1415,
+      production: 15820,
+      imports: 25,
+      supply_total: 17260,
+      domestic_total: 12785,
+      exports: 2675,
+      use_total: 15460,
+      ending_stocks: 1800,
+      avg_farm_price: 4.2,
+      area_planted: 95.3,
+    });
     expect(corn.years[2]!.flagged).toEqual(['area_planted']); // "95.3 *"
     expect(tables[1]!.years[2]!.lines).toMatchObject({ crushings: 2490, seed: 73, residual: 37, use_total: 4415, ending_stocks: 295 });
     expect(tables[2]!.years[2]!.lines).toMatchObject({ domestic_total: 1159, ending_stocks: 923 });
@@ -43,7 +54,13 @@ describe('WASDE XML parser', () => {
       freshness_class: 'monthly',
       quality: 'official',
       published_at: '2025-05-12T16:00:00.000Z', // 12:00 EDT
-      attributes: { report_month: 'May 2025', wasde_number: 660, projection_year: '2025/26', market_years: '2023/24,2024/25,2025/26', sub_report: 'sr12 matrix2' },
+      attributes: {
+        report_month: 'May 2025',
+        wasde_number: 660,
+        projection_year: '2025/26',
+        market_years: '2023/24,2024/25,2025/26',
+        sub_report: 'sr12 matrix2',
+      },
     });
     expect(item(items, 'WASDE#corn#US#2024/25')).toMatchObject({ value: 1415, attributes: { status: 'estimate', exports: 2600, use_total: 15240 } });
     expect(item(items, 'WASDE#soybeans#US#2025/26')?.attributes).toMatchObject({ crushings: 2490, seed: 73, residual: 37 });
@@ -52,7 +69,12 @@ describe('WASDE XML parser', () => {
   });
 
   it('reads a report with only some sub-reports (the April sample has only corn)', () => {
-    const items = itemsOf(buildWasdeXml('April 2025', 659, [cornMay2025()]).replace(/forecast_month2="April"/g, 'forecast_month2="March"').replace(/forecast_month2="May"/g, 'forecast_month2="April"'), 'wasde0425.xml');
+    const items = itemsOf(
+      buildWasdeXml('April 2025', 659, [cornMay2025()])
+        .replace(/forecast_month2="April"/g, 'forecast_month2="March"')
+        .replace(/forecast_month2="May"/g, 'forecast_month2="April"'),
+      'wasde0425.xml',
+    );
     expect(items.map((i) => i.seriesKey)).toEqual(['WASDE#corn#US', 'WASDE#corn#US#2023/24', 'WASDE#corn#US#2024/25', 'WASDE#corn#US#2025/26']);
     expect(item(items, 'WASDE#corn#US')).toMatchObject({ as_of: '2025-04-01', published_at: '2025-04-10T16:00:00.000Z' });
   });
@@ -65,14 +87,30 @@ describe('WASDE XML parser', () => {
   });
 
   it.each<[string, string, RegExp]>([
-    ['NA in the report month', wasdeMay2025('May 2025', 660, cornMay2025({ 'Ending Stocks': ['1,763', '1,415', 'NA', 'NA'] })), /sr12 matrix2: ending_stocks 2025\/26 is NA/],
+    [
+      'NA in the report month',
+      wasdeMay2025('May 2025', 660, cornMay2025({ 'Ending Stocks': ['1,763', '1,415', 'NA', 'NA'] })),
+      /sr12 matrix2: ending_stocks 2025\/26 is NA/,
+    ],
     ['a "." cell', wasdeMay2025('May 2025', 660, cornMay2025({ Exports: ['2,292', '.', 'NA', '2,675'] })), /exports 2024\/25 Est\.: not a number: "\."/],
-    ['a renamed line', wasdeMay2025().replace('attribute2="Ending Stocks"', 'attribute2="Closing Stocks"'), /sr12 matrix2: line ending_stocks is missing \(renamed\?\)/],
-    ['a missing report-month column', wasdeMay2025().replace(/forecast_month2="May"/g, 'forecast_month2="June"'), /2025\/26 Proj\. has no column for the report month may/],
+    [
+      'a renamed line',
+      wasdeMay2025().replace('attribute2="Ending Stocks"', 'attribute2="Closing Stocks"'),
+      /sr12 matrix2: line ending_stocks is missing \(renamed\?\)/,
+    ],
+    [
+      'a missing report-month column',
+      wasdeMay2025().replace(/forecast_month2="May"/g, 'forecast_month2="June"'),
+      /2025\/26 Proj\. has no column for the report month may/,
+    ],
     ['another unit', wasdeMay2025().replace(/Million Bushels/g, 'Million Metric Tons'), /not in Million Bushels/],
     ['a renumbered page', wasdeMay2025().replace('U.S. Feed Grain and Corn Supply and Use', 'U.S. Sorghum'), /sub-report title "U\.S\. Sorghum/],
     ['a bad report month', wasdeMay2025('2025-05', 660), /Report_Month "2025-05" is not "<Month> <YYYY>"/],
-    ['no served sub-report', '<?xml version="1.0"?><Report Name="wasde"><sr08><Report Name="sr08"/></sr08></Report>', /none of the sub-reports sr12, sr15, sr11 is present/],
+    [
+      'no served sub-report',
+      '<?xml version="1.0"?><Report Name="wasde"><sr08><Report Name="sr08"/></sr08></Report>',
+      /none of the sub-reports sr12, sr15, sr11 is present/,
+    ],
     ['a truncated file', wasdeMay2025().slice(0, 5000), /not well-formed XML/],
     ['an HTML error page', '<html><body>Access Denied</body></html>', /no <Report Name="wasde"> root|not well-formed/],
   ])('refuses %s', (_n, xml, msg) => {
@@ -125,7 +163,9 @@ describe('WASDE adapter', () => {
     it('skips the current month before its release, but not a missing previous month', async () => {
       const early = await usdaWasde.live({ fetch: serve({ 'wasde0425.xml': wasdeMay2025('April 2025', 659) }), config, concurrency: 1, now });
       expect(early.map((p) => p.name)).toEqual(['wasde0425.xml']);
-      await expect(usdaWasde.live({ fetch: serve({ 'wasde0525.xml': wasdeMay2025() }), config, concurrency: 1, now })).rejects.toThrow(/wasde0425\.xml: HTTP 404/);
+      await expect(usdaWasde.live({ fetch: serve({ 'wasde0525.xml': wasdeMay2025() }), config, concurrency: 1, now })).rejects.toThrow(
+        /wasde0425\.xml: HTTP 404/,
+      );
     });
 
     it.each<[string, Record<string, string | number>, RegExp]>([
@@ -143,9 +183,35 @@ describe.skipIf(!HAVE_FIXTURES)('contract: WASDE recorded XML (../shared/fixture
 
   it('May 2025 (WASDE-660) 2025/26 projections match the published tables', () => {
     const proj = (f: string) => tables(f)[0]!.years.find((y) => y.marketYear === '2025/26')!.lines;
-    expect(proj('wasde0525.sr12.xml')).toMatchObject({ beginning_stocks: 1415, production: 15820, imports: 25, supply_total: 17260, domestic_total: 12785, exports: 2675, ending_stocks: 1800 });
-    expect(proj('wasde0525.sr11.xml')).toMatchObject({ beginning_stocks: 841, production: 1921, imports: 120, supply_total: 2882, domestic_total: 1159, exports: 800, ending_stocks: 923 });
-    expect(proj('wasde0525.sr15.xml')).toMatchObject({ beginning_stocks: 350, production: 4340, imports: 20, supply_total: 4710, crushings: 2490, seed: 73, residual: 37, exports: 1815, ending_stocks: 295 });
+    expect(proj('wasde0525.sr12.xml')).toMatchObject({
+      beginning_stocks: 1415,
+      production: 15820,
+      imports: 25,
+      supply_total: 17260,
+      domestic_total: 12785,
+      exports: 2675,
+      ending_stocks: 1800,
+    });
+    expect(proj('wasde0525.sr11.xml')).toMatchObject({
+      beginning_stocks: 841,
+      production: 1921,
+      imports: 120,
+      supply_total: 2882,
+      domestic_total: 1159,
+      exports: 800,
+      ending_stocks: 923,
+    });
+    expect(proj('wasde0525.sr15.xml')).toMatchObject({
+      beginning_stocks: 350,
+      production: 4340,
+      imports: 20,
+      supply_total: 4710,
+      crushings: 2490,
+      seed: 73,
+      residual: 37,
+      exports: 1815,
+      ending_stocks: 295,
+    });
   });
 
   it('April 2025 (WASDE-659) takes the April column, not March: corn 2024/25 ending stocks 1,465, exports 2,550', () => {

@@ -19,7 +19,8 @@ const HEADER = SAMPLE_TEXT.split('\r\n')[0]!;
 /** The sample's rows of one chapter, as CSV text with the header. */
 const chapter = (name: string) => [HEADER, ...SAMPLE_TEXT.split('\r\n').filter((l) => l.startsWith(`${name},`))].join('\r\n');
 const itemsOf = (text: string, name = 'MCS2026_Commodities_Data.csv') => usgsMcs.toItems(payload(name, cp1252(text)), ctx);
-const get = (items: ReturnType<typeof itemsOf>, key: string, year: number) => items.find((i) => i.seriesKey === key && i.observation.as_of === `${year}-12-31`)?.observation;
+const get = (items: ReturnType<typeof itemsOf>, key: string, year: number) =>
+  items.find((i) => i.seriesKey === key && i.observation.as_of === `${year}-12-31`)?.observation;
 
 describe('USGS value tokens', () => {
   it.each([
@@ -70,7 +71,10 @@ describe('USGS MCS parser', () => {
     expect(gold.filter((i) => i.seriesKey === 'USGS#gold#net_import_reliance').map((i) => i.observation.as_of)).toEqual(['2025-12-31']);
     expect(get(gold, 'USGS#gold#net_import_reliance', 2025)).toMatchObject({ value: 0, attributes: { published_value: 's', value_note: 'less than ½ unit' } });
     const nickel = itemsOf(chapter('NICKEL'));
-    expect(get(nickel, 'USGS#nickel#world_reserves', 2025)).toMatchObject({ value: 140000000, attributes: { bound: 'greater than', published_value: '>140,000,000' } });
+    expect(get(nickel, 'USGS#nickel#world_reserves', 2025)).toMatchObject({
+      value: 140000000,
+      attributes: { bound: 'greater than', published_value: '>140,000,000' },
+    });
   });
 
   it('keeps platinum and palladium apart, with PGM reserves named as such', () => {
@@ -90,12 +94,24 @@ describe('USGS MCS parser', () => {
   it.each<[string, string, RegExp]>([
     ['a renamed column', chapter('COPPER').replace(',Value,', ',Amount,'), /missing column\(s\) Value/],
     ['a column missing from the header only', chapter('COPPER').replace(',Value,', ','), /not a readable CSV/],
-    ['a missing column', `MCS chapter,Section,Commodity,Country,Statistics,Statistics_detail,Unit,Year,Notes\r\nCOPPER,Salient,Copper,United States,Production,x,t,2021,`, /missing column\(s\) Value/],
-    ['a renamed statistic', chapter('COPPER').replace(/"Production: Mine, recoverable"/g, '"Mine production, recoverable"'), /COPPER has no row for us_production/],
+    [
+      'a missing column',
+      `MCS chapter,Section,Commodity,Country,Statistics,Statistics_detail,Unit,Year,Notes\r\nCOPPER,Salient,Copper,United States,Production,x,t,2021,`,
+      /missing column\(s\) Value/,
+    ],
+    [
+      'a renamed statistic',
+      chapter('COPPER').replace(/"Production: Mine, recoverable"/g, '"Mine production, recoverable"'),
+      /COPPER has no row for us_production/,
+    ],
     ['a "." value', chapter('COPPER').replace('"1,230"', '.'), /value "\." is not a number or a documented USGS token/],
     ['an unknown token', chapter('ZINC').replace(',704,', ',n/a,'), /"n\/a" is not a number/],
     ['a header only', HEADER, /no data rows/],
-    ['no served chapter', `${HEADER}\r\nLITHIUM,Salient Statistics\u2014United States,Lithium,United States,Production,Production,metric tons,2021,W,,Yes,x`, /none of the chapters/],
+    [
+      'no served chapter',
+      `${HEADER}\r\nLITHIUM,Salient Statistics\u2014United States,Lithium,United States,Production,Production,metric tons,2021,W,,Yes,x`,
+      /none of the chapters/,
+    ],
     ['a repeated year', `${chapter('GOLD')}\r\n${chapter('GOLD').split('\r\n')[1]}`, /two rows for the same year/],
   ])('refuses %s', (_n, text, msg) => {
     expect(() => itemsOf(text)).toThrow(msg);
@@ -123,7 +139,9 @@ describe('USGS adapter', () => {
     const ok = await usgsMcs.live({ fetch: full, config, concurrency: 1, now: new Date('2026-03-01T00:00:00Z') });
     expect(ok.map((p) => p.name)).toEqual(['MCS2026_Commodities_Data.csv']);
     const partial: FetchLike = async () => new Response(cp1252(chapter('COPPER')));
-    await expect(usgsMcs.live({ fetch: partial, config, concurrency: 1, now: new Date('2026-03-01T00:00:00Z') })).rejects.toThrow(/chapter\(s\) ALUMINUM, .* missing/);
+    await expect(usgsMcs.live({ fetch: partial, config, concurrency: 1, now: new Date('2026-03-01T00:00:00Z') })).rejects.toThrow(
+      /chapter\(s\) ALUMINUM, .* missing/,
+    );
   });
 });
 

@@ -11,7 +11,8 @@ const ctx = normalizeCtx(worldbank.def);
 /** xlsx bytes -> decoded grid payload -> items, the path live() and samples() take. */
 const itemsOf = async (bytes: Uint8Array, name = 'CMO-Historical-Data-Monthly.xlsx') => worldbank.toItems(await decodePinkSheet(payload(name, bytes)), ctx);
 const build = (spec: Partial<PinkSheetSpec> = {}) => buildPinkSheet({ months: [{ period: '2025M11' }], ...spec });
-const find = (items: Awaited<ReturnType<typeof itemsOf>>, code: string, asOf: string) => items.find((i) => i.seriesKey === `PRICE#${code}` && i.observation.as_of === asOf)?.observation;
+const find = (items: Awaited<ReturnType<typeof itemsOf>>, code: string, asOf: string) =>
+  items.find((i) => i.seriesKey === `PRICE#${code}` && i.observation.as_of === asOf)?.observation;
 
 describe('World Bank Pink Sheet parser', () => {
   it('stores each month on its first day, published on the "Updated on" day, metals official in the catalog unit', async () => {
@@ -59,10 +60,7 @@ describe('World Bank Pink Sheet parser', () => {
   it('skips the missing-value markers (…, ..., empty) without failing', async () => {
     const items = await itemsOf(
       await build({
-        months: [
-          { period: '2023M01', values: { WHEAT_US_SRW: '...', COCOA: '\u2026', SILVER: null } },
-          { period: '2023M02' },
-        ],
+        months: [{ period: '2023M01', values: { WHEAT_US_SRW: '...', COCOA: '\u2026', SILVER: null } }, { period: '2023M02' }],
       }),
     );
     expect(find(items, 'ZW', '2023-01-01')).toBeUndefined();
@@ -118,10 +116,15 @@ describe('World Bank adapter', () => {
 
   it('scrapes the workbook link from the landing page, whatever its release hash', () => {
     const base = 'https://www.worldbank.org/en/research/commodity-markets';
-    expect(findWorkbookLink('<a href="https://thedocs.worldbank.org/en/doc/74e8be41ceb20fa0da750cda2f6b9e4e-0050012026/related/CMO-Historical-Data-Monthly.xlsx">Monthly prices</a>', base)).toBe(
-      'https://thedocs.worldbank.org/en/doc/74e8be41ceb20fa0da750cda2f6b9e4e-0050012026/related/CMO-Historical-Data-Monthly.xlsx',
+    expect(
+      findWorkbookLink(
+        '<a href="https://thedocs.worldbank.org/en/doc/74e8be41ceb20fa0da750cda2f6b9e4e-0050012026/related/CMO-Historical-Data-Monthly.xlsx">Monthly prices</a>',
+        base,
+      ),
+    ).toBe('https://thedocs.worldbank.org/en/doc/74e8be41ceb20fa0da750cda2f6b9e4e-0050012026/related/CMO-Historical-Data-Monthly.xlsx');
+    expect(findWorkbookLink("<a class='x' href='/content/dam/CMO-Historical-Data-Monthly.xlsx'>", base)).toBe(
+      'https://www.worldbank.org/content/dam/CMO-Historical-Data-Monthly.xlsx',
     );
-    expect(findWorkbookLink("<a class='x' href='/content/dam/CMO-Historical-Data-Monthly.xlsx'>", base)).toBe('https://www.worldbank.org/content/dam/CMO-Historical-Data-Monthly.xlsx');
     expect(() => findWorkbookLink('<a href="/CMO-Pink-Sheet-December-2025.pdf">pdf</a>', base)).toThrow(/no link to CMO-Historical-Data-Monthly\.xlsx/);
   });
 
@@ -134,8 +137,16 @@ describe('World Bank adapter', () => {
         ? new Response(xlsx)
         : new Response('<html><a href="https://thedocs.worldbank.org/en/doc/abc-0050012026/related/CMO-Historical-Data-Monthly.xlsx">x</a></html>');
     };
-    const payloads: Payload[] = await worldbank.live({ fetch, config: loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c' }), concurrency: 1, now: new Date('2025-12-03T17:00:00Z') });
-    expect(asked).toEqual(['https://www.worldbank.org/en/research/commodity-markets', 'https://thedocs.worldbank.org/en/doc/abc-0050012026/related/CMO-Historical-Data-Monthly.xlsx']);
+    const payloads: Payload[] = await worldbank.live({
+      fetch,
+      config: loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c' }),
+      concurrency: 1,
+      now: new Date('2025-12-03T17:00:00Z'),
+    });
+    expect(asked).toEqual([
+      'https://www.worldbank.org/en/research/commodity-markets',
+      'https://thedocs.worldbank.org/en/doc/abc-0050012026/related/CMO-Historical-Data-Monthly.xlsx',
+    ]);
     expect(payloads.flatMap((p) => worldbank.toItems(p, ctx))).toHaveLength(18);
   });
 });

@@ -21,8 +21,7 @@ const obs = (as_of: string, value: number): StoredObservation => ({
   attributes: {},
 });
 
-const days = (n: number) =>
-  Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
+const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
 
 describe('DynamoObservationStore on the embedded store', () => {
   let t: TestStore;

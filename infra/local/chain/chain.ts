@@ -6,16 +6,7 @@
  * (same address, same EIP-712 domain "USDC"/"2", 6 decimals).
  */
 import ganache from 'ganache';
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  getAddress,
-  http,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Address, type Hex, type PublicClient } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { USDC_BY_NETWORK } from '../../../shared/payment/assets';
 import { compileContracts, type CompiledContracts } from './compile';

@@ -88,7 +88,8 @@ const loadCot = async (services: Services, code: string) => {
     });
   }
   const latest = usable.find((u) => u.p.as_of === a.latest.as_of)!.o;
-  const leg = (value: number, metric: string) => deriveFrom(latest, { value, unit: 'contracts', metric, quality: 'official', attributes: { cftc_code: contract.cftcCode } });
+  const leg = (value: number, metric: string) =>
+    deriveFrom(latest, { value, unit: 'contracts', metric, quality: 'official', attributes: { cftc_code: contract.cftcCode } });
   const d = (value: number | null, unit: string, metric: string, attributes?: Record<string, number | string | null>) =>
     deriveFrom(latest, { value, unit, metric, attributes: { cftc_code: contract.cftcCode, ...attributes } });
   const r = a.range;

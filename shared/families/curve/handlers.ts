@@ -48,7 +48,10 @@ const curve: RouteHandler<'GET /v1/curve/{root}'> = async (req) => {
       stub: false,
       root: req.params.root,
       unit: instrument.unit,
-      as_of: obs.map((o) => o.as_of).sort().at(-1),
+      as_of: obs
+        .map((o) => o.as_of)
+        .sort()
+        .at(-1),
       quality: CURVE_QUALITY,
       freshness_class: CURVE_FRESHNESS,
       provider: { id: source.id, name: source.name, license_tag: source.licenseTag },
@@ -70,7 +73,7 @@ const calendarDef = (root: string, unit: string, front: Observation, second: Obs
     { code: second.instrument, role: 'second contract', coefficient: -1 },
   ],
   formula: `${front.instrument} - ${second.instrument}`,
-  description: 'Front-month contract minus the second contract of the licensed provider\'s indicative curve; positive = backwardation, negative = contango.',
+  description: "Front-month contract minus the second contract of the licensed provider's indicative curve; positive = backwardation, negative = contango.",
   compute: (v) => calendarSpread(v[front.instrument]!, v[second.instrument]!),
 });
 

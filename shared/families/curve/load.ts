@@ -6,7 +6,7 @@ import { FUTURES_ROOTS, INSTRUMENTS, type Instrument } from '../../catalog/instr
 import type { Services } from '../../services';
 import { BadGatewayError, NotFoundError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
-import { CACHE_TTL_S } from '../../store/read-cache';
+import { CACHE_TTL_S, type CacheRead } from '../../store/read-cache';
 import { CurveProviderError, curveSourceFor, fetchCurve, type CurveQuote, type CurveSource } from '../../sources/curve-source';
 
 /** Curve observations are delayed, indicative quotes from a licensed provider, never official. */
@@ -23,12 +23,7 @@ const requireRoot = (root: string): Instrument => {
 };
 
 /** Pure: one contract of a validated curve as a served observation. */
-const contractObservation = (
-  source: CurveSource,
-  quote: CurveQuote,
-  index: number,
-  cache: { hit: boolean; ttlS: number },
-): Observation => {
+const contractObservation = (source: CurveSource, quote: CurveQuote, index: number, cache: { hit: boolean; ttlS: number }): Observation => {
   const c = quote.contracts[index]!;
   return {
     instrument: c.contract,
@@ -67,7 +62,7 @@ const curveSource = (services: Services): CurveSource | null => curveSourceFor(s
  */
 const loadCurve = async (services: Services, source: CurveSource, instrument: Instrument): Promise<LoadedCurve | null> => {
   const root = instrument.futuresRoot!;
-  let read;
+  let read: CacheRead<CurveQuote | null>;
   try {
     read = await services.cache.get(`curve:${source.id}:${root}`, CACHE_TTL_S[CURVE_FRESHNESS], () => fetchCurve(source, root, instrument.unit));
   } catch (err) {

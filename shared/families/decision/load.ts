@@ -56,7 +56,9 @@ const loadInventory = async (services: Services, missing: MissingInput[], read: 
 
 /** Managed-money positioning of the sector's instruments that have a CFTC market. */
 const loadPositioning = async (services: Services, sector: Sector, missing: MissingInput[], read: Observation[]) => {
-  const codes = instrumentsOf(sector).map((i) => i.code).filter((c) => COT_INSTRUMENTS.includes(c));
+  const codes = instrumentsOf(sector)
+    .map((i) => i.code)
+    .filter((c) => COT_INSTRUMENTS.includes(c));
   const out: Array<{ code: string; cot: CotInput }> = [];
   for (const code of codes) {
     const body = await orMissing(`cot:${code}`, missing, () => loadCot(services, code));

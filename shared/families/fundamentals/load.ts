@@ -23,8 +23,7 @@ import { WASDE_COMMODITIES } from '../../sources/usda-wasde';
 // ---- cached reads -------------------------------------------------------------------------
 
 /** The n newest observations of a series, newest first, as served. */
-const recent = (services: Services, key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> =>
-  services.reader.recent(key, n, freshness);
+const recent = (services: Services, key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> => services.reader.recent(key, n, freshness);
 
 /** The observation nearest to `target` within ±`tolerance` days, as served, or null. */
 const around = async (services: Services, key: string, target: string, tolerance: number, freshness: FreshnessClass): Promise<Observation | null> => {
@@ -76,14 +75,17 @@ const absent = (commodity: string, reason: string): { missing: Missing } => ({ m
 
 // ---- WASDE --------------------------------------------------------------------------------
 
-
 /** WASDE balance sheets of one or all commodities (corn, soybeans, wheat). */
 const loadWasde = async (services: Services, commodity?: string) => {
   const commodities = selectCommodities('/v1/fundamentals/wasde', WASDE_COMMODITIES, commodity);
   const { found, missing } = await collect(commodities, async (c) => {
     const [latest, previous] = await recent(services, seriesKey.wasdeReports(c, 'US'), 2, 'monthly');
     if (!latest) return absent(c, 'no WASDE report stored yet');
-    const years = String(latest.attributes.market_years ?? '').split(',').filter(Boolean).sort().reverse();
+    const years = String(latest.attributes.market_years ?? '')
+      .split(',')
+      .filter(Boolean)
+      .sort()
+      .reverse();
     const projection = String(latest.attributes.projection_year ?? years[0]);
     // The newest stored item of a market year (its latest estimate), for year-ago and 5-year figures.
     const newestOf = async (my: string) => (await recent(services, seriesKey.wasde(c, 'US', my), 1, 'monthly'))[0] ?? null;
@@ -92,7 +94,7 @@ const loadWasde = async (services: Services, commodity?: string) => {
         const items = await recent(services, seriesKey.wasde(c, 'US', my), 2, 'monthly');
         const now = items.find((o) => o.as_of === latest.as_of);
         if (!now) return null;
-        const before = previous ? items.find((o) => o.as_of === previous.as_of) ?? null : null;
+        const before = previous ? (items.find((o) => o.as_of === previous.as_of) ?? null) : null;
         const [priorYear, ...five] = await Promise.all([1, 2, 3, 4, 5].map((k) => newestOf(priorMarketYear(my, k))));
         const fiveAll = [priorYear ?? null, ...five];
         const lines = wasdeLines(now, c);
@@ -154,12 +156,13 @@ const WEEK = 7;
 const YEAR_IN_WEEKS = 364;
 const WEEK_TOLERANCE_DAYS = 3;
 
-
 /** Weekly comparisons of a series at `latest`: previous week, same week a year ago, 5 years. */
 const weeklyComparisonInputs = async (services: Services, key: string, items: Observation[]) => {
   const [latest, prior] = items as [Observation, Observation | undefined];
   const previous = prior && prior.as_of === shiftDays(latest.as_of, -WEEK) ? prior : null;
-  const years = await Promise.all([1, 2, 3, 4, 5].map((k) => around(services, key, shiftDays(latest.as_of, -YEAR_IN_WEEKS * k), WEEK_TOLERANCE_DAYS, 'weekly')));
+  const years = await Promise.all(
+    [1, 2, 3, 4, 5].map((k) => around(services, key, shiftDays(latest.as_of, -YEAR_IN_WEEKS * k), WEEK_TOLERANCE_DAYS, 'weekly')),
+  );
   return {
     latest,
     previous,
@@ -177,26 +180,38 @@ const loadCropProgress = async (services: Services, commodity?: string) => {
   const commodities = selectCommodities('/v1/fundamentals/crop-progress', CROP_COMMODITIES, commodity);
   const { found, missing } = await collect(commodities, async (c) => {
     const stats = CROP_STATISTICS[c as keyof typeof CROP_STATISTICS];
-    const series = await Promise.all(stats.map(async (s) => ({ statistic: s, key: seriesKey.cropProgress(c, s), items: await recent(services, seriesKey.cropProgress(c, s), 2, 'weekly') })));
+    const series = await Promise.all(
+      stats.map(async (s) => ({ statistic: s, key: seriesKey.cropProgress(c, s), items: await recent(services, seriesKey.cropProgress(c, s), 2, 'weekly') })),
+    );
     const withData = series.filter((s) => s.items.length > 0);
     if (withData.length === 0) return absent(c, 'no crop progress stored yet');
-    const week = withData.map((s) => s.items[0]!.as_of).sort().at(-1)!;
+    const week = withData
+      .map((s) => s.items[0]!.as_of)
+      .sort()
+      .at(-1)!;
     const current = withData.filter((s) => s.items[0]!.as_of === week);
-    const statistics = await Promise.all(current.map(async (s) => compareLine(s.statistic, s.statistic.replace(/_/g, ' '), await weeklyComparisonInputs(services, s.key, s.items))));
+    const statistics = await Promise.all(
+      current.map(async (s) => compareLine(s.statistic, s.statistic.replace(/_/g, ' '), await weeklyComparisonInputs(services, s.key, s.items))),
+    );
     return {
       found: {
         commodity: c,
         week_ending: week,
         published_at: current[0]!.items[0]!.published_at,
         statistics,
-        not_in_latest_report: series
-          .filter((s) => !current.includes(s))
-          .map((s) => ({ statistic: s.statistic, last_week_ending: s.items[0]?.as_of ?? null })),
+        not_in_latest_report: series.filter((s) => !current.includes(s)).map((s) => ({ statistic: s.statistic, last_week_ending: s.items[0]?.as_of ?? null })),
       },
     };
   });
   requireSome('crop progress', found, missing);
-  return { report: 'crop-progress', source: 'USDA National Agricultural Statistics Service, Crop Progress', unit: 'percent', method: CROP_METHOD, commodities: found, missing };
+  return {
+    report: 'crop-progress',
+    source: 'USDA National Agricultural Statistics Service, Crop Progress',
+    unit: 'percent',
+    method: CROP_METHOD,
+    commodities: found,
+    missing,
+  };
 };
 
 // ---- export sales -------------------------------------------------------------------------
@@ -221,10 +236,16 @@ const esrLine = (item: Observation, commodity: string, statistic: string): Obser
     ...item,
     instrument: `ESR:${commodity}:${statistic}`,
     value: v,
-    attributes: { statistic, market_year: a.market_year ?? null, countries: a.countries ?? null, scope: a.scope ?? null, method: a.method ?? null, published_at_basis: a.published_at_basis ?? null },
+    attributes: {
+      statistic,
+      market_year: a.market_year ?? null,
+      countries: a.countries ?? null,
+      scope: a.scope ?? null,
+      method: a.method ?? null,
+      published_at_basis: a.published_at_basis ?? null,
+    },
   };
 };
-
 
 /** FAS weekly export sales of one or all commodities (soybeans, corn, wheat). */
 const loadExportSales = async (services: Services, commodity?: string) => {
@@ -237,13 +258,25 @@ const loadExportSales = async (services: Services, commodity?: string) => {
     // Across the marketing-year boundary the running totals restart: no week-on-week change then.
     const crossesYear = weekly.previous && weekly.previous.attributes.market_year !== weekly.latest.attributes.market_year;
     const inputs = crossesYear
-      ? { ...weekly, previous: null, previousMissing: `the week before belongs to marketing year ${weekly.previous!.attributes.market_year}, whose running totals do not continue into ${weekly.latest.attributes.market_year}` }
+      ? {
+          ...weekly,
+          previous: null,
+          previousMissing: `the week before belongs to marketing year ${weekly.previous!.attributes.market_year}, whose running totals do not continue into ${weekly.latest.attributes.market_year}`,
+        }
       : weekly;
     const lines = ESR_LINES.flatMap(({ statistic, label }) => {
       const latest = esrLine(inputs.latest, c, statistic);
       if (!latest) return [];
       const line = (o: Observation | null) => (o ? esrLine(o, c, statistic) : null);
-      return [compareLine(statistic, label, { ...inputs, latest, previous: line(inputs.previous), yearAgo: line(inputs.yearAgo), fiveYears: inputs.fiveYears.map(line) })];
+      return [
+        compareLine(statistic, label, {
+          ...inputs,
+          latest,
+          previous: line(inputs.previous),
+          yearAgo: line(inputs.yearAgo),
+          fiveYears: inputs.fiveYears.map(line),
+        }),
+      ];
     });
     const a = inputs.latest.attributes;
     return {
@@ -264,10 +297,13 @@ const loadExportSales = async (services: Services, commodity?: string) => {
 
 // ---- USGS ---------------------------------------------------------------------------------
 
-
 /** USGS Mineral Commodity Summaries of one or all metals. */
 const loadUsgs = async (services: Services, commodity?: string) => {
-  const commodities = selectCommodities('/v1/fundamentals/usgs', USGS_SERIES.map((s) => s.commodity), commodity);
+  const commodities = selectCommodities(
+    '/v1/fundamentals/usgs',
+    USGS_SERIES.map((s) => s.commodity),
+    commodity,
+  );
   const { found, missing } = await collect(commodities, async (c) => {
     const spec = USGS_SERIES.find((s) => s.commodity === c)!;
     const series = await Promise.all(spec.statistics.map(async (s) => ({ ...s, items: await recent(services, seriesKey.usgs(c, s.statistic), 6, 'monthly') })));

@@ -40,7 +40,9 @@ const historyNote = (a: InventoryAnalysis | null, earliest: string | null): stri
     );
   }
   if (a.changeYears < INVENTORY_YEARS) {
-    parts.push(`the surprise needs the same-week change in each of the ${INVENTORY_YEARS} prior years; ${a.changeYears} of ${INVENTORY_YEARS} are available, so it is null`);
+    parts.push(
+      `the surprise needs the same-week change in each of the ${INVENTORY_YEARS} prior years; ${a.changeYears} of ${INVENTORY_YEARS} are available, so it is null`,
+    );
   }
   if (!a.previous) parts.push(`the week ending 7 days before ${a.latest.as_of} is not stored, so the week-over-week change is null`);
   return parts.length ? parts.join('; ') : `all ${INVENTORY_YEARS} prior years are stored`;
@@ -124,7 +126,9 @@ const loadInventoryBundle = async (services: Services) => {
   const series = INVENTORY_SERIES.map((s, i) => seriesBlock(s, windows[i]!, { detail: false }));
   const missing = series.flatMap((b) => (b.status === 'no_data' ? [{ key: b.key, reason: b.reason }] : []));
   if (missing.length === series.length) {
-    throw new ServiceUnavailableError('NO_DATA', 'no weekly inventory observation is stored yet', { hint: 'GET /health shows when each source last succeeded' });
+    throw new ServiceUnavailableError('NO_DATA', 'no weekly inventory observation is stored yet', {
+      hint: 'GET /health shows when each source last succeeded',
+    });
   }
   return {
     report: 'EIA Weekly Petroleum Status Report (Wednesdays 10:30 ET) and Weekly Natural Gas Storage Report (Thursdays 10:30 ET)',

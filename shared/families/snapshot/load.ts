@@ -44,7 +44,10 @@ const loadInstruments = async (services: Services, sector: InstrumentSector) => 
   const observations = found.flatMap((f) => (f.obs ? [f.obs] : []));
   const missing: MissingPart[] = found
     .filter((f) => !f.obs)
-    .map((f) => ({ input: `price:${f.code}`, reason: f.live ? `no observation of ${f.code} is stored yet` : `not live: ${NOT_LIVE[f.code] ?? 'no source serves it'}` }));
+    .map((f) => ({
+      input: `price:${f.code}`,
+      reason: f.live ? `no observation of ${f.code} is stored yet` : `not live: ${NOT_LIVE[f.code] ?? 'no source serves it'}`,
+    }));
   return { count: observations.length, observations, missing };
 };
 

@@ -5,16 +5,7 @@
  */
 import { findInstrument } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
-import {
-  LEG_RULES,
-  SPREADS,
-  selectLegs,
-  spreadObservation,
-  spreadSeries,
-  type SpreadDef,
-  type SpreadId,
-  type SpreadPoint,
-} from '../../analytics/spreads';
+import { LEG_RULES, SPREADS, selectLegs, spreadObservation, spreadSeries, type SpreadDef, type SpreadId, type SpreadPoint } from '../../analytics/spreads';
 import type { Services } from '../../services';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
@@ -67,9 +58,7 @@ interface SpreadUnavailable {
  */
 const loadSpread = async (services: Services, id: SpreadId): Promise<SpreadAnswer | SpreadUnavailable> => {
   const def = SPREADS[id];
-  const recent = Object.fromEntries(
-    await Promise.all(def.legs.map(async (l) => [l.code, await loadRecent(services, l.code, ALIGN_LOOKBACK)] as const)),
-  );
+  const recent = Object.fromEntries(await Promise.all(def.legs.map(async (l) => [l.code, await loadRecent(services, l.code, ALIGN_LOOKBACK)] as const)));
   const missing = def.legs
     .filter((l) => recent[l.code]!.length === 0)
     .map((l) => ({ instrument: l.code, reason: `no observation of ${l.code} (${l.role}) is stored yet` }));
