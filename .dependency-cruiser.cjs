@@ -21,6 +21,13 @@ module.exports = {
       to: { path: ['^node_modules/@aws-sdk/', '^shared/(http|services|payment|families|store|sources|docs|mcp|pro)/'] },
     },
     {
+      name: 'schemas-describe-bodies-only',
+      comment: 'Response-body schemas build on the observation contract and the catalog, nothing that serves or stores.',
+      severity: 'error',
+      from: { path: '^shared/schemas/' },
+      to: { path: '^shared/', pathNot: '^shared/(schemas|catalog|observation)/' },
+    },
+    {
       name: 'docs-do-not-import-families',
       severity: 'error',
       from: { path: '^shared/docs/' },

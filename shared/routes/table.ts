@@ -27,6 +27,7 @@ import {
   SectorParam,
   SlugParam,
 } from './params';
+import * as S from '../schemas';
 import { PRICES_USD, type PriceKey } from './pricing';
 
 /** One Lambda function per family (DESIGN.md "functions/"). */
@@ -61,9 +62,9 @@ interface RouteSpec {
   readonly mcp?: McpSpec;
 }
 
-// Placeholder output schemas until every body has its own (shared/schemas).
-const json = z.unknown();
 const text = z.string();
+/** MCP answers JSON-RPC 2.0 (the SDK's transport writes it); each tool's result is typed by its route's output. */
+const mcpRpc = z.looseObject({ jsonrpc: z.literal('2.0') });
 const none = NoParams;
 const anyQuery = z.object({}).passthrough();
 const commodity = z.object({ commodity: SlugParam.optional() });
@@ -85,7 +86,7 @@ const ROUTE_SPECS = {
     summary: 'Latest cash/fundamentals price observation',
     params: z.object({ code: InstrumentParam }),
     query: anyQuery,
-    output: json,
+    output: S.ServedObservation,
     mcp: {
       tool: 'get_price',
       title: 'Latest price',
@@ -98,7 +99,7 @@ const ROUTE_SPECS = {
     summary: 'Price bundle for several codes',
     params: none,
     query: z.object({ codes: BundleCodesQuery }),
-    output: json,
+    output: S.PricesBundleBody,
     mcp: {
       tool: 'get_prices',
       title: 'Price bundle',
@@ -111,7 +112,7 @@ const ROUTE_SPECS = {
     summary: 'Series history, optionally resampled',
     params: z.object({ code: InstrumentParam }),
     query: HistoryQuery,
-    output: json,
+    output: S.HistoryBody,
     methods: AGGREGATION,
     mcp: {
       tool: 'get_history',
@@ -125,7 +126,7 @@ const ROUTE_SPECS = {
     summary: 'Forward curve; stub when indicative futures are off',
     params: z.object({ root: FuturesRootParam }),
     query: anyQuery,
-    output: json,
+    output: S.CurveBody,
     freeWhen: stubWhileFuturesOff,
     mcp: {
       tool: 'get_curve',
@@ -139,7 +140,7 @@ const ROUTE_SPECS = {
     summary: 'Weekly EIA inventories with 5-year comparison and surprise',
     params: none,
     query: anyQuery,
-    output: json,
+    output: S.InventoryBundleBody,
     methods: INVENTORY_METHOD,
     mcp: {
       tool: 'get_inventories',
@@ -153,7 +154,7 @@ const ROUTE_SPECS = {
     summary: 'One weekly inventory series with recent history',
     params: z.object({ series: InventoryKeyParam }),
     query: anyQuery,
-    output: json,
+    output: S.InventorySeriesBody,
     methods: INVENTORY_METHOD,
     mcp: {
       tool: 'get_inventory_series',
@@ -167,7 +168,7 @@ const ROUTE_SPECS = {
     summary: 'Managed-money net positioning (CFTC disaggregated COT)',
     params: z.object({ code: CotCodeParam }),
     query: anyQuery,
-    output: json,
+    output: S.CotBody,
     methods: COT_METHOD,
     mcp: {
       tool: 'get_cot',
@@ -182,7 +183,7 @@ const ROUTE_SPECS = {
     summary: '3-2-1 crack spread, cash proxy',
     params: none,
     query: anyQuery,
-    output: json,
+    output: S.SpreadBody,
     methods: spreadMethods,
     mcp: {
       tool: 'get_crack_spread',
@@ -196,7 +197,7 @@ const ROUTE_SPECS = {
     summary: 'Soy crush margin proxy',
     params: none,
     query: anyQuery,
-    output: json,
+    output: S.SpreadBody,
     methods: spreadMethods,
     mcp: {
       tool: 'get_crush_spread',
@@ -210,7 +211,7 @@ const ROUTE_SPECS = {
     summary: 'WTI-Brent basis spread',
     params: none,
     query: anyQuery,
-    output: json,
+    output: S.SpreadBody,
     methods: spreadMethods,
     mcp: { tool: 'get_basis_spread', title: 'WTI-Brent basis', description: 'WTI minus Brent spot spread (USD/bbl) on the same date, with its legs.' },
   },
@@ -220,7 +221,7 @@ const ROUTE_SPECS = {
     summary: 'Calendar spread; stub until licensed curves',
     params: z.object({ root: FuturesRootParam }),
     query: anyQuery,
-    output: json,
+    output: S.CalendarSpreadBody,
     freeWhen: stubWhileFuturesOff,
     mcp: {
       tool: 'get_calendar_spread',
@@ -234,7 +235,7 @@ const ROUTE_SPECS = {
     summary: 'US supply-and-demand balance sheets (WASDE-shaped)',
     params: none,
     query: commodity,
-    output: json,
+    output: S.WasdeBody,
     methods: WASDE_METHOD,
     mcp: {
       tool: 'get_wasde',
@@ -248,7 +249,7 @@ const ROUTE_SPECS = {
     summary: 'Crop progress and condition',
     params: none,
     query: commodity,
-    output: json,
+    output: S.CropProgressBody,
     methods: CROP_METHOD,
     mcp: { tool: 'get_crop_progress', title: 'Crop progress', description: 'Weekly US crop progress and condition from USDA NASS.' },
   },
@@ -258,7 +259,7 @@ const ROUTE_SPECS = {
     summary: 'Weekly export sales',
     params: none,
     query: commodity,
-    output: json,
+    output: S.ExportSalesBody,
     methods: ESR_METHOD,
     mcp: { tool: 'get_export_sales', title: 'Export sales', description: 'Weekly US export sales from the USDA FAS Export Sales Reporting system.' },
   },
@@ -268,7 +269,7 @@ const ROUTE_SPECS = {
     summary: 'Annual mineral commodity summaries',
     params: none,
     query: commodity,
-    output: json,
+    output: S.UsgsBody,
     methods: USGS_METHOD,
     mcp: {
       tool: 'get_mineral_summaries',
@@ -282,7 +283,7 @@ const ROUTE_SPECS = {
     summary: 'FX pair for commodity context',
     params: z.object({ pair: FxPairParam }),
     query: anyQuery,
-    output: json,
+    output: S.ServedObservation,
     mcp: {
       tool: 'get_fx',
       title: 'FX context',
@@ -295,7 +296,7 @@ const ROUTE_SPECS = {
     summary: 'Sector snapshot',
     params: z.object({ sector: SectorParam }),
     query: anyQuery,
-    output: json,
+    output: S.SnapshotBody,
     mcp: {
       tool: 'get_sector_snapshot',
       title: 'Sector snapshot',
@@ -308,7 +309,7 @@ const ROUTE_SPECS = {
     summary: 'Deterministic decision pack for one sector',
     params: z.object({ sector: SectorParam }),
     query: anyQuery,
-    output: json,
+    output: S.DecisionBody,
     methods: decisionMethods,
     mcp: {
       tool: 'get_decision_pack',
@@ -322,7 +323,7 @@ const ROUTE_SPECS = {
     summary: 'All-sector snapshot bundle',
     params: none,
     query: anyQuery,
-    output: json,
+    output: S.SnapshotAllBody,
     mcp: { tool: 'get_all_snapshots', title: 'All-sector snapshot', description: 'Snapshots of every sector (energy, metals, ags) in one call.' },
   },
   'GET /v1/decision/all': {
@@ -331,24 +332,24 @@ const ROUTE_SPECS = {
     summary: 'All-sector decision pack bundle',
     params: none,
     query: anyQuery,
-    output: json,
+    output: S.DecisionAllBody,
     methods: decisionMethods,
     mcp: { tool: 'get_all_decision_packs', title: 'All-sector decision packs', description: 'Deterministic decision packs of every sector in one call.' },
   },
   // Free discovery routes.
-  'GET /health': { family: 'discovery', summary: 'Health and per-source staleness', params: none, query: anyQuery, output: json },
-  'GET /v1/catalog': { family: 'discovery', summary: 'Instrument catalog with live pricing_usd', params: none, query: anyQuery, output: json },
-  'GET /v1/calendar': { family: 'discovery', summary: 'Release calendar of every source', params: none, query: anyQuery, output: json },
+  'GET /health': { family: 'discovery', summary: 'Health and per-source staleness', params: none, query: anyQuery, output: S.HealthBody },
+  'GET /v1/catalog': { family: 'discovery', summary: 'Instrument catalog with live pricing_usd', params: none, query: anyQuery, output: S.CatalogBody },
+  'GET /v1/calendar': { family: 'discovery', summary: 'Release calendar of every source', params: none, query: anyQuery, output: S.CalendarBody },
   'GET /llms.txt': { family: 'discovery', summary: 'Short agent briefing', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
   'GET /llms-full.txt': { family: 'discovery', summary: 'Full agent reference', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
-  'GET /openapi.json': { family: 'discovery', summary: 'OpenAPI 3.1 description', params: none, query: anyQuery, output: json },
+  'GET /openapi.json': { family: 'discovery', summary: 'OpenAPI 3.1 description', params: none, query: anyQuery, output: S.OpenApiBody },
   'GET /SKILL.md': { family: 'discovery', summary: 'Agent skill manifest', params: none, query: anyQuery, output: text, mimeType: 'text/markdown' },
-  'GET /.well-known/agent.json': { family: 'discovery', summary: 'Agent card', params: none, query: anyQuery, output: json },
-  'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: json },
+  'GET /.well-known/agent.json': { family: 'discovery', summary: 'Agent card', params: none, query: anyQuery, output: S.AgentCardBody },
+  'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: S.X402CatalogBody },
   'GET /terms.txt': { family: 'discovery', summary: 'Terms of use', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
-  'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: json },
+  'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: S.McpToolListBody },
   // MCP streamable HTTP; each paid tool call is priced as its route.
-  'POST /api/mcp': { family: 'mcp', summary: 'MCP streamable HTTP endpoint', params: none, query: anyQuery, output: json },
+  'POST /api/mcp': { family: 'mcp', summary: 'MCP streamable HTTP endpoint', params: none, query: anyQuery, output: mcpRpc },
 } as const satisfies Record<`${Method} /${string}`, RouteSpec>;
 
 type RouteSpecs = typeof ROUTE_SPECS;
@@ -360,8 +361,10 @@ type FamilyRouteId<F extends Family> = { [K in RouteId]: RouteSpecs[K]['family']
 type ParamsOf<Id extends RouteId> = z.output<RouteSpecs[Id]['params']>;
 /** Query parameters of a route after its schema (defaults applied). */
 type QueryOf<Id extends RouteId> = z.output<RouteSpecs[Id]['query']>;
-/** The 200 body of a route. */
-type BodyOf<Id extends RouteId> = z.input<RouteSpecs[Id]['output']>;
+/** Deeply readonly view: handlers may return frozen catalog data where the schema says "array". */
+type DeepReadonly<T> = T extends (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+/** The 200 body of a route, as its output schema describes it. */
+type BodyOf<Id extends RouteId> = DeepReadonly<z.input<RouteSpecs[Id]['output']>>;
 
 /** A route as the runtime sees it: the spec plus what follows from its id and price key. */
 interface RouteDef extends Omit<RouteSpec, 'price' | 'mimeType'> {

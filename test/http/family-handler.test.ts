@@ -30,9 +30,10 @@ const handlersThatThrow = (err: unknown): FamilyHandlers<'price'> => ({
   'GET /v1/price/{code}': async () => {
     throw err;
   },
-  'GET /v1/prices': async () => ({ body: {} }),
-  'GET /v1/history/{code}': async () => ({ body: {} }),
-  'GET /v1/fx/{pair}': async (req) => ({ body: { pair: req.params.pair } }),
+  // Bodies that are not the routes' shapes: these tests exercise the pipeline, not the data.
+  'GET /v1/prices': async () => ({ body: {} as never }),
+  'GET /v1/history/{code}': async () => ({ body: {} as never }),
+  'GET /v1/fx/{pair}': async (req) => ({ body: { pair: req.params.pair } as never }),
 });
 
 describe('family handler (middy stack)', () => {
@@ -59,7 +60,7 @@ describe('family handler (middy stack)', () => {
         ...handlersThatThrow(null),
         'GET /v1/fx/{pair}': async () => {
           ran = true;
-          return { body: {} };
+          return { body: {} as never };
         },
       },
       depsFor('prod'),

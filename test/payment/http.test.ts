@@ -394,7 +394,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     };
     const handlers = (result: { status?: number; charge?: boolean }): FamilyHandlers<'price'> => ({
       ...priceHandlers,
-      'GET /v1/price/{code}': async () => ({ body: { ok: true }, ...result }),
+      'GET /v1/price/{code}': async (req) => ({ ...(await priceHandlers['GET /v1/price/{code}'](req)), ...result }),
     });
 
     it('an answer the handler marks charge: false is served free and settles nothing', async () => {
@@ -448,9 +448,9 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
         'price',
         {
           ...priceHandlers,
-          'GET /v1/price/{code}': async () => {
+          'GET /v1/price/{code}': async (req) => {
             await other.close(); // verified; now the facilitator disappears before /settle
-            return { body: { secret: 'data' } };
+            return priceHandlers['GET /v1/price/{code}'](req);
           },
         },
         withConfig({ X402_FACILITATOR_URL: other.url }),
@@ -458,7 +458,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       const sent = await payment();
       const res = await h(event({ 'payment-signature': sent.header }), context);
       expect(res.statusCode).toBe(502);
-      expect(res.body).not.toContain('secret');
+      expect(res.body).not.toContain('"instrument"'); // no observation leaks out of a call that was not paid
       expect(JSON.parse(res.body!).error).toMatchObject({ code: 'FACILITATOR_UNAVAILABLE', details: { reason: 'facilitator_unavailable' } });
       expect(other.calls.verify).toHaveLength(1);
       expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'facilitator_unreachable_at_settle' });

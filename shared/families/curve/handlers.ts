@@ -8,7 +8,7 @@
 import { calendarSpread, spreadObservation, type SpreadDef } from '../../analytics/spreads';
 import type { Instrument } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
-import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler } from '../../http/types';
+import type { FamilyHandlers, HandlerRequest, RouteHandler } from '../../http/types';
 import type { Observation } from '../../observation/schema';
 import { HOW_TO_ENABLE } from '../../sources/curve-source';
 import { CURVE_FRESHNESS, CURVE_QUALITY, curveSource, loadCurve, requireRoot } from './load';
@@ -18,14 +18,14 @@ const STUB_REASON =
   'and exchange settlement data is licensed. This service sells primary-source cash prices, not real-time exchange futures.';
 
 /** The placeholder answer while indicative futures are off (the route's freeWhen makes it free). */
-const stubResult = (req: HandlerRequest, instrument: Instrument, kind: 'curve' | 'calendar_spread'): HandlerResult => ({
+const stubResult = (req: HandlerRequest, instrument: Instrument, kind: 'curve' | 'calendar_spread') => ({
   body: {
-    stub: true,
+    stub: true as const,
     kind,
     root: instrument.futuresRoot,
     reason: STUB_REASON,
     enable: `The operator can enable indicative curves from a licensed provider: ${HOW_TO_ENABLE}. Observations are then quality "indicative", freshness_class "delayed", charged at ${req.route.priceUsd} USD.`,
-    charged: false,
+    charged: false as const,
     alternatives: instrument.sourceId
       ? [`GET /v1/price/${instrument.code} (primary-source cash price of ${instrument.meaning})`, `GET /v1/history/${instrument.code}`]
       : [],
@@ -45,7 +45,7 @@ const curve: RouteHandler<'GET /v1/curve/{root}'> = async (req) => {
   const obs = loaded.observations;
   return {
     body: {
-      stub: false,
+      stub: false as const,
       root: req.params.root,
       unit: instrument.unit,
       as_of: obs
@@ -89,7 +89,7 @@ const calendar: RouteHandler<'GET /v1/spreads/calendar/{root}'> = async (req) =>
   const spread = spreadObservation(def, { [front.instrument]: front, [second.instrument]: second }, aligned);
   return {
     body: {
-      stub: false,
+      stub: false as const,
       root: req.params.root,
       unit: instrument.unit,
       as_of: spread.as_of,

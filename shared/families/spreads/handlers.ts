@@ -3,12 +3,12 @@
  * /v1/spreads/basis. (The calendar spread needs futures curves and lives in the curve family.)
  */
 import type { SpreadId } from '../../analytics/spreads';
-import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
+import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import { requireSpread, spreadBody } from './load';
 
 const spreadRoute =
-  (id: SpreadId) =>
-  async ({ services }: HandlerRequest): Promise<HandlerResult> => ({ body: spreadBody(await requireSpread(services, id)) });
+  (id: SpreadId): RouteHandler<'GET /v1/spreads/crack' | 'GET /v1/spreads/crush' | 'GET /v1/spreads/basis'> =>
+  async ({ services }) => ({ body: spreadBody(await requireSpread(services, id)) });
 
 const spreadsHandlers: FamilyHandlers<'spreads'> = Object.freeze({
   'GET /v1/spreads/crack': spreadRoute('crack'),

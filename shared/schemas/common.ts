@@ -1,0 +1,52 @@
+/**
+ * Pieces shared by the response-body schemas: the served observation (strict: a key the contract
+ * does not name is a drift, not an extension), the "missing" lists and source freshness.
+ */
+import * as z from 'zod';
+import { FRESHNESS_CLASSES, SECTORS } from '../catalog/instruments';
+import { IsoDateSchema, IsoDateTimeSchema, ObservationSchema } from '../observation/schema';
+
+/** An observation as served: every field of SPEC.md "Observation", no other. */
+const ServedObservation = z
+  .strictObject(ObservationSchema.shape)
+  .meta({ id: 'Observation', description: 'One primary-source or derived figure (SPEC.md "Observation").' });
+const MaybeObservation = ServedObservation.nullable();
+
+const FreshnessClass = z.enum(FRESHNESS_CLASSES);
+const Sector = z.enum(SECTORS);
+const Signal = z.enum(['bullish', 'bearish', 'neutral']);
+const HealthStatus = z.enum(['ok', 'degraded', 'down']);
+
+/** A part of a bundle that could not be served, and why (never silently dropped). */
+const missingOf = <K extends string>(key: K) => z.strictObject({ [key]: z.string(), reason: z.string() } as Record<K | 'reason', z.ZodString>);
+
+/** One ingestion source's freshness (GET /health, snapshot staleness). */
+const SourceFreshness = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  feeds: z.string(),
+  last_attempt_at: IsoDateTimeSchema.nullable(),
+  last_success_at: IsoDateTimeSchema.nullable(),
+  age_s: z.number().nullable(),
+  max_age_h: z.number(),
+  stale: z.boolean(),
+  last_error: z.string().nullable(),
+  next_release_at: IsoDateTimeSchema.nullable(),
+});
+
+/** Texts that state how derived figures are computed, keyed by figure. */
+const MethodTexts = z.record(z.string(), z.string());
+
+export {
+  ServedObservation,
+  MaybeObservation,
+  FreshnessClass,
+  Sector,
+  Signal,
+  HealthStatus,
+  missingOf,
+  SourceFreshness,
+  MethodTexts,
+  IsoDateSchema,
+  IsoDateTimeSchema,
+};

@@ -1,0 +1,35 @@
+/** Body of GET /v1/cot/{code}: managed-money positioning with its 3-year range. */
+import * as z from 'zod';
+import { IsoDateSchema, MaybeObservation, MethodTexts, ServedObservation } from './common';
+
+const CotBody = z.strictObject({
+  instrument: z.string(),
+  meaning: z.string(),
+  cftc_code: z.string(),
+  market: z.string().nullable(),
+  report: z.string(),
+  as_of: IsoDateSchema,
+  method: MethodTexts,
+  managed_money: z.strictObject({
+    long: MaybeObservation,
+    short: MaybeObservation,
+    spreading: MaybeObservation,
+    open_interest: MaybeObservation,
+    net: ServedObservation,
+    net_pct_oi: MaybeObservation,
+    net_change_wow: MaybeObservation,
+  }),
+  range_3y: z.strictObject({ percentile: MaybeObservation, index: MaybeObservation, min: MaybeObservation, max: MaybeObservation }),
+  history: z.strictObject({
+    years_required: z.number().int(),
+    window_start: IsoDateSchema,
+    window_end: IsoDateSchema,
+    reports_in_window: z.number().int(),
+    reports_expected: z.number().int(),
+    covered: z.boolean(),
+    note: z.string(),
+  }),
+  recent: z.array(ServedObservation),
+});
+
+export { CotBody };

@@ -1,0 +1,80 @@
+/**
+ * Bodies of the free discovery routes. Health, catalog and calendar are strict; the documents
+ * that follow outside formats (OpenAPI, the agent card, the x402 resource list) pin the fields
+ * clients rely on and let the format's own optional fields through.
+ */
+import * as z from 'zod';
+import { FreshnessClass, HealthStatus, IsoDateSchema, IsoDateTimeSchema, SourceFreshness } from './common';
+
+const HealthBody = z.strictObject({
+  status: HealthStatus,
+  checked_at: IsoDateTimeSchema,
+  stale_sources: z.array(z.string()),
+  sources: z.array(SourceFreshness),
+});
+
+const CatalogBody = z.strictObject({
+  instruments: z.array(
+    z.strictObject({
+      code: z.string(),
+      meaning: z.string(),
+      sector: z.enum(['energy', 'metals', 'ags', 'fx']),
+      unit: z.string(),
+      freshness_class: FreshnessClass,
+      live: z.boolean(),
+      not_live_reason: z.string().nullable(),
+      source: z.string().nullable(),
+      futures_root: z.string().nullable(),
+      pricing_usd: z.record(z.string(), z.string().nullable()),
+    }),
+  ),
+  inventory_series: z.array(z.strictObject({ key: z.string(), series_id: z.string(), unit: z.string(), meaning: z.string() })),
+  futures_roots: z.array(z.string()),
+  routes: z.array(
+    z.strictObject({
+      id: z.string(),
+      price_key: z.string().nullable(),
+      summary: z.string(),
+      charged: z.boolean(),
+      price_usd: z.string().nullable(),
+      price_credits: z.number().int().nonnegative(),
+      price_usdc_atomic: z.string().regex(/^\d+$/),
+    }),
+  ),
+  payment: z.strictObject({ lanes: z.array(z.string()), credit_usd: z.string() }),
+});
+
+const CalendarBody = z.strictObject({
+  as_of: IsoDateSchema.or(IsoDateTimeSchema),
+  releases: z.array(
+    z.strictObject({
+      source: z.string(),
+      name: z.string(),
+      feeds: z.string(),
+      schedule: z.string(),
+      time_zone: z.string(),
+      next_release_at: IsoDateTimeSchema.nullable(),
+      url: z.string(),
+    }),
+  ),
+});
+
+const OpenApiBody = z.object({
+  openapi: z.string().startsWith('3.1'),
+  info: z.object({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+
+const AgentCardBody = z.object({ name: z.string(), description: z.string(), version: z.string() });
+
+const X402CatalogBody = z.object({
+  x402Version: z.number().int(),
+  resources: z.array(z.object({ url: z.string(), accepts: z.array(z.object({ scheme: z.string(), network: z.string(), payTo: z.string() })) })),
+});
+
+const McpToolListBody = z.object({
+  endpoint: z.string(),
+  tools: z.array(z.object({ name: z.string(), price_usd: z.string().nullable() })),
+});
+
+export { HealthBody, CatalogBody, CalendarBody, OpenApiBody, AgentCardBody, X402CatalogBody, McpToolListBody };

@@ -1,0 +1,77 @@
+/** Bodies of the fundamentals family: WASDE balance sheets, crop progress, export sales, USGS summaries. */
+import * as z from 'zod';
+import { IsoDateSchema, IsoDateTimeSchema, MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
+
+/** One statistic with its comparisons (previous report, year ago, 5-year average). */
+const ComparedLine = z.strictObject({
+  statistic: z.string(),
+  label: z.string(),
+  latest: ServedObservation,
+  previous_report: MaybeObservation,
+  change_vs_previous_report: MaybeObservation,
+  year_ago: MaybeObservation,
+  change_vs_year_ago: MaybeObservation,
+  five_year_average: MaybeObservation,
+  change_vs_five_year_average: MaybeObservation,
+  notes: z.array(z.string()),
+});
+
+const Label = z.union([z.string(), z.number()]).nullable();
+
+const envelope = <T extends z.ZodType>(commodity: T) =>
+  z.strictObject({
+    report: z.string(),
+    source: z.string(),
+    method: MethodTexts,
+    commodities: z.array(commodity),
+    missing: z.array(missingOf('commodity')),
+  });
+
+const WasdeReport = z.strictObject({ report_month: Label, as_of: IsoDateSchema, published_at: IsoDateTimeSchema.nullable(), wasde_number: Label });
+
+const WasdeBody = envelope(
+  z.strictObject({
+    commodity: z.string(),
+    region: z.string(),
+    unit: z.string(),
+    projection_year: z.string(),
+    report: WasdeReport,
+    previous_report: WasdeReport.nullable(),
+    market_years: z.array(z.strictObject({ market_year: z.string(), status: Label, lines: z.array(ComparedLine) })),
+    market_years_missing: z.array(z.string()),
+  }),
+);
+
+const CropProgressBody = envelope(
+  z.strictObject({
+    commodity: z.string(),
+    week_ending: IsoDateSchema,
+    published_at: IsoDateTimeSchema.nullable(),
+    statistics: z.array(ComparedLine),
+    not_in_latest_report: z.array(z.strictObject({ statistic: z.string(), last_week_ending: IsoDateSchema.nullable() })),
+  }),
+).extend({ unit: z.string() });
+
+const ExportSalesBody = envelope(
+  z.strictObject({
+    commodity: z.string(),
+    week_ending: IsoDateSchema,
+    market_year: Label,
+    published_at: IsoDateTimeSchema.nullable(),
+    scope: Label,
+    unit: z.string(),
+    lines: z.array(ComparedLine),
+  }),
+);
+
+const UsgsBody = envelope(
+  z.strictObject({
+    commodity: z.string(),
+    edition: Label,
+    published_at: IsoDateTimeSchema.nullable(),
+    statistics: z.array(ComparedLine),
+    statistics_without_data: z.array(z.strictObject({ statistic: z.string(), reason: z.string() })),
+  }),
+);
+
+export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody };

@@ -1,0 +1,16 @@
+/**
+ * Response-body schemas, one per body shape, used as the route table's `output`: they type the
+ * handlers, validate every body in tests (and in dev stage at run time), and are the 200 schemas
+ * of OpenAPI and the MCP tools' outputSchema. Output schemas hold no transforms, so they convert
+ * to JSON Schema as written.
+ */
+export { ServedObservation } from './common';
+export { PricesBundleBody, HistoryBody } from './price';
+export { CurveBody, CalendarSpreadBody } from './curve';
+export { InventoryBundleBody, InventorySeriesBody } from './inventory';
+export { CotBody } from './cot';
+export { SpreadBody } from './spreads';
+export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody } from './fundamentals';
+export { SnapshotBody, SnapshotAllBody } from './snapshot';
+export { DecisionBody, DecisionAllBody } from './decision';
+export { HealthBody, CatalogBody, CalendarBody, OpenApiBody, AgentCardBody, X402CatalogBody, McpToolListBody } from './discovery';

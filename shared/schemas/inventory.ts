@@ -1,0 +1,70 @@
+/** Bodies of the inventory family: the weekly EIA bundle and one series, with the 5-year comparison and surprise. */
+import * as z from 'zod';
+import { MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
+
+const SeriesIdentity = {
+  key: z.string(),
+  series_id: z.string(),
+  meaning: z.string(),
+  unit: z.string(),
+  source_id: z.string().nullable(),
+};
+
+const HistoryCoverage = z.strictObject({
+  prior_years_required: z.number().int(),
+  prior_years_available: z.number().int(),
+  prior_year_changes_available: z.number().int(),
+  note: z.string(),
+});
+
+const SeriesBlock = z.strictObject({
+  ...SeriesIdentity,
+  status: z.literal('ok'),
+  latest: ServedObservation,
+  week_over_week_change: MaybeObservation,
+  five_year: z.strictObject({
+    average: MaybeObservation,
+    min: MaybeObservation,
+    max: MaybeObservation,
+    deviation: MaybeObservation,
+    deviation_pct: MaybeObservation,
+    average_change: MaybeObservation,
+  }),
+  surprise: MaybeObservation,
+  history: HistoryCoverage,
+  same_week_prior_years: z.array(ServedObservation).optional(),
+  recent: z.array(ServedObservation).optional(),
+});
+
+const NullFiveYear = z.strictObject({
+  average: z.null(),
+  min: z.null(),
+  max: z.null(),
+  deviation: z.null(),
+  deviation_pct: z.null(),
+  average_change: z.null(),
+});
+
+/** A series of the bundle with nothing stored yet: listed, with why, rather than dropped. */
+const NoDataBlock = z.strictObject({
+  ...SeriesIdentity,
+  status: z.literal('no_data'),
+  reason: z.string(),
+  latest: z.null(),
+  week_over_week_change: z.null(),
+  five_year: NullFiveYear,
+  surprise: z.null(),
+  history: HistoryCoverage,
+});
+
+const InventoryBundleBody = z.strictObject({
+  report: z.string(),
+  method: MethodTexts,
+  count: z.number().int().nonnegative(),
+  series: z.array(z.discriminatedUnion('status', [SeriesBlock, NoDataBlock])),
+  missing: z.array(missingOf('key')),
+});
+
+const InventorySeriesBody = SeriesBlock.extend({ method: MethodTexts });
+
+export { InventoryBundleBody, InventorySeriesBody };
