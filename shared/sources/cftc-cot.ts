@@ -7,7 +7,7 @@
  * for backfill, the annual zips `fut_disagg_txt_<YYYY>.zip` holding one `f_year.txt` (header
  * row, same 191 columns). Numbers are space-padded, text fields quoted (some with commas).
  */
-import { crc32, inflateRawSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
 import { parse } from 'csv-parse/sync';
 import { COT_CONTRACTS, type CotContract } from '../catalog/cot-markets';
 import { seriesKey } from '../catalog/series-keys';
@@ -131,67 +131,23 @@ const parseCotText = (text: string, name: string, codes: ReadonlySet<string>): C
   return rows;
 };
 
-/** Reads a little-endian unsigned integer (zip fields). */
-const u16 = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
-const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
-
-/** True when the bytes start with a zip local-file header. */
-const isZip = (b: Uint8Array) => b.length >= 4 && u32(b, 0) === 0x04034b50;
+/** True when the bytes start with a zip local-file header ("PK\x03\x04"). */
+const isZip = (b: Uint8Array) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
 
 /**
- * Extracts the single file of a zip archive (the CFTC annual zips hold one `f_year.txt`): reads
- * the central directory, then stored or deflated data with node:zlib, and checks size and CRC.
- * @throws SourceFormatError on anything but exactly one file, zip64, encryption or a bad CRC
+ * Extracts the single file of a zip archive (the CFTC annual zips hold one `f_year.txt`) with fflate.
+ * @throws SourceFormatError on an unreadable archive or anything but exactly one file
  */
 const unzipSingle = (zip: Uint8Array, name: string): { member: string; data: Uint8Array } => {
-  let eocd = -1;
-  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 65_535); i--) {
-    if (u32(zip, i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new SourceFormatError(`${name}: not a zip archive (no end of central directory)`);
-  const count = u16(zip, eocd + 10);
-  let at = u32(zip, eocd + 16);
-  const files: Array<{ member: string; method: number; flags: number; crc: number; size: number; csize: number; local: number }> = [];
-  for (let n = 0; n < count; n++) {
-    if (at + 46 > zip.length || u32(zip, at) !== 0x02014b50) throw new SourceFormatError(`${name}: broken zip central directory`);
-    const nameLen = u16(zip, at + 28);
-    const member = new TextDecoder().decode(zip.subarray(at + 46, at + 46 + nameLen));
-    const entry = {
-      member,
-      flags: u16(zip, at + 8),
-      method: u16(zip, at + 10),
-      crc: u32(zip, at + 16),
-      csize: u32(zip, at + 20),
-      size: u32(zip, at + 24),
-      local: u32(zip, at + 42),
-    };
-    if (!member.endsWith('/')) files.push(entry);
-    at += 46 + nameLen + u16(zip, at + 30) + u16(zip, at + 32);
-  }
-  if (files.length !== 1)
-    throw new SourceFormatError(`${name}: expected one file in the zip, found ${files.length} (${files.map((f) => f.member).join(', ')})`);
-  const f = files[0]!;
-  if (f.csize === 0xffffffff || f.size === 0xffffffff) throw new SourceFormatError(`${name}: zip64 archives are not supported`);
-  if (f.flags & 1) throw new SourceFormatError(`${name}: encrypted zip member`);
-  if (u32(zip, f.local) !== 0x04034b50) throw new SourceFormatError(`${name}: broken zip local header`);
-  const start = f.local + 30 + u16(zip, f.local + 26) + u16(zip, f.local + 28);
-  const raw = zip.subarray(start, start + f.csize);
-  let data: Uint8Array;
+  let files: Record<string, Uint8Array>;
   try {
-    if (f.method === 0) data = raw;
-    else if (f.method === 8) data = new Uint8Array(inflateRawSync(raw));
-    else throw new SourceFormatError(`${name}: zip compression method ${f.method} is not supported`);
+    files = unzipSync(zip, { filter: (f) => !f.name.endsWith('/') });
   } catch (err) {
-    if (err instanceof SourceFormatError) throw err;
-    throw new SourceFormatError(`${name}: zip member ${f.member} does not inflate: ${(err as Error).message}`, { cause: err });
+    throw new SourceFormatError(`${name}: unreadable zip archive: ${(err as Error).message}`, { cause: err });
   }
-  if (data.length !== f.size) throw new SourceFormatError(`${name}: zip member ${f.member} is ${data.length} bytes, expected ${f.size}`);
-  // zlib.crc32: Node >= 20.15 (package.json engines >= 20.19; Lambda runs 22).
-  if (crc32(data) >>> 0 !== f.crc) throw new SourceFormatError(`${name}: zip member ${f.member} fails its CRC check`);
-  return { member: f.member, data };
+  const members = Object.keys(files);
+  if (members.length !== 1) throw new SourceFormatError(`${name}: expected one file in the zip, found ${members.length} (${members.join(', ')})`);
+  return { member: members[0]!, data: files[members[0]!]! };
 };
 
 const def = findSource('cftc-cot')!;
