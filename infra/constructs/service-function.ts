@@ -127,5 +127,5 @@ class ServiceFunction extends NodejsFunction {
 /** True when every named entry exists (synth fails early with a clear list otherwise). */
 const missingEntries = (names: readonly string[]): string[] => names.filter((n) => !existsSync(functionEntry(n)));
 
-export { ServiceFunction, functionEntry, missingEntries, PROJECT_ROOT, ESM_REQUIRE_BANNER };
+export { ServiceFunction, functionEntry, missingEntries };
 export type { ServiceFunctionProps, BindTableOptions, TableAccess, TableEnvKey };

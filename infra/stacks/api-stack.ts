@@ -171,5 +171,5 @@ class ApiStack extends Stack {
   }
 }
 
-export { ApiStack, familyCharges, PRICED_PER_TOOL, RECONCILE_EVERY_MINUTES };
+export { ApiStack, familyCharges };
 export type { ApiStackProps };

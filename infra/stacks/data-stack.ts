@@ -60,5 +60,5 @@ class DataStack extends Stack {
   }
 }
 
-export { DataStack, tableFromDef };
+export { DataStack };
 export type { DataStackProps };

@@ -139,5 +139,5 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
 const definedOnly = (o: Record<string, string | undefined>): Record<string, string> =>
   Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => e[1] !== undefined));
 
-export { readDeployConfig, DeployConfigError, NETWORK_OF_STAGE, STAGES, CONTEXT_KEYS };
+export { readDeployConfig, DeployConfigError };
 export type { DeployConfig, Stage };

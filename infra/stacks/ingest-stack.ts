@@ -98,5 +98,5 @@ class IngestStack extends Stack {
   }
 }
 
-export { IngestStack, RETRY_ATTEMPTS, MAX_EVENT_AGE };
+export { IngestStack };
 export type { IngestStackProps };

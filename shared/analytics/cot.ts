@@ -4,6 +4,7 @@
  * history (percentile rank and position in the min-max range).
  */
 import { round4, sameDateYearsBefore } from './inventory';
+import { addDays } from '../dates';
 
 /** One weekly report of one market. */
 interface CotPoint {
@@ -75,7 +76,7 @@ const analyzeCot = (points: readonly CotPoint[]): CotAnalysis | null => {
   if (points.length === 0) return null;
   const latest = points.reduce((a, b) => (b.as_of > a.as_of ? b : a));
   const net = netOf(latest);
-  const prevDate = new Date((dayNumber(latest.as_of) - 7) * DAY_MS).toISOString().slice(0, 10);
+  const prevDate = addDays(latest.as_of, -7);
   const previous = points.find((p) => p.as_of === prevDate) ?? null;
 
   const start = sameDateYearsBefore(latest.as_of, RANGE_YEARS);

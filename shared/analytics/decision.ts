@@ -401,10 +401,7 @@ const buildAllPack = (sectors: readonly SectorInputs[]) => {
 
 export {
   RULES_VERSION,
-  RULES,
   RULESET,
-  THRESHOLDS,
-  COMBINATION,
   DIGEST_METHOD,
   INVENTORY_INSTRUMENTS,
   canonicalObservation,
@@ -413,8 +410,6 @@ export {
   managedMoneyRule,
   spreadRule,
   combine,
-  summarize as summarizeSignals,
-  inputsDigest,
   buildSectorPack,
   buildAllPack,
 };

@@ -7,6 +7,7 @@
  * the shortest TTL).
  */
 import type { Observation } from '../observation/schema';
+import { daysBetween } from '../dates';
 
 // ---- numbers ------------------------------------------------------------------------------
 
@@ -37,15 +38,7 @@ const mean = (xs: readonly number[]): number => {
 /** numerator ÷ denominator × 100, two decimals; null when the denominator is 0. */
 const percentOf = (numerator: number, denominator: number): number | null => (denominator === 0 ? null : roundTo((numerator / denominator) * 100, 2));
 
-/** An ISO date moved by whole days. */
-const shiftDays = (date: string, days: number): string => {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-};
-
 /** Whole days from a to b (b − a). */
-const daysBetween = (a: string, b: string): number => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86400_000);
 
 /**
  * The observation whose as_of is nearest to `target`, within ±`toleranceDays`, or null. Weekly
@@ -286,20 +279,5 @@ const wasdeLines = (item: Observation, commodity: string): Map<string, Observati
   return out;
 };
 
-export {
-  decimalsOf,
-  roundTo,
-  difference,
-  mean,
-  percentOf,
-  shiftDays,
-  daysBetween,
-  nearestTo,
-  priorMarketYear,
-  derive,
-  changeUnit,
-  compareLine,
-  wasdeLines,
-  WASDE_LINES,
-};
+export { decimalsOf, difference, mean, percentOf, nearestTo, priorMarketYear, derive, compareLine, wasdeLines, WASDE_LINES };
 export type { DeriveSpec, CompareInputs, LineComparison };

@@ -159,5 +159,5 @@ const INVENTORY_METHOD = Object.freeze({
   rounding: 'derived figures are rounded to 4 decimals',
 });
 
-export { analyzeInventory, sameDateYearsBefore, nearestWithin, weekBefore, round4, INVENTORY_METHOD, YEARS as INVENTORY_YEARS, SAME_WEEK_TOLERANCE_DAYS };
+export { analyzeInventory, sameDateYearsBefore, nearestWithin, weekBefore, round4, INVENTORY_METHOD, YEARS as INVENTORY_YEARS };
 export type { WeeklyPoint, PriorYearWeek, InventoryAnalysis };

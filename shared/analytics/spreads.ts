@@ -125,8 +125,6 @@ const SPREADS: Readonly<Record<SpreadId, SpreadDef & { id: SpreadId }>> = Object
   }),
 });
 
-const SPREAD_IDS = Object.freeze(Object.keys(SPREADS) as SpreadId[]);
-
 /**
  * Weakness order of quality (weakest last): a converted official figure is weaker than the
  * official one, a delayed market quote weaker still, an indicative quote weakest. Unknown
@@ -259,14 +257,7 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
 };
 
 export {
-  GALLONS_PER_BARREL,
-  MEAL_SHORT_TONS_PER_BUSHEL,
-  OIL_POUNDS_PER_BUSHEL,
-  SPREAD_DECIMALS,
   SPREADS,
-  SPREAD_IDS,
-  QUALITY_WEAKNESS,
-  FRESHNESS_SLOWNESS,
   LEG_RULES,
   crack321,
   soyCrush,

@@ -1,14 +1,6 @@
-/**
- * The instrument catalog: every code the API sells, with its meaning, sector, unit and
- * freshness class (SPEC.md "Instruments"). Source series ids live in the source registry;
- * this module only says what each instrument *is*.
- */
-import { z } from 'zod';
-
 const SECTORS = ['energy', 'metals', 'ags'] as const;
 /** Sector codes of the snapshot/decision routes; `all` is a separate fixed route. */
-const SectorSchema = z.enum(SECTORS);
-type Sector = z.infer<typeof SectorSchema>;
+type Sector = (typeof SECTORS)[number];
 
 /** Instrument sector includes fx, which has no snapshot/decision route. */
 type InstrumentSector = Sector | 'fx';
@@ -94,5 +86,5 @@ const FX_PAIRS: readonly string[] = Object.freeze(instrumentsOf('fx').map((i) =>
 /** Futures roots for /v1/curve/{root} and /v1/spreads/calendar/{root}. */
 const FUTURES_ROOTS: readonly string[] = Object.freeze(INSTRUMENTS.flatMap((i) => (i.futuresRoot ? [i.futuresRoot] : [])));
 
-export { NOT_LIVE, SECTORS, SectorSchema, FRESHNESS_CLASSES, INSTRUMENTS, FX_PAIRS, FUTURES_ROOTS, findInstrument, instrumentsOf };
+export { NOT_LIVE, SECTORS, FRESHNESS_CLASSES, INSTRUMENTS, FX_PAIRS, FUTURES_ROOTS, findInstrument, instrumentsOf };
 export type { Sector, InstrumentSector, FreshnessClass, Instrument };

@@ -87,5 +87,5 @@ const loadConfig = (env: Record<string, string | undefined> = process.env): Conf
   return Object.freeze(parsed.data);
 };
 
-export { ENV, ConfigSchema, X402NetworkSchema, ConfigError, loadConfig };
+export { ConfigSchema, ConfigError, loadConfig };
 export type { Config, X402Network };

@@ -77,5 +77,5 @@ const loadConfigWithSecrets = async (env: Record<string, string | undefined> = p
   return loadConfig({ ...env, ...parseSourceKeys(text, secretId) });
 };
 
-export { loadConfigWithSecrets, parseSourceKeys, SOURCE_KEY_NAMES };
+export { loadConfigWithSecrets, parseSourceKeys };
 export type { SecretReader, SourceKeyName };

@@ -88,4 +88,4 @@ const buildOpenApi = (baseUrl: string) => {
   };
 };
 
-export { buildOpenApi, API_VERSION };
+export { buildOpenApi };

@@ -79,5 +79,5 @@ const mapError = (err: unknown, requestId: string, exposeInternals = false): Map
   };
 };
 
-export { mapError, zodIssues };
+export { mapError };
 export type { ErrorBody, MappedError };

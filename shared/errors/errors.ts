@@ -16,16 +16,6 @@ abstract class HttpError extends Error {
   }
 }
 
-class BadRequestError extends HttpError {
-  readonly statusCode = 400;
-  readonly code: string = 'INVALID_PARAMETER';
-}
-
-class UnauthorizedError extends HttpError {
-  readonly statusCode = 401;
-  readonly code: string = 'INVALID_API_KEY';
-}
-
 /** 402 that is not the x402 challenge itself (that one is built by the payment core). */
 class PaymentError extends HttpError {
   readonly statusCode = 402;
@@ -47,22 +37,6 @@ class NotFoundError extends HttpError {
   ) {
     super(message, details);
   }
-}
-
-class MethodNotAllowedError extends HttpError {
-  readonly statusCode = 405;
-  readonly code = 'METHOD_NOT_ALLOWED';
-}
-
-class ConflictError extends HttpError {
-  readonly statusCode = 409;
-  readonly code: string = 'CONFLICT';
-}
-
-class RateLimitedError extends HttpError {
-  readonly statusCode = 429;
-  readonly code = 'RATE_LIMITED';
-  override readonly retryable = true;
 }
 
 /** A route that exists in the table but whose lane is not served yet (e.g. MCP calls). */
@@ -97,17 +71,4 @@ class GatewayTimeoutError extends HttpError {
   override readonly retryable = true;
 }
 
-export {
-  HttpError,
-  BadRequestError,
-  UnauthorizedError,
-  PaymentError,
-  NotFoundError,
-  MethodNotAllowedError,
-  ConflictError,
-  RateLimitedError,
-  NotImplementedError,
-  BadGatewayError,
-  ServiceUnavailableError,
-  GatewayTimeoutError,
-};
+export { HttpError, PaymentError, NotFoundError, NotImplementedError, BadGatewayError, ServiceUnavailableError, GatewayTimeoutError };

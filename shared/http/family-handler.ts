@@ -183,5 +183,5 @@ const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandle
 /** The exported Lambda handler: what API Gateway (or the local server) invokes. */
 type FamilyLambdaHandler = (event: Event, context: Context, opts?: { signal: AbortSignal }) => Promise<Result>;
 
-export { createFamilyHandler, parseRouteInput, lowerCaseHeaders, ResponseValidationError };
+export { createFamilyHandler };
 export type { ServiceContext, ServiceState, FamilyLambdaHandler, ServicesProvider };

@@ -135,5 +135,5 @@ const paymentMiddleware = (opts: PaymentMiddlewareOptions): MiddlewareObj<Event,
   };
 };
 
-export { paymentMiddleware, paymentMiddlewareValidateOptions, paymentMiddlewareBefore, paymentMiddlewareAfter, paymentMiddlewareOnError, RECEIPT_KEY };
+export { paymentMiddleware };
 export type { PaymentMiddlewareOptions };

@@ -54,5 +54,5 @@ type Observation = z.infer<typeof ObservationSchema>;
 /** What ingestion writes: an observation without the request-time cache fields. */
 type StoredObservation = Omit<Observation, 'provenance'> & { retrieved_at: string };
 
-export { QUALITIES, QualitySchema, IsoDateSchema, IsoDateTimeSchema, SourceRefSchema, ProvenanceSchema, ObservationSchema };
+export { QualitySchema, IsoDateSchema, IsoDateTimeSchema, ObservationSchema };
 export type { Quality, SourceRef, Provenance, Observation, StoredObservation };

@@ -128,5 +128,5 @@ const isSameAddress = (a: string, b: string): boolean => {
 
 const safeBigInt = (s: string): bigint | null => (/^\d{1,78}$/.test(s) ? BigInt(s) : null);
 
-export { checkPayment, typedDataOf, MIN_REMAINING_VALIDITY_S };
+export { checkPayment };
 export type { ExpectedPayment };

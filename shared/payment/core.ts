@@ -516,5 +516,5 @@ const releasePayment = async (receipt: PaymentReceipt, reason: string, deps: Pay
   await bestEffort(deps.log, 'release', () => deps.ledger.release(receipt.key, receipt.claimId, reason), who);
 };
 
-export { processPayment, settlePayment, releasePayment, challengeResponse, EXPOSE_HEADERS };
+export { processPayment, settlePayment, releasePayment };
 export type { HttpRequestLike, HttpResponseLike, PaymentDeps, PaymentLog, PaymentOutcome, PaymentReceipt, X402Receipt, SettleOutcome };

@@ -88,5 +88,5 @@ const classifyFacilitatorError = (err: unknown): CallFailure => {
 const isSettlementPending = (r: SettleResponse): boolean =>
   !r.success && (r.errorReason === 'settlement_pending' || r.errorReason === 'invalid_exact_evm_transfer_event_mismatch');
 
-export { createFacilitatorClient, classifyFacilitatorError, reasonFromFacilitator, isSettlementPending, FACILITATOR_REASONS };
+export { createFacilitatorClient, classifyFacilitatorError, reasonFromFacilitator, isSettlementPending };
 export type { CallFailure, FacilitatorClient };

@@ -96,8 +96,6 @@ interface PaymentLedger {
   ): Promise<void>;
 }
 
-const REUSABLE_STATES: readonly ClaimState[] = ['RELEASED', 'FAILED'];
-
 const claimPk = (payer: string) => `X402#${payer.toLowerCase()}`;
 const claimSk = (nonce: string) => `NONCE#${nonce.toLowerCase()}`;
 const PENDING_PK = 'X402PENDING';
@@ -352,5 +350,5 @@ class DynamoPaymentLedger implements PaymentLedger {
   }
 }
 
-export { DynamoPaymentLedger, REUSABLE_STATES };
+export { DynamoPaymentLedger };
 export type { PaymentLedger, ClaimKey, ClaimRecord, ClaimState, NewClaim, SaleRecord, ClaimResult };

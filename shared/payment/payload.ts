@@ -157,5 +157,5 @@ const decodePaymentHeader = (header: DecodedPayment['header'], value: string): D
   };
 };
 
-export { decodePaymentHeader, paymentHeaderOf, MAX_PAYMENT_HEADER_CHARS, ExactEip3009PayloadSchema, Eip3009AuthorizationSchema };
+export { decodePaymentHeader, paymentHeaderOf, MAX_PAYMENT_HEADER_CHARS };
 export type { DecodedPayment, PaymentRefusal, PaymentRefusalReason };

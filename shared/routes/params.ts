@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { FUTURES_ROOTS, FX_PAIRS, INSTRUMENTS, NOT_LIVE, SECTORS } from '../catalog/instruments';
 import { COT_INSTRUMENTS } from '../catalog/cot-markets';
 import { INVENTORY_KEYS } from '../catalog/inventory';
+import { isoDate } from '../dates';
 
 /** Codes are case-insensitive: `cl` is served as `CL` (documented in the README). */
 const CodeParam = z
@@ -46,7 +47,7 @@ const CodesQuery = z
 
 const isCalendarDate = (s: string): boolean => {
   const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  return !Number.isNaN(d.getTime()) && isoDate(d) === s;
 };
 
 /** A real calendar date in YYYY-MM-DD form (2025-02-30 is refused). */
@@ -168,7 +169,6 @@ const BundleCodesQuery = CodesQuery.superRefine((codes, ctx) => {
 });
 
 export {
-  CodeParam,
   InstrumentParam,
   CotCodeParam,
   FxPairParam,
@@ -176,14 +176,9 @@ export {
   InventoryKeyParam,
   SectorParam,
   BundleCodesQuery,
-  catalogParam,
   SlugParam,
-  CodesQuery,
-  DateQuery,
   HistoryQuery,
   NoParams,
-  MAX_BUNDLE_CODES,
-  HISTORY_FREQUENCIES,
   HISTORY_MAX_LIMIT,
   HISTORY_DEFAULT_LIMIT,
 };

@@ -221,5 +221,5 @@ const cftcCot: SourceAdapter = {
   toItems: cotItems,
 };
 
-export { cftcCot, parseCotText, unzipSingle, isZip, cotItems, WEEKLY_URL, annualZipUrl };
+export { cftcCot, parseCotText, unzipSingle, WEEKLY_URL, annualZipUrl };
 export type { CotRow };

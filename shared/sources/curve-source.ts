@@ -166,16 +166,5 @@ const fetchCurve = async (source: CurveSource, root: string, unit: string, signa
   return parsed.data;
 };
 
-export {
-  CurveContractSchema,
-  CurveQuoteSchema,
-  CURVE_PROVIDERS,
-  HOW_TO_ENABLE,
-  CurveProviderError,
-  registerCurveProvider,
-  unregisterCurveProvider,
-  curveSourceFor,
-  checkCurveConfig,
-  fetchCurve,
-};
+export { HOW_TO_ENABLE, CurveProviderError, registerCurveProvider, unregisterCurveProvider, curveSourceFor, checkCurveConfig, fetchCurve };
 export type { CurveContract, CurveQuote, CurveSource, CurveProviderSettings, CurveProviderFactory };

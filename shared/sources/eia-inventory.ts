@@ -19,6 +19,7 @@ import { findSource } from './registry';
 import { mapLimit } from './runner';
 import { releaseAfter } from './schedule';
 import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter, type SourceDef } from './types';
+import { addYears, isoDate } from '../dates';
 
 interface EiaInventorySpec {
   /** Inventory key of the catalog (the route's `{series}`). */
@@ -99,12 +100,6 @@ const inventoryItems = (specs: readonly EiaInventorySpec[], payload: Payload, ct
   });
 };
 
-const yearsBefore = (d: Date, years: number): string => {
-  const x = new Date(d.getTime());
-  x.setUTCFullYear(x.getUTCFullYear() - years);
-  return x.toISOString().slice(0, 10);
-};
-
 interface SampleSet {
   files: readonly string[];
   /** When the sample's figures were current: the release they were published in. */
@@ -117,7 +112,7 @@ const makeAdapter = (def: SourceDef, sampleSets: readonly SampleSet[]): SourceAd
     def,
     live: (ctx) =>
       mapLimit(specs, ctx.concurrency, async (s, i) => {
-        const p = await fetchEiaSeries(ctx, s.apiId, yearsBefore(ctx.now, LIVE_HISTORY_YEARS));
+        const p = await fetchEiaSeries(ctx, s.apiId, addYears(isoDate(ctx.now), -LIVE_HISTORY_YEARS));
         ctx.onProgress?.(i + 1, specs.length);
         return p;
       }),
@@ -148,5 +143,5 @@ const eiaGasStorage: SourceAdapter = makeAdapter(findSource('eia-gas-storage')!,
 /** Which registry source publishes an inventory key. */
 const inventorySourceOf = (key: string): string | undefined => EIA_INVENTORY_SERIES.find((s) => s.key === key)?.sourceId;
 
-export { eiaPetroleum, eiaGasStorage, EIA_INVENTORY_SERIES, LIVE_HISTORY_YEARS, inventoryItems, inventorySourceOf };
+export { eiaPetroleum, eiaGasStorage, EIA_INVENTORY_SERIES, inventorySourceOf };
 export type { EiaInventorySpec };

@@ -9,6 +9,7 @@ import { makeObservation, readSamples } from './common';
 import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
 import { mapLimit } from './runner';
 import { SourceFormatError, type SourceAdapter } from './types';
+import { addDays, isoDate } from '../dates';
 
 /** Instrument -> EIA series id and the publisher's page for it. */
 const EIA_SPOT_SERIES = Object.freeze([
@@ -26,13 +27,12 @@ const EXPECTED_UNITS: Record<string, string> = { 'USD/bbl': '$/BBL', 'USD/gal': 
 const SAMPLES_RECORDED_AT = '2025-06-18T14:00:00.000Z';
 
 const def = findSource('eia-spot')!;
-const daysBefore = (d: Date, n: number) => new Date(d.getTime() - n * 86400_000).toISOString().slice(0, 10);
 
 const eiaSpot: SourceAdapter = {
   def,
   live: (ctx) =>
     mapLimit(EIA_SPOT_SERIES, ctx.concurrency, async (s, i) => {
-      const p = await fetchEiaSeries(ctx, s.seriesId, daysBefore(ctx.now, 45));
+      const p = await fetchEiaSeries(ctx, s.seriesId, addDays(isoDate(ctx.now), -45));
       ctx.onProgress?.(i + 1, EIA_SPOT_SERIES.length);
       return p;
     }),

@@ -79,5 +79,5 @@ const fetchEiaSeries = async (ctx: LiveContext, seriesId: string, defaultStart: 
 /** Parse a payload's text as EIA v2. */
 const parseEiaPayload = (p: Payload): EiaRow[] => parseEiaV2(payloadText(p), p.name);
 
-export { parseEiaV2, parseEiaPayload, fetchEiaSeries, EIA_API };
+export { parseEiaV2, parseEiaPayload, fetchEiaSeries };
 export type { EiaRow };

@@ -10,6 +10,7 @@ import { findSource } from './registry';
 import { fetchPayload, makeObservation, parseNumber, payloadText, readSamples } from './common';
 import { mapLimit } from './runner';
 import { SourceFormatError, type SourceAdapter } from './types';
+import { addDays, isoDate } from '../dates';
 
 const FRED_SERIES = Object.freeze([
   { code: 'DTWEXBGS', fredId: 'DTWEXBGS' },
@@ -49,7 +50,7 @@ const fred: SourceAdapter = {
   def,
   live: (ctx) =>
     mapLimit(FRED_SERIES, ctx.concurrency, async (s, i) => {
-      const start = ctx.since ?? new Date(ctx.now.getTime() - 60 * 86400_000).toISOString().slice(0, 10);
+      const start = ctx.since ?? addDays(isoDate(ctx.now), -60);
       const p = await fetchPayload(ctx, `https://fred.stlouisfed.org/graph/fredgraph.csv?id=${s.fredId}&cosd=${start}`, `${s.fredId}.csv`);
       ctx.onProgress?.(i + 1, FRED_SERIES.length);
       return p;
@@ -82,4 +83,4 @@ const fred: SourceAdapter = {
   },
 };
 
-export { fred, parseFredCsv, FRED_SERIES };
+export { fred, parseFredCsv };

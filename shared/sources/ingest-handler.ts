@@ -108,5 +108,5 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
   };
 };
 
-export { createIngestHandler, IngestionFailedError, IngestEventSchema };
+export { createIngestHandler, IngestionFailedError };
 export type { IngestHandler, IngestHandlerOptions };

@@ -128,4 +128,4 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
 
 const findSource = (id: string): SourceDef | undefined => SOURCES.find((s) => s.id === id);
 
-export { SOURCES, findSource, US_GOV };
+export { SOURCES, findSource };

@@ -95,4 +95,4 @@ const scheduleExpression = (s: ReleaseSchedule): string => {
   return `cron(${at % 60} ${Math.floor(at / 60)} ${dom} ${month} ${dow} *)`;
 };
 
-export { INGEST_LAG_MINUTES, nextRelease, releaseAfter, scheduleExpression, zonedToUtc };
+export { nextRelease, releaseAfter, scheduleExpression, zonedToUtc };

@@ -65,5 +65,5 @@ const CONVERSIONS = Object.freeze({
  */
 const convert = (value: number, c: Conversion): number => Number((value * c.multiply).toPrecision(10));
 
-export { KG_PER_LB, LB_PER_MT, MT_PER_SHORT_TON, CWT_PER_MT, BU_PER_MT, CONVERSIONS, convert };
+export { LB_PER_MT, MT_PER_SHORT_TON, CWT_PER_MT, BU_PER_MT, CONVERSIONS, convert };
 export type { Conversion };

@@ -240,5 +240,5 @@ const usdaFasEsr: SourceAdapter = {
   toItems,
 };
 
-export { usdaFasEsr, parseEsrRows, parseRequestName, marketYearWindow, marketYearOf, ESR_COMMODITIES, ESR_COMMODITY_SLUGS };
+export { usdaFasEsr, marketYearWindow, marketYearOf, ESR_COMMODITY_SLUGS };
 export type { EsrCommodity, EsrRow };

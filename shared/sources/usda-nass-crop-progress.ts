@@ -280,5 +280,5 @@ const usdaNassCropProgress: SourceAdapter = {
   toItems,
 };
 
-export { usdaNassCropProgress, parseQuickStats, classPrefix, releaseInstant as cropReleaseInstant, CROP_COMMODITIES, CROP_STATISTICS, SYNTHETIC_NAME };
+export { usdaNassCropProgress, parseQuickStats, classPrefix, CROP_COMMODITIES, CROP_STATISTICS };
 export type { CropCommodity, QuickStatsRecord };

@@ -397,5 +397,5 @@ const usdaWasde: SourceAdapter = {
   toItems,
 };
 
-export { usdaWasde, parseWasdeXml, releaseInstant, fileStem, WASDE_COMMODITIES, RELEASE_DATES as WASDE_RELEASE_DATES };
+export { usdaWasde, parseWasdeXml, releaseInstant, fileStem, WASDE_COMMODITIES };
 export type { WasdeCommodity, WasdeTable, BalanceSheet };

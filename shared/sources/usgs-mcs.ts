@@ -28,6 +28,7 @@ import { seriesKey } from '../catalog/series-keys';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
+import { isoDate } from '../dates';
 
 type SectionKind = 'salient' | 'world';
 
@@ -334,7 +335,7 @@ const currentEdition = (now: Date): number => {
   const years = Object.keys(EDITIONS)
     .map(Number)
     .sort((a, b) => b - a);
-  return years.find((y) => `${EDITIONS[y]!.publishedOn}` <= now.toISOString().slice(0, 10)) ?? years.at(-1)!;
+  return years.find((y) => `${EDITIONS[y]!.publishedOn}` <= isoDate(now)) ?? years.at(-1)!;
 };
 
 const live = async (ctx: LiveContext): Promise<Payload[]> => {
@@ -363,5 +364,5 @@ const USGS_SERIES: ReadonlyArray<{ commodity: string; statistics: ReadonlyArray<
   USGS_COMMODITIES.map((c) => ({ commodity: c.slug, statistics: c.statistics.map((s) => ({ statistic: s.statistic, label: s.label })) })),
 );
 
-export { usgsMcs, parseUsgsCsv, parseUsgsValue, selectPoints, currentEdition, USGS_COMMODITIES, USGS_SERIES, EDITIONS as USGS_EDITIONS };
+export { usgsMcs, parseUsgsValue, currentEdition, USGS_SERIES };
 export type { UsgsCommodity, UsgsStatistic, UsgsValue };

@@ -294,5 +294,5 @@ const worldbank: SourceAdapter = {
   toItems,
 };
 
-export { worldbank, decodePinkSheet, parsePinkSheet, parseGridPayload, findWorkbookLink, PINK_SHEET_SERIES };
+export { worldbank, decodePinkSheet, findWorkbookLink, PINK_SHEET_SERIES };
 export type { PinkSheet, PinkSheetSeries, Grid };

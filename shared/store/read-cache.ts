@@ -58,5 +58,5 @@ class ReadCache {
   }
 }
 
-export { CACHE_TTL_S, ReadCache, isEmptyRead };
+export { CACHE_TTL_S, ReadCache };
 export type { CacheRead };

@@ -36,8 +36,6 @@ const CREDITS_TABLE: TableDef = Object.freeze<TableDef>({
   sortKey: { name: 'sk', type: 'S' },
 });
 
-const TABLES: readonly TableDef[] = Object.freeze([OBSERVATIONS_TABLE, CREDITS_TABLE]);
-
 /** CreateTable input for a definition (the local runtime and integration tests use it). */
 const createTableInput = (def: TableDef, tableName: string) => ({
   TableName: tableName,
@@ -52,5 +50,5 @@ const createTableInput = (def: TableDef, tableName: string) => ({
   ],
 });
 
-export { OBSERVATIONS_TABLE, CREDITS_TABLE, TABLES, createTableInput };
+export { OBSERVATIONS_TABLE, CREDITS_TABLE, createTableInput };
 export type { TableDef, KeyAttr };

@@ -1,16 +1,6 @@
+import { addDays } from '../../shared/dates';
 import { describe, expect, it } from 'vitest';
-import {
-  compareLine,
-  decimalsOf,
-  derive,
-  difference,
-  mean,
-  nearestTo,
-  percentOf,
-  priorMarketYear,
-  shiftDays,
-  wasdeLines,
-} from '../../shared/analytics/fundamentals';
+import { compareLine, decimalsOf, derive, difference, mean, nearestTo, percentOf, priorMarketYear, wasdeLines } from '../../shared/analytics/fundamentals';
 import { ObservationSchema, type Observation } from '../../shared/observation/schema';
 
 const obs = (over: Partial<Observation> = {}): Observation => ({
@@ -61,8 +51,8 @@ describe('number helpers', () => {
   });
 
   it('moves dates and market years', () => {
-    expect(shiftDays('2025-06-08', -364)).toBe('2024-06-09');
-    expect(shiftDays('2024-03-01', -1)).toBe('2024-02-29');
+    expect(addDays('2025-06-08', -364)).toBe('2024-06-09');
+    expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
     expect(priorMarketYear('2025/26')).toBe('2024/25');
     expect(priorMarketYear('2000/01')).toBe('1999/00');
     expect(priorMarketYear('2025/26', 5)).toBe('2020/21');

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../../shared/families/fundamentals/load';
-import { shiftDays } from '../../shared/analytics/fundamentals';
+import { addDays } from '../../shared/dates';
 import { marketYearOf, usdaFasEsr } from '../../shared/sources/usda-fas-esr';
 import { expectError, expectObservation } from '../helpers/contract';
 import { getJson, startTestStack } from '../helpers/stack';
@@ -334,7 +334,7 @@ describe('fundamentals family with an empty store, then seeded directly', () => 
         ctx,
       );
     };
-    const prior = [1, 2, 3, 4, 5].map((k) => shiftDays('2022-09-01', -364 * k));
+    const prior = [1, 2, 3, 4, 5].map((k) => addDays('2022-09-01', -364 * k));
     const values = [100, 200, 300, 400, 500];
     await stack.services.store.upsertMany([...week('2022-09-01', 900), ...week('2022-08-25', 50), ...prior.flatMap((d, i) => week(d, values[i]!))]);
     const res = await getJson(stack.url, '/v1/fundamentals/export-sales?commodity=corn');

@@ -34,4 +34,4 @@ const expectError = (res: { status: number; body: any; headers: Headers }, statu
   expect(res.body.error.details).toBeTypeOf('object');
 };
 
-export { expectObservation, expectError, OBSERVATION_FIELDS };
+export { expectObservation, expectError };

@@ -35,4 +35,4 @@ const energyItems = (): SeriesItem[] => [
   ...clPositioning(),
 ];
 
-export { ENERGY_END, ENERGY_PRICES, energyItems };
+export { ENERGY_PRICES, energyItems };

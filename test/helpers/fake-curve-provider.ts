@@ -54,4 +54,4 @@ const fakeCurveProvider =
     return source;
   };
 
-export { FAKE_PROVIDER_ID, FAKE_RETRIEVED_AT, FAKE_CL, fakeCurveProvider };
+export { FAKE_PROVIDER_ID, FAKE_RETRIEVED_AT, fakeCurveProvider };

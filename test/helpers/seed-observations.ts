@@ -113,4 +113,4 @@ const seed = async (store: ObservationStore, items: SeriesItem[]): Promise<void>
   await store.upsertMany(items);
 };
 
-export { RETRIEVED_AT, priceObs, weekdaySeries, monthlySeries, weekly, inventoryObs, cotObs, seed };
+export { priceObs, weekdaySeries, monthlySeries, weekly, inventoryObs, cotObs, seed };

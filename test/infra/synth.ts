@@ -77,5 +77,5 @@ const actionsOn = (template: Template, functionId: string, id: string, producer?
     .filter((s) => s.Effect === 'Allow' && refersTo(s.Resource, id, producer))
     .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
-export { synthService, logicalId, refersTo, roleStatements, actionsOn, PAY_TO, STUB_ENTRY };
+export { synthService, logicalId, refersTo, actionsOn, PAY_TO };
 export type { Synthesized, Statement };

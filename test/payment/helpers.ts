@@ -205,20 +205,5 @@ const closedPortUrl = async (): Promise<string> => {
   return `http://127.0.0.1:${port}`;
 };
 
-export {
-  newClaim,
-  NETWORK,
-  USDC,
-  nowS,
-  randomNonce,
-  signAuthorization,
-  acceptedFor,
-  v1Payload,
-  v2Payload,
-  b64,
-  unb64,
-  txHash,
-  startFakeFacilitator,
-  closedPortUrl,
-};
+export { newClaim, USDC, nowS, randomNonce, signAuthorization, acceptedFor, v1Payload, v2Payload, b64, unb64, txHash, startFakeFacilitator, closedPortUrl };
 export type { SignOptions, SignedAuthorization, FakeFacilitator, FacilitatorHandler };

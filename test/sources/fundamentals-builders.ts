@@ -284,5 +284,5 @@ const esrRow = (r: EsrRowInput): Record<string, unknown> => ({
   weekEndingDate: `${r.week}T00:00:00`,
 });
 
-export { PINK_2025M11, buildPinkSheet, buildWasdeXml, cornMay2025, soybeansMay2025, wheatMay2025, wasdeMay2025, nassRecord, nassBody, cornCondition, esrRow };
+export { buildPinkSheet, buildWasdeXml, cornMay2025, wasdeMay2025, nassRecord, nassBody, cornCondition, esrRow };
 export type { PinkSheetSpec, WasdeTableSpec, EsrRowInput };

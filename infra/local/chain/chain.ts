@@ -106,5 +106,5 @@ const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain
   };
 };
 
-export { startLocalChain, localBaseSepolia, DEV_MNEMONIC, CHAIN_ID, MULTICALL3_ADDRESS, MINT_PER_ACCOUNT };
+export { startLocalChain, localBaseSepolia };
 export type { LocalChain, LocalChainOptions };

@@ -130,4 +130,4 @@ const loadCot = async (services: Services, code: string) => {
   };
 };
 
-export { loadCot, loadCotWindow, requireCotInstrument, COT_INSTRUMENTS, RECENT_REPORTS };
+export { loadCot, loadCotWindow, COT_INSTRUMENTS };

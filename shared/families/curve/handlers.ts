@@ -110,4 +110,4 @@ const curveHandlers: FamilyHandlers<'curve'> = Object.freeze({
   'GET /v1/spreads/calendar/{root}': calendar,
 });
 
-export { curveHandlers, STUB_REASON };
+export { curveHandlers };

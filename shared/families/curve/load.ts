@@ -78,5 +78,5 @@ const loadCurve = async (services: Services, source: CurveSource, instrument: In
   };
 };
 
-export { CURVE_FRESHNESS, CURVE_QUALITY, requireRoot, contractObservation, curveSource, loadCurve };
+export { CURVE_FRESHNESS, CURVE_QUALITY, requireRoot, curveSource, loadCurve };
 export type { LoadedCurve };

@@ -102,4 +102,4 @@ const loadSectorInputs = async (services: Services, sector: Sector): Promise<Sec
   return { sector, prices, inventory, cot, spreads, read, missing };
 };
 
-export { SECTOR_SPREADS, loadSectorInputs };
+export { loadSectorInputs };

@@ -55,5 +55,5 @@ const loadFreshness = async (services: Services, ids?: readonly string[]): Promi
   return Promise.all(defs.map(async (def) => freshnessOf(def, await services.store.getRunStatus(def.id), now)));
 };
 
-export { freshnessOf, overallStatus, loadFreshness };
+export { overallStatus, loadFreshness };
 export type { SourceFreshness, HealthStatus };

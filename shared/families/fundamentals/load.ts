@@ -8,7 +8,7 @@
  * without stored data is listed under `missing` with the reason; when nothing at all is stored
  * the answer is 503 NO_DATA, never a 500.
  */
-import { compareLine, nearestTo, priorMarketYear, shiftDays, wasdeLines, WASDE_LINES, type LineComparison } from '../../analytics/fundamentals';
+import { compareLine, nearestTo, priorMarketYear, wasdeLines, WASDE_LINES, type LineComparison } from '../../analytics/fundamentals';
 import type { FreshnessClass } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
 import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../../analytics/fundamentals-methods';
@@ -19,6 +19,7 @@ import { ESR_COMMODITY_SLUGS } from '../../sources/usda-fas-esr';
 import { CROP_COMMODITIES, CROP_STATISTICS } from '../../sources/usda-nass-crop-progress';
 import { USGS_SERIES } from '../../sources/usgs-mcs';
 import { WASDE_COMMODITIES } from '../../sources/usda-wasde';
+import { addDays } from '../../dates';
 
 // ---- cached reads -------------------------------------------------------------------------
 
@@ -27,7 +28,7 @@ const recent = (services: Services, key: string, n: number, freshness: Freshness
 
 /** The observation nearest to `target` within ±`tolerance` days, as served, or null. */
 const around = async (services: Services, key: string, target: string, tolerance: number, freshness: FreshnessClass): Promise<Observation | null> => {
-  const [start, end] = [shiftDays(target, -tolerance), shiftDays(target, tolerance)];
+  const [start, end] = [addDays(target, -tolerance), addDays(target, tolerance)];
   const { observations } = await services.reader.window(key, start, end, freshness, 2 * tolerance + 1);
   return nearestTo(observations, target, tolerance);
 };
@@ -159,16 +160,14 @@ const WEEK_TOLERANCE_DAYS = 3;
 /** Weekly comparisons of a series at `latest`: previous week, same week a year ago, 5 years. */
 const weeklyComparisonInputs = async (services: Services, key: string, items: Observation[]) => {
   const [latest, prior] = items as [Observation, Observation | undefined];
-  const previous = prior && prior.as_of === shiftDays(latest.as_of, -WEEK) ? prior : null;
-  const years = await Promise.all(
-    [1, 2, 3, 4, 5].map((k) => around(services, key, shiftDays(latest.as_of, -YEAR_IN_WEEKS * k), WEEK_TOLERANCE_DAYS, 'weekly')),
-  );
+  const previous = prior && prior.as_of === addDays(latest.as_of, -WEEK) ? prior : null;
+  const years = await Promise.all([1, 2, 3, 4, 5].map((k) => around(services, key, addDays(latest.as_of, -YEAR_IN_WEEKS * k), WEEK_TOLERANCE_DAYS, 'weekly')));
   return {
     latest,
     previous,
     previousMissing: prior ? `the latest report before ${latest.as_of} is ${prior.as_of}, not the week before` : 'no earlier week stored',
     yearAgo: years[0] ?? null,
-    yearAgoMissing: `no figure stored for the week of ${shiftDays(latest.as_of, -YEAR_IN_WEEKS)}`,
+    yearAgoMissing: `no figure stored for the week of ${addDays(latest.as_of, -YEAR_IN_WEEKS)}`,
     fiveYears: years,
     previousLabel: 'previous weekly report',
     yearAgoLabel: 'same week a year ago',
@@ -346,5 +345,5 @@ type CropProgressBody = Awaited<ReturnType<typeof loadCropProgress>>;
 type ExportSalesBody = Awaited<ReturnType<typeof loadExportSales>>;
 type UsgsBody = Awaited<ReturnType<typeof loadUsgs>>;
 
-export { loadWasde, loadCropProgress, loadExportSales, loadUsgs, ESR_LINES };
+export { loadWasde, loadCropProgress, loadExportSales, loadUsgs };
 export type { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody, Missing };

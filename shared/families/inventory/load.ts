@@ -157,4 +157,4 @@ const loadInventorySeries = async (services: Services, key: string) => {
   return { method: INVENTORY_METHOD, ...block };
 };
 
-export { loadInventoryBundle, loadInventorySeries, loadInventoryWindow, requireInventorySeries, RECENT_WEEKS };
+export { loadInventoryBundle, loadInventorySeries, loadInventoryWindow };

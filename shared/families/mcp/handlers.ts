@@ -27,4 +27,4 @@ const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
   },
 });
 
-export { mcpHandlers, toolNameOf };
+export { mcpHandlers };

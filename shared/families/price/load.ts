@@ -3,7 +3,7 @@
  * observation of an instrument and a window of its history, both through the read cache so
  * provenance tells the truth.
  */
-import { FX_PAIRS, INSTRUMENTS, NOT_LIVE, findInstrument, type Instrument } from '../../catalog/instruments';
+import { INSTRUMENTS, NOT_LIVE, findInstrument, type Instrument } from '../../catalog/instruments';
 import { seriesKey } from '../../catalog/series-keys';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
@@ -23,14 +23,6 @@ const requireInstrument = (code: string): Instrument => {
     });
   }
   return instrument;
-};
-
-/** An FX pair served by /v1/fx/{pair}, or a 404 listing the pairs. */
-const requireFxPair = (pair: string): Instrument => {
-  if (!FX_PAIRS.includes(pair)) {
-    throw new NotFoundError('UNKNOWN_INSTRUMENT', `unknown FX pair ${JSON.stringify(pair)}`, { valid: FX_PAIRS });
-  }
-  return findInstrument(pair)!;
 };
 
 /** The latest stored observation of a code as served, or null when nothing is stored yet. */
@@ -66,4 +58,4 @@ const requireLatest = async (services: Services, code: string): Promise<Observat
 const loadWindow = async ({ reader }: Services, code: string, start: string, end: string): Promise<ServedWindow> =>
   reader.window(seriesKey.price(code), start, end, requireInstrument(code).freshness, MAX_WINDOW_POINTS);
 
-export { requireInstrument, requireLive, requireFxPair, loadLatest, requireLatest, loadWindow, MAX_WINDOW_POINTS };
+export { requireLive, loadLatest, requireLatest, loadWindow };

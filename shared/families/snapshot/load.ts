@@ -86,4 +86,4 @@ const loadSectorParts = async (services: Services, sector: Sector) => {
   };
 };
 
-export { SECTOR_SOURCES, FUNDAMENTALS, loadInstruments, loadStaleness, loadSectorParts };
+export { SECTOR_SOURCES, loadInstruments, loadStaleness, loadSectorParts };

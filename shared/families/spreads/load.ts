@@ -126,5 +126,5 @@ const spreadBody = (a: SpreadAnswer) => ({
   legs: a.legs.map((l) => ({ instrument: l.code, role: l.role, observation: l.observation })),
 });
 
-export { ALIGN_LOOKBACK, loadRecent, loadSpread, requireSpread, loadSpreadHistory, spreadBody };
+export { loadSpread, requireSpread, loadSpreadHistory, spreadBody };
 export type { SpreadAnswer, SpreadUnavailable, SpreadLeg, MissingInput };

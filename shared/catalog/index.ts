@@ -1,3 +1,0 @@
-export * from './instruments';
-export * from './inventory';
-export * from './series-keys';
