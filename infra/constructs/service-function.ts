@@ -1,5 +1,5 @@
 /**
- * The one Lambda shape of this service: Node 22 on ARM64, bundled by the locally installed esbuild
+ * The one Lambda shape of this service: Node 24 on ARM64, bundled by the locally installed esbuild
  * to minified ESM with source maps, an explicit log group with retention, X-Ray tracing, and
  * binding helpers that grant a permission and set the matching env var in one call, so a function
  * never has a table name it may not use or a permission without the name.
@@ -63,7 +63,7 @@ class ServiceFunction extends NodejsFunction {
       memorySize: 1024,
       timeout: Duration.seconds(28),
       ...rest,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
       logGroup,
@@ -76,7 +76,7 @@ class ServiceFunction extends NodejsFunction {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: 'node24',
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
         minify: true,

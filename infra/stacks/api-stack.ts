@@ -18,11 +18,8 @@ import { FAMILIES, ROUTES, routesOf, type Family } from '../../shared/routes/tab
 import { functionEntry, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 
-/** Families whose routes are free but whose calls are priced per tool (table.ts: POST /api/mcp). */
-const PRICED_PER_TOOL: readonly Family[] = ['mcp'];
-
-/** True when a family's function takes payments or debits credits. */
-const familyCharges = (family: Family): boolean => PRICED_PER_TOOL.includes(family) || routesOf(family).some((r) => r.priceKey !== null);
+/** True when a family's function takes payments or debits credits (a priced route, or paid MCP tool calls). */
+const familyCharges = (family: Family): boolean => routesOf(family).some((r) => r.priceKey !== null || r.pricedPerTool === true);
 
 /** Browsers (and browser-hosted MCP clients) may call the API; no cookies, so any origin. */
 const CORS_ALLOW_HEADERS = [
@@ -86,7 +83,7 @@ class ApiStack extends Stack {
       createDefaultStage: false,
       corsPreflight: {
         allowOrigins: ['*'],
-        allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
+        allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE, CorsHttpMethod.OPTIONS],
         allowHeaders: CORS_ALLOW_HEADERS,
         exposeHeaders: CORS_EXPOSE_HEADERS,
         maxAge: Duration.hours(1),

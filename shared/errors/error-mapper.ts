@@ -36,7 +36,7 @@ const mapError = (err: unknown, requestId: string, exposeInternals = false): Map
   if (err instanceof HttpError) {
     return {
       statusCode: err.statusCode,
-      headers,
+      headers: { ...headers, ...err.headers },
       body: {
         error: {
           code: err.code,

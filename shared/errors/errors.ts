@@ -6,6 +6,8 @@ abstract class HttpError extends Error {
   abstract readonly statusCode: number;
   abstract readonly code: string;
   readonly retryable: boolean = false;
+  /** Response headers the status requires (e.g. `Allow` on a 405). */
+  readonly headers: Readonly<Record<string, string>> = {};
   constructor(
     message: string,
     readonly details?: Record<string, unknown>,
@@ -39,10 +41,15 @@ class NotFoundError extends HttpError {
   }
 }
 
-/** A route that exists in the table but whose lane is not served yet (e.g. MCP calls). */
-class NotImplementedError extends HttpError {
-  readonly statusCode = 501;
-  readonly code = 'NOT_IMPLEMENTED';
+/** 405: the path exists, the method does not (MCP: GET streams and DELETE sessions in stateless mode). */
+class MethodNotAllowedError extends HttpError {
+  readonly statusCode = 405;
+  readonly code = 'METHOD_NOT_ALLOWED';
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, allow: readonly string[]) {
+    super(message, { allow });
+    this.headers = { allow: allow.join(', ') };
+  }
 }
 
 /** An upstream we depend on (the payment facilitator) failed or answered nonsense. */
@@ -71,4 +78,4 @@ class GatewayTimeoutError extends HttpError {
   override readonly retryable = true;
 }
 
-export { HttpError, PaymentError, NotFoundError, NotImplementedError, BadGatewayError, ServiceUnavailableError, GatewayTimeoutError };
+export { HttpError, PaymentError, NotFoundError, MethodNotAllowedError, BadGatewayError, ServiceUnavailableError, GatewayTimeoutError };

@@ -139,8 +139,8 @@ const toResponse = (route: RouteDef, result: HandlerResult, requestId: string): 
     statusCode: result.status ?? 200,
     headers: {
       'content-type': text ? `${route.mimeType}; charset=utf-8` : 'application/json',
-      // Paid answers are per-caller; discovery documents may be cached briefly.
-      'cache-control': route.priceKey ? 'private, no-store' : 'public, max-age=60',
+      // Paid answers and POST answers (MCP) are per-caller; discovery documents may be cached briefly.
+      'cache-control': route.priceKey || route.method !== 'GET' ? 'private, no-store' : 'public, max-age=60',
       'x-request-id': requestId,
       ...result.headers,
     },
@@ -183,5 +183,5 @@ const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandle
 /** The exported Lambda handler: what API Gateway (or the local server) invokes. */
 type FamilyLambdaHandler = (event: Event, context: Context, opts?: { signal: AbortSignal }) => Promise<Result>;
 
-export { createFamilyHandler };
+export { parseRouteInput, createFamilyHandler };
 export type { ServiceContext, ServiceState, FamilyLambdaHandler, ServicesProvider };

@@ -34,7 +34,7 @@ import { PRICES_USD, type PriceKey } from './pricing';
 const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp'] as const;
 type Family = (typeof FAMILIES)[number];
 
-type Method = 'GET' | 'POST';
+type Method = 'GET' | 'POST' | 'DELETE';
 type MimeType = 'application/json' | 'text/plain' | 'text/markdown' | 'text/html';
 
 /** What MCP clients see of a paid route's tool (tool name is snake_case, <= 64 characters). */
@@ -60,11 +60,14 @@ interface RouteSpec {
   /** How the route's derived figures are computed (llms-full.txt, the methods reference). */
   readonly methods?: Readonly<Record<string, string>>;
   readonly mcp?: McpSpec;
+  /** A free route whose calls run paid tools (MCP): its function takes payments like a priced route's. */
+  readonly pricedPerTool?: true;
 }
 
 const text = z.string();
 /** MCP answers JSON-RPC 2.0 (the SDK's transport writes it); each tool's result is typed by its route's output. */
-const mcpRpc = z.looseObject({ jsonrpc: z.literal('2.0') });
+const mcpRpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') });
+const mcpRpc = z.union([mcpRpcMessage, z.array(mcpRpcMessage)]);
 const none = NoParams;
 const anyQuery = z.object({}).passthrough();
 const commodity = z.object({ commodity: SlugParam.optional() });
@@ -337,9 +340,42 @@ const ROUTE_SPECS = {
     mcp: { tool: 'get_all_decision_packs', title: 'All-sector decision packs', description: 'Deterministic decision packs of every sector in one call.' },
   },
   // Free discovery routes.
-  'GET /health': { family: 'discovery', summary: 'Health and per-source staleness', params: none, query: anyQuery, output: S.HealthBody },
-  'GET /v1/catalog': { family: 'discovery', summary: 'Instrument catalog with live pricing_usd', params: none, query: anyQuery, output: S.CatalogBody },
-  'GET /v1/calendar': { family: 'discovery', summary: 'Release calendar of every source', params: none, query: anyQuery, output: S.CalendarBody },
+  'GET /health': {
+    family: 'discovery',
+    summary: 'Health and per-source staleness',
+    params: none,
+    query: anyQuery,
+    output: S.HealthBody,
+    mcp: {
+      tool: 'get_health',
+      title: 'Service health',
+      description: 'Health of the service and the freshness of every source (last success, age, staleness, next release).',
+    },
+  },
+  'GET /v1/catalog': {
+    family: 'discovery',
+    summary: 'Instrument catalog with live pricing_usd',
+    params: none,
+    query: anyQuery,
+    output: S.CatalogBody,
+    mcp: {
+      tool: 'get_catalog',
+      title: 'Catalog',
+      description: 'Every instrument, inventory series and futures root with its unit, source, freshness and the price of each route.',
+    },
+  },
+  'GET /v1/calendar': {
+    family: 'discovery',
+    summary: 'Release calendar of every source',
+    params: none,
+    query: anyQuery,
+    output: S.CalendarBody,
+    mcp: {
+      tool: 'get_release_calendar',
+      title: 'Release calendar',
+      description: 'When each source publishes next (EIA, FRED, World Bank, CFTC, USDA, USGS), with its schedule and time zone.',
+    },
+  },
   'GET /llms.txt': { family: 'discovery', summary: 'Short agent briefing', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
   'GET /llms-full.txt': { family: 'discovery', summary: 'Full agent reference', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
   'GET /openapi.json': { family: 'discovery', summary: 'OpenAPI 3.1 description', params: none, query: anyQuery, output: S.OpenApiBody },
@@ -348,8 +384,17 @@ const ROUTE_SPECS = {
   'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: S.X402CatalogBody },
   'GET /terms.txt': { family: 'discovery', summary: 'Terms of use', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
   'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: S.McpToolListBody },
-  // MCP streamable HTTP; each paid tool call is priced as its route.
-  'POST /api/mcp': { family: 'mcp', summary: 'MCP streamable HTTP endpoint', params: none, query: anyQuery, output: mcpRpc },
+  // MCP Streamable HTTP (stateless): each paid tool call is priced as its route.
+  'POST /api/mcp': {
+    family: 'mcp',
+    summary: 'MCP Streamable HTTP endpoint (JSON-RPC)',
+    params: none,
+    query: anyQuery,
+    output: mcpRpc,
+    pricedPerTool: true,
+  },
+  'DELETE /api/mcp': { family: 'mcp', summary: 'No MCP sessions to end: 405, Allow: POST', params: none, query: anyQuery, output: mcpRpc },
+  'GET /.well-known/mcp/server.json': { family: 'mcp', summary: 'MCP Registry server.json', params: none, query: anyQuery, output: S.McpServerJsonBody },
 } as const satisfies Record<`${Method} /${string}`, RouteSpec>;
 
 type RouteSpecs = typeof ROUTE_SPECS;

@@ -78,3 +78,16 @@ const McpToolListBody = z.object({
 });
 
 export { HealthBody, CatalogBody, CalendarBody, OpenApiBody, AgentCardBody, X402CatalogBody, McpToolListBody };
+
+/** An MCP Registry entry (server.schema.json of 2025-12-11): a reverse-DNS name and the remote endpoint. */
+const McpServerJsonBody = z.object({
+  $schema: z.string().url(),
+  name: z.string().regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
+  title: z.string(),
+  description: z.string().max(100),
+  version: z.string(),
+  websiteUrl: z.string().url(),
+  remotes: z.array(z.object({ type: z.literal('streamable-http'), url: z.string().url() })).min(1),
+});
+
+export { McpServerJsonBody };

@@ -95,10 +95,10 @@ describe('free discovery routes over HTTP', () => {
     expectError(await get('/api/mcp', { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) }), 413, 'PAYLOAD_TOO_LARGE');
   });
 
-  it('GET /api/mcp lists one tool per paid route', async () => {
+  it('GET /api/mcp lists one tool per paid route plus the free catalog, calendar and health tools', async () => {
     const res = await get('/api/mcp');
-    expect(res.body.tools).toHaveLength(PAID_ROUTES.length);
-    expect(res.body.tools.map((t: any) => t.name)).toContain('spreads_crack');
+    expect(res.body.tools).toHaveLength(PAID_ROUTES.length + 3);
+    expect(res.body.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(['get_crack_spread', 'get_catalog', 'get_release_calendar', 'get_health']));
   });
 });
 

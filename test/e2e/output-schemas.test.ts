@@ -55,11 +55,14 @@ const CASES: Record<RouteId, string[]> = {
   'GET /terms.txt': ['/terms.txt'],
   'GET /api/mcp': ['/api/mcp'],
   'POST /api/mcp': [],
+  'DELETE /api/mcp': [],
+  'GET /.well-known/mcp/server.json': ['/.well-known/mcp/server.json'],
 };
 
 /** Routes whose 200 body is not exercised here, with why (each must say so). */
 const NOT_HERE: Partial<Record<RouteId, string>> = {
   'POST /api/mcp': 'JSON-RPC over MCP Streamable HTTP: validated by the MCP tests with the SDK client',
+  'DELETE /api/mcp': 'always 405 (no sessions in stateless mode): checked by the MCP tests',
 };
 
 /** Validates a 200 body; a catalog entry the replay seed holds no data for may answer 503 NO_DATA instead. Returns whether it was a 200. */

@@ -48,6 +48,14 @@ describe('CDK app (staging)', () => {
       }
     });
 
+    it('gives MCP its own function behind POST, GET and DELETE /api/mcp (GET/DELETE answer 405 from our code, not a 404)', () => {
+      const routes = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Route')) as any[];
+      for (const key of ['POST /api/mcp', 'GET /api/mcp', 'DELETE /api/mcp']) {
+        const route = routes.find((r) => r.Properties.RouteKey === key);
+        expect(refersTo(integrationOf(s.templates.api, route).Properties.IntegrationUri, fnId('mcp')), key).toBe(true);
+      }
+    });
+
     it('sends $default (unknown paths) to the discovery function, which may be invoked through it', () => {
       const routes = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: '$default' } }));
       expect(routes).toHaveLength(1);
@@ -63,12 +71,12 @@ describe('CDK app (staging)', () => {
       ).toBe(true);
     });
 
-    it('creates one Node 22 arm64 function per family, traced, with source maps and an explicit log group with retention', () => {
+    it('creates one Node 24 arm64 function per family, traced, with source maps and an explicit log group with retention', () => {
       const fns = s.templates.api.findResources('AWS::Lambda::Function');
       expect(Object.keys(fns).sort()).toEqual([...FAMILIES.map(fnId), logicalId(s.api, s.api.reconciler)].sort());
       const logGroups = s.templates.api.findResources('AWS::Logs::LogGroup');
       for (const [id, fn] of Object.entries(fns) as [string, any][]) {
-        expect(fn.Properties, id).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+        expect(fn.Properties, id).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
         expect(envOf(fn).NODE_OPTIONS, id).toBe('--enable-source-maps');
         const lg = fn.Properties.LoggingConfig.LogGroup.Ref;
         expect(logGroups[lg]?.Properties.RetentionInDays, id).toBeGreaterThan(0);
@@ -151,7 +159,7 @@ describe('CDK app (staging)', () => {
       expect(Object.keys(fns)).toHaveLength(SOURCES.length);
       for (const source of SOURCES) {
         const fn = fns[ingestId(source.id)] as any;
-        expect(fn.Properties, source.id).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+        expect(fn.Properties, source.id).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
         expect(envOf(fn)[ENV.SOURCE_ID], source.id).toBe(source.id);
         expect(envOf(fn)[ENV.STAGE], source.id).toBe('staging');
       }

@@ -5,14 +5,11 @@
 import { buildOpenApi } from '../../docs/openapi';
 import { buildAgentCard, buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
+import { baseUrlOf } from './base-url';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
 import { buildX402Catalog } from './x402-catalog';
 import { loadFreshness, overallStatus } from './health';
-
-/** The public base URL: configured, else the request's own host (API Gateway sets x-forwarded-proto). */
-const baseUrlOf = ({ services, headers }: Pick<HandlerRequest, 'services' | 'headers'>): string =>
-  services.config.PUBLIC_BASE_URL ?? `${headers['x-forwarded-proto'] ?? 'http'}://${headers.host ?? '127.0.0.1'}`;
 
 const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
   const sources = await loadFreshness(services);

@@ -1,30 +1,58 @@
 /**
- * The MCP endpoint. GET lists the tool names (one per paid route, generated from the route
- * table); POST (streamable HTTP) is the next stage and answers 501 until then.
+ * The MCP endpoint. POST speaks MCP Streamable HTTP (stateless, JSON responses); a plain GET lists
+ * the tools with their prices; a GET asking for an event stream and DELETE get 405 from here,
+ * because a stateless transport would open a stream that never closes.
  */
-import { NotImplementedError } from '../../errors/errors';
-import type { FamilyHandlers } from '../../http/types';
-import { PAID_ROUTES, type RouteDef } from '../../routes';
+import { MethodNotAllowedError } from '../../errors/errors';
+import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
+import { handleMcpPost, type RouteRunner } from '../../mcp/server';
+import { buildServerJson } from '../../mcp/server-json';
+import { TOOLS } from '../../mcp/tools';
+import { isChargeable } from '../../routes/table';
+import { DATA_FAMILY_HANDLERS, type DataFamily } from '../data-handlers';
+import { baseUrlOf } from '../discovery/base-url';
 
-/** Tool name of a paid route: `GET /v1/spreads/crack` -> `spreads_crack`, `{code}` segments dropped. */
-const toolNameOf = (r: RouteDef): string =>
-  r.path
-    .split('/')
-    .filter((s) => s && s !== 'v1' && !s.startsWith('{'))
-    .join('_')
-    .replace(/-/g, '_');
+/** Tools run the data families' own handlers. */
+const runRoute: RouteRunner = (route, req) => {
+  const handlers = DATA_FAMILY_HANDLERS[route.family as DataFamily] as unknown as Record<string, (r: HandlerRequest) => Promise<HandlerResult>>;
+  return handlers[route.id]!(req);
+};
+
+const notAllowed = (what: string) => new MethodNotAllowedError(`${what}: this MCP endpoint is stateless; send JSON-RPC with POST`, ['POST']);
+
+/** The POST as a web Request for the SDK transport (it needs an absolute URL). */
+const webRequestOf = (req: HandlerRequest): Request =>
+  new Request(`${baseUrlOf(req)}/api/mcp`, { method: 'POST', headers: req.headers, body: req.rawBody ?? '' });
 
 const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
-  'GET /api/mcp': async () => ({
-    body: {
-      transport: 'streamable-http',
-      endpoint: '/api/mcp',
-      tools: PAID_ROUTES.map((r) => ({ name: toolNameOf(r), route: r.id, price_usd: r.priceUsd, description: r.summary })),
-    },
-  }),
-  'POST /api/mcp': async () => {
-    throw new NotImplementedError('MCP tool calls are not served yet; use the HTTP routes listed by GET /api/mcp');
+  'GET /api/mcp': async ({ headers, services }) => {
+    if (headers.accept?.includes('text/event-stream')) throw notAllowed('GET with Accept: text/event-stream');
+    return {
+      body: {
+        transport: 'streamable-http',
+        endpoint: '/api/mcp',
+        tools: TOOLS.map((t) => ({
+          name: t.name,
+          route: t.route.id,
+          price_usd: isChargeable(t.route, services.config) ? t.route.priceUsd : null,
+          description: t.route.mcp.description,
+        })),
+      },
+    };
   },
+  'POST /api/mcp': async (req) => {
+    const res = await handleMcpPost(webRequestOf(req), req.services, req.requestId, runRoute);
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
+    const text = await res.text();
+    return { status: res.status, headers, body: text ? JSON.parse(text) : '' };
+  },
+  'DELETE /api/mcp': async () => {
+    throw notAllowed('DELETE');
+  },
+  'GET /.well-known/mcp/server.json': async (req) => ({ body: buildServerJson(baseUrlOf(req)) }),
 });
 
 export { mcpHandlers };

@@ -1,0 +1,63 @@
+/**
+ * Payment of MCP tool calls through the same core as HTTP (x402 "Transport: MCP"): the payment
+ * payload travels in `params._meta["x402/payment"]`, a refusal is a tool result whose
+ * structuredContent is the PaymentRequired object (never an HTTP 402 on the MCP POST), and the
+ * settlement receipt goes back in `result._meta["x402/payment-response"]`.
+ */
+import { processPayment, releasePayment, settlePayment, type HttpResponseLike, type PaymentReceipt } from '../payment/core';
+import type { Services } from '../services';
+import type { McpTool } from './tools';
+
+const PAYMENT_META_KEY = 'x402/payment';
+const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
+/** The older x402 MCP convention (Vercel x402-mcp, x402 v1): a base64 string under a dotted key. */
+const LEGACY_PAYMENT_META_KEY = 'x402.payment';
+
+type ToolCharge = { type: 'free' } | { type: 'verified'; receipt: PaymentReceipt } | { type: 'refused'; body: unknown };
+type SettledCharge = { type: 'settled'; receipt: unknown } | { type: 'refused'; body: unknown };
+
+const decodeBase64Json = (value: string): unknown => JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+
+/** What a refusal tells an MCP client: the PaymentRequired object when there is one (to pay again), else the error body. */
+const refusalBody = (response: HttpResponseLike): unknown => {
+  const required = response.headers['payment-required'];
+  if (response.statusCode === 402 && required) {
+    const body = JSON.parse(response.body) as { error?: { code?: string } };
+    return body.error?.code === 'INVALID_PAYMENT' ? decodeBase64Json(required) : body;
+  }
+  return JSON.parse(response.body);
+};
+
+/** The payment of a tool call as the HTTP lane's header, so the core sees one format. */
+const paymentHeadersOf = (meta: Record<string, unknown> | undefined): Record<string, string> => {
+  const v2 = meta?.[PAYMENT_META_KEY];
+  if (v2 !== undefined) return { 'payment-signature': Buffer.from(JSON.stringify(v2), 'utf8').toString('base64') };
+  const legacy = meta?.[LEGACY_PAYMENT_META_KEY];
+  if (typeof legacy === 'string') return { 'x-payment': legacy };
+  return {};
+};
+
+/**
+ * Decides the payment of one tool call before it runs.
+ * @returns free (free tool, demo mode), verified (run, then settle) or refused (the tool result's content)
+ */
+const chargeToolCall = async (tool: McpTool, meta: Record<string, unknown> | undefined, requestId: string, services: Services): Promise<ToolCharge> => {
+  const url = `mcp://tool/${tool.name}`;
+  const outcome = await processPayment({ method: 'POST', path: url, url, headers: paymentHeadersOf(meta), requestId }, tool.route, services.payment);
+  if (outcome.type === 'free') return { type: 'free' };
+  if (outcome.type === 'verified') return { type: 'verified', receipt: outcome.receipt };
+  return { type: 'refused', body: refusalBody(outcome.response) };
+};
+
+/** Settles a verified call whose tool answered; a failed settlement returns no data. */
+const settleToolCall = async (receipt: PaymentReceipt, requestId: string, services: Services): Promise<SettledCharge> => {
+  const outcome = await settlePayment(receipt, requestId, services.payment);
+  if (outcome.type === 'rejected') return { type: 'refused', body: refusalBody(outcome.response) };
+  const header = outcome.headers['payment-response'];
+  return { type: 'settled', receipt: header ? decodeBase64Json(header) : null };
+};
+
+/** Releases the hold of a call that failed or was not charged; the payer's authorization stays usable. */
+const releaseToolCall = (receipt: PaymentReceipt, reason: string, services: Services): Promise<void> => releasePayment(receipt, reason, services.payment);
+
+export { chargeToolCall, settleToolCall, releaseToolCall, PAYMENT_RESPONSE_META_KEY };

@@ -1,0 +1,131 @@
+/**
+ * The MCP server: stateless Streamable HTTP with JSON responses, a new server and transport per
+ * request (the SDK refuses reuse since its fix for a cross-client leak). Tools run the same route
+ * handlers as HTTP, in-process, after the same input validation and payment decision.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { mapError } from '../errors/error-mapper';
+import { parseRouteInput } from '../http/family-handler';
+import type { HandlerRequest, HandlerResult } from '../http/types';
+import type { RouteDef } from '../routes/table';
+import type { Services } from '../services';
+import { chargeToolCall, PAYMENT_RESPONSE_META_KEY, releaseToolCall, settleToolCall } from './payment';
+import { findTool, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
+
+const SERVER_INFO = { name: 'commodity-data', title: 'Commodity data service', version: '0.1.0' };
+const INSTRUCTIONS =
+  'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS). Free tools: get_catalog, get_release_calendar, get_health. ' +
+  'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>.';
+
+const textOf = (value: unknown): string => JSON.stringify(value);
+
+const dataResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: textOf(body) }],
+  structuredContent: body as Record<string, unknown>,
+  ...(meta ? { _meta: meta } : {}),
+});
+
+/** A tool error the model can act on: the same body HTTP would answer (error code, message, valid values). */
+const errorResult = (body: unknown): CallToolResult => ({ ...dataResult(body), isError: true });
+
+/** Splits a tool's arguments into the route's path and query parameters. */
+const splitArgs = (tool: McpTool, args: Record<string, unknown>) => {
+  const params: Record<string, unknown> = {};
+  const query: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) (tool.pathArgs.includes(k) ? params : query)[k] = v;
+  return { params, query };
+};
+
+/** Runs a route's own handler in-process (given by the composition, so MCP does not depend on the families). */
+type RouteRunner = (route: RouteDef, req: HandlerRequest) => Promise<HandlerResult>;
+
+/**
+ * One tool call: arguments checked before any payment, then the payment decided, the route's
+ * handler run, and the payment settled only when data is delivered.
+ */
+const callTool = async (
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+  requestId: string,
+  services: Services,
+  runRoute: RouteRunner,
+): Promise<CallToolResult> => {
+  const tool = findTool(name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
+  let input: { params: unknown; query: unknown };
+  try {
+    const { params, query } = splitArgs(tool, args);
+    input = parseRouteInput(tool.route, params, query);
+  } catch (err) {
+    return errorResult(mapError(err, requestId).body);
+  }
+
+  const charge = await chargeToolCall(tool, meta, requestId, services);
+  if (charge.type === 'refused') return errorResult(charge.body);
+  const receipt = charge.type === 'verified' ? charge.receipt : null;
+
+  let result: HandlerResult;
+  try {
+    result = await runRoute(tool.route, {
+      route: tool.route,
+      ...(input as Pick<HandlerRequest, 'params' | 'query'>),
+      headers: {},
+      rawBody: null,
+      requestId,
+      services,
+    });
+  } catch (err) {
+    if (receipt) await releaseToolCall(receipt, 'handler_error', services);
+    return errorResult(mapError(err, requestId, services.config.STAGE === 'dev').body);
+  }
+  if (!receipt) return dataResult(result.body);
+  if (result.charge === false) {
+    await releaseToolCall(receipt, 'not_charged', services);
+    return dataResult(result.body);
+  }
+  const settled = await settleToolCall(receipt, requestId, services);
+  if (settled.type === 'refused') return errorResult(settled.body);
+  return dataResult(result.body, { [PAYMENT_RESPONSE_META_KEY]: settled.receipt });
+};
+
+const buildServer = (services: Services, requestId: string, runRoute: RouteRunner): Server => {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.map((t) => ({
+      name: t.name,
+      title: t.route.mcp.title,
+      description: toolDescription(t, services.config),
+      inputSchema: t.inputSchema as { type: 'object' },
+      outputSchema: t.outputSchema as { type: 'object' },
+      annotations: { title: t.route.mcp.title, ...TOOL_ANNOTATIONS },
+      _meta: { route: t.route.id, price_usd: t.route.priceUsd },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (req) =>
+    callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, requestId, services, runRoute),
+  );
+  return server;
+};
+
+/**
+ * Answers one MCP POST (a JSON-RPC message or batch) as a web Response.
+ * @param request the POST as a web Request (absolute URL, the client's headers and body)
+ * @param runRoute runs a data route's handler (the tools' implementation)
+ */
+const handleMcpPost = async (request: Request, services: Services, requestId: string, runRoute: RouteRunner): Promise<Response> => {
+  const server = buildServer(services, requestId, runRoute);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request);
+  } finally {
+    await transport.close();
+    await server.close();
+  }
+};
+
+export { handleMcpPost, SERVER_INFO };
+export type { RouteRunner };

@@ -1,0 +1,39 @@
+/** Bodies of refusals: the error body of every non-2xx answer and the x402 PaymentRequired object (402, MCP tool results). */
+import * as z from 'zod';
+
+const ErrorBody = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.string(),
+      message: z.string(),
+      retryable: z.boolean(),
+      request_id: z.string(),
+      details: z.record(z.string(), z.unknown()),
+    }),
+  })
+  .meta({ id: 'Error', description: 'Every error answer: a stable code, a message, whether a retry can succeed, and details.' });
+
+const PaymentOption = z.object({
+  scheme: z.literal('exact'),
+  network: z.string(),
+  amount: z.string().regex(/^\d+$/),
+  maxAmountRequired: z.string().regex(/^\d+$/),
+  resource: z.string(),
+  description: z.string(),
+  mimeType: z.string(),
+  payTo: z.string(),
+  asset: z.string(),
+  maxTimeoutSeconds: z.number().int(),
+  extra: z.object({ name: z.string(), version: z.string() }),
+});
+
+const PaymentRequiredBody = z
+  .object({
+    x402Version: z.number().int(),
+    error: z.string(),
+    resource: z.object({ url: z.string(), description: z.string(), mimeType: z.string() }),
+    accepts: z.array(PaymentOption).min(1),
+  })
+  .meta({ id: 'PaymentRequired', description: 'x402 payment requirements: what to sign (amount in USDC atomic units) and where to send it.' });
+
+export { ErrorBody, PaymentRequiredBody };

@@ -1,0 +1,195 @@
+/**
+ * The MCP endpoint driven by the official SDK client (Client + StreamableHTTPClientTransport)
+ * over HTTP against the local runtime: discovery, every tool in demo mode (the client itself
+ * validates structuredContent against each tool's outputSchema), bad arguments, the methods a
+ * stateless endpoint refuses, and the x402 lane on the local chain paid by the official x402 client.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { TOOLS } from '../../shared/mcp/tools';
+import { usdToAtomic } from '../../shared/routes/pricing';
+import { findRoute, PAID_ROUTES } from '../../shared/routes/table';
+import { getJson, startTestStack } from '../helpers/stack';
+
+/** A value every catalog parameter accepts, by argument name. */
+const SAMPLE_ARGS: Record<string, unknown> = { code: 'CL', root: 'CL', pair: 'EURUSD', series: 'crude_ex_spr', sector: 'energy', codes: 'CL,NG' };
+const argsFor = (name: string): Record<string, unknown> => {
+  const tool = TOOLS.find((t) => t.name === name)!;
+  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
+  return Object.fromEntries(required.map((k) => [k, SAMPLE_ARGS[k]]));
+};
+
+const connect = async (url: string, headers: Record<string, string> = {}) => {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), { requestInit: { headers } }));
+  return client;
+};
+
+describe('MCP endpoint, demo mode (SDK client over HTTP)', () => {
+  let stack: LocalStack;
+  let client: Client;
+  beforeAll(async () => {
+    stack = await startTestStack({ X402_ENFORCE: undefined });
+    client = await connect(stack.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await stack?.close();
+  });
+
+  it('initializes and names the server', () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'commodity-data', version: '0.1.0' });
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+  });
+
+  it('lists one tool per paid route, with price, annotations and object schemas, plus the free tools', async () => {
+    const { tools } = await client.listTools();
+    const byRoute = new Map(tools.map((t) => [t._meta?.route, t]));
+    for (const r of PAID_ROUTES) {
+      const tool = byRoute.get(r.id);
+      expect(tool, r.id).toBeDefined();
+      expect(tool!.name).toMatch(/^[a-z0-9_]{1,64}$/);
+      expect(tool!.title).toBeTruthy();
+      expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+      expect(tool!.inputSchema.type).toBe('object');
+      expect(tool!.outputSchema?.type).toBe('object');
+      // The curve stubs are free while indicative futures are off; every other paid tool states its price.
+      if (!r.freeWhen) expect(tool!.description).toContain(`${r.priceUsd} USD per call`);
+    }
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_catalog', 'get_release_calendar', 'get_health']));
+    expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
+  });
+
+  it('calls a free tool', async () => {
+    const res = await client.callTool({ name: 'get_catalog', arguments: {} });
+    expect(res.isError).toBeFalsy();
+    expect((res.structuredContent as any).instruments.length).toBeGreaterThan(20);
+    expect(JSON.parse((res.content as any)[0].text)).toEqual(res.structuredContent);
+  });
+
+  it('calls every tool in demo mode: structuredContent is the route body and passes its output schema', async () => {
+    for (const tool of TOOLS) {
+      const res = await client.callTool({ name: tool.name, arguments: argsFor(tool.name) });
+      expect(res.isError, `${tool.name}: ${JSON.stringify(res.structuredContent).slice(0, 200)}`).toBeFalsy();
+      const parsed = findRoute(tool.route.id)!.output.safeParse(res.structuredContent);
+      expect(parsed.success ? [] : parsed.error.issues.slice(0, 3), tool.name).toEqual([]);
+    }
+  });
+
+  it('answers the same body as the HTTP route', async () => {
+    const [viaMcp, viaHttp] = await Promise.all([client.callTool({ name: 'get_price', arguments: { code: 'CL' } }), getJson(stack.url, '/v1/price/CL')]);
+    const { provenance: _a, ...mcpObs } = viaMcp.structuredContent as any;
+    const { provenance: _b, ...httpObs } = viaHttp.body;
+    expect(mcpObs).toEqual(httpObs);
+  });
+
+  it('bad arguments are tool errors that name the argument and the valid values; an unknown tool is a JSON-RPC error', async () => {
+    const unknown = await client.callTool({ name: 'get_price', arguments: { code: 'XX' } });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.structuredContent).toMatchObject({ error: { code: 'UNKNOWN_INSTRUMENT', details: { valid: expect.arrayContaining(['CL', 'NG']) } } });
+    const missing = await client.callTool({ name: 'get_price', arguments: {} });
+    expect(missing.structuredContent).toMatchObject({ error: { code: 'INVALID_PARAMETER', details: { issues: [expect.objectContaining({ path: 'code' })] } } });
+    const badLimit = await client.callTool({ name: 'get_history', arguments: { code: 'CL', limit: 100_000 } });
+    expect(badLimit.structuredContent).toMatchObject({ error: { code: 'INVALID_PARAMETER' } });
+    await expect(client.callTool({ name: 'get_everything', arguments: {} })).rejects.toBeInstanceOf(McpError);
+  });
+
+  it('a plain GET lists the tools; an event-stream GET and DELETE get 405 with Allow: POST', async () => {
+    const list = await getJson(stack.url, '/api/mcp');
+    expect(list.status).toBe(200);
+    expect(list.body.tools.length).toBe(TOOLS.length);
+    for (const init of [{ headers: { accept: 'text/event-stream' } }, { method: 'DELETE' }]) {
+      const res = await fetch(`${stack.url}/api/mcp`, init);
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      await res.text();
+    }
+  });
+
+  it('malformed JSON-RPC is a JSON-RPC parse error, never a 500', async () => {
+    const res = await fetch(`${stack.url}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{not json',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+  });
+
+  it('serves an MCP Registry server.json naming the endpoint', async () => {
+    const res = await getJson(stack.url, '/.well-known/mcp/server.json');
+    expect(res.body).toMatchObject({
+      $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+      remotes: [{ type: 'streamable-http', url: `${stack.url}/api/mcp` }],
+    });
+    expect(res.body.name).toMatch(/^[a-zA-Z0-9.-]+\/commodity-data$/);
+  });
+});
+
+describe('MCP x402 lane on the local chain (enforced; official x402 client builds the payment)', () => {
+  let stack: LocalStack;
+  let client: Client;
+  beforeAll(async () => {
+    stack = await startTestStack({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1' });
+    client = await connect(stack.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await stack?.close();
+  });
+
+  it('discovery and free tools cost nothing under enforcement', async () => {
+    expect((await client.listTools()).tools.length).toBe(TOOLS.length);
+    expect((await client.callTool({ name: 'get_health', arguments: {} })).isError).toBeFalsy();
+  });
+
+  it('an unpaid call returns the PaymentRequired object as the tool result (HTTP 200, passes the outputSchema)', async () => {
+    const res = await client.callTool({ name: 'get_price', arguments: { code: 'CL' } });
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toMatchObject({
+      x402Version: 2,
+      resource: { url: 'mcp://tool/get_price' },
+      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '10000', payTo: stack.payments!.payTo }],
+    });
+    expect(JSON.parse((res.content as any)[0].text)).toEqual(res.structuredContent);
+  });
+
+  it('a call paid in _meta["x402/payment"] returns the data and the receipt; the chain moves exactly the price once', async () => {
+    const net = stack.payments!;
+    const buyer = net.chain.accounts[3]!;
+    const payer = registerExactEvmScheme(new x402Client(), { signer: buyer });
+    const unpaid = await client.callTool({ name: 'get_price', arguments: { code: 'CL' } });
+    const payload = await payer.createPaymentPayload(unpaid.structuredContent as any);
+    const before = { buyer: await net.chain.balanceOf(buyer.address), payTo: await net.chain.balanceOf(net.payTo) };
+
+    const paid = await client.callTool({ name: 'get_price', arguments: { code: 'CL' }, _meta: { 'x402/payment': payload } });
+    expect(paid.isError).toBeFalsy();
+    expect(paid.structuredContent).toMatchObject({ instrument: 'CL', unit: 'USD/bbl' });
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true, network: 'eip155:84532', payer: buyer.address });
+
+    expect(await net.chain.balanceOf(buyer.address)).toBe(before.buyer - 10_000n);
+    expect(await net.chain.balanceOf(net.payTo)).toBe(before.payTo + 10_000n);
+
+    // The same payment again is refused (no data for a spent authorization) and moves nothing.
+    const again = await client.callTool({ name: 'get_price', arguments: { code: 'CL' }, _meta: { 'x402/payment': payload } });
+    expect(again.structuredContent).not.toMatchObject({ instrument: 'CL' });
+    expect(await net.chain.balanceOf(buyer.address)).toBe(before.buyer - 10_000n);
+  });
+
+  it('a payment for a cheaper tool does not buy a dearer one', async () => {
+    const net = stack.payments!;
+    const payer = registerExactEvmScheme(new x402Client(), { signer: net.chain.accounts[4]! });
+    const cheap = await client.callTool({ name: 'get_price', arguments: { code: 'CL' } });
+    const payload = await payer.createPaymentPayload(cheap.structuredContent as any);
+    const before = await net.chain.balanceOf(net.chain.accounts[4]!.address);
+    const res = await client.callTool({ name: 'get_decision_pack', arguments: { sector: 'energy' }, _meta: { 'x402/payment': payload } });
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toMatchObject({ x402Version: 2, accepts: [{ amount: usdToAtomic(findRoute('GET /v1/decision/{sector}')!.priceUsd!) }] });
+    expect(await net.chain.balanceOf(net.chain.accounts[4]!.address)).toBe(before);
+  });
+});
