@@ -1,91 +1,162 @@
 /**
- * OpenAPI 3.1 document generated from the route table (paths, parameters from the zod schemas,
- * prices as x-price-usd). Nothing here re-types a path or a price.
+ * OpenAPI 3.1 document generated from the route table: paths, parameters from the route's zod
+ * schemas, the 200 body from its output schema, the 402 bodies of both lanes, the error body,
+ * both payment lanes as security schemes, prices (USD and USDC atomic units) and the response
+ * headers. Nothing here re-types a path, a price or a field.
  */
-import { z } from 'zod';
-import { ROUTES, type RouteDef } from '../routes';
+import * as z from 'zod';
+import { API_VERSION, SERVICE_NAME } from './identity';
+import { type RouteDef, ROUTES } from '../routes/table';
+import { usdToAtomic } from '../routes/pricing';
+import { ErrorBody, PaymentRequiredBody } from '../schemas';
 
-const API_VERSION = '0.1.0';
+type Json = Record<string, unknown>;
 
-const jsonSchemaOf = (schema: z.ZodType): Record<string, unknown> => {
-  try {
-    return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  } catch {
-    return {};
+/** Shared schemas (those with a registry id) land in components.schemas and are referenced from there. */
+const toSchema = (schema: z.ZodType, io: 'input' | 'output', components: Record<string, unknown>): Json => {
+  const { $schema: _, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json & { $defs?: Record<string, unknown> };
+  const relink = <T>(v: T): T => JSON.parse(JSON.stringify(v).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  for (const [k, v] of Object.entries($defs ?? {})) {
+    const schemaJson = relink(v);
+    // Two different schemas under one id would silently publish the wrong one.
+    if (components[k] !== undefined && JSON.stringify(components[k]) !== JSON.stringify(schemaJson)) throw new Error(`two schemas share the id ${k}`);
+    components[k] = schemaJson;
   }
+  return relink(rest);
 };
 
-const parametersOf = (r: RouteDef) => {
-  const params = jsonSchemaOf(r.params) as { properties?: Record<string, unknown> };
-  const query = jsonSchemaOf(r.query) as { properties?: Record<string, unknown>; required?: string[] };
+const operationIdOf = (r: RouteDef): string =>
+  r.mcp?.tool ??
+  `${r.method.toLowerCase()}_${r.path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}`;
+
+const FAMILY_TAGS: Record<string, string> = {
+  price: 'Latest prices, bundles, history and FX',
+  curve: 'Forward curves and calendar spreads (licensed provider; free stubs while off)',
+  inventory: 'EIA weekly inventories with 5-year comparison and surprise',
+  cot: 'CFTC managed-money positioning',
+  spreads: 'Crack, crush and basis spreads (derived)',
+  fundamentals: 'WASDE balance sheets, crop progress, export sales, USGS minerals',
+  snapshot: 'Sector snapshots',
+  decision: 'Deterministic decision packs',
+  discovery: 'Free discovery documents, health, catalog and calendar',
+  mcp: 'Model Context Protocol endpoint',
+};
+
+const header = (description: string) => ({ description, schema: { type: 'string' } });
+const REQUEST_ID = header('The request id, also in every error body (quote it in support requests).');
+const json = (schema: Json) => ({ 'application/json': { schema } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const errorResponse = (description: string) => ({ description, headers: { 'X-Request-Id': REQUEST_ID }, content: json(ref('Error')) });
+
+const parametersOf = (r: RouteDef, components: Record<string, unknown>) => {
+  const params = toSchema(r.params, 'input', components) as { properties?: Record<string, Json> };
+  const query = toSchema(r.query, 'input', components) as { properties?: Record<string, Json>; required?: string[] };
+  const describe = (name: string, schema: Json) => (schema.description as string | undefined) ?? `The ${name} parameter.`;
   return [
-    ...Object.entries(params.properties ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),
+    ...Object.entries(params.properties ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, description: describe(name, schema), schema })),
     ...Object.entries(query.properties ?? {}).map(([name, schema]) => ({
       name,
       in: 'query',
       required: (query.required ?? []).includes(name),
+      description: describe(name, schema),
       schema,
     })),
   ];
 };
 
-const errorResponse = { $ref: '#/components/responses/Error' };
+const paidResponses = (r: RouteDef) => ({
+  402: {
+    description:
+      'Payment required. x402: the PaymentRequired object (also base64 in the PAYMENT-REQUIRED header); pay and retry with PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). ' +
+      'Pro key: QUOTA_EXCEEDED when the credits are spent.',
+    headers: { 'PAYMENT-REQUIRED': header('Base64 of the PaymentRequired object (x402 v2).'), 'X-Request-Id': REQUEST_ID },
+    content: json({ oneOf: [ref('PaymentRequired'), ref('Error')] }),
+  },
+  502: errorResponse('The payment facilitator could not be reached; nothing was charged.'),
+  504: errorResponse(`Settlement still pending; retry the same request with the same payment header to receive the data (${r.id}).`),
+});
 
-/** Pure: the OpenAPI document for a base URL. */
-const buildOpenApi = (baseUrl: string) => {
+const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => {
+  const paid = r.priceUsd !== null;
+  const description = [
+    r.mcp?.description ?? r.summary,
+    paid ? `Price: ${r.priceUsd} USD per call (${usdToAtomic(r.priceUsd!)} USDC atomic units).` : 'Free.',
+    r.freeWhen ? 'Free, and answered with an explicit stub, while indicative futures are off.' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const okHeaders: Json = { 'X-Request-Id': REQUEST_ID };
+  if (paid) {
+    okHeaders['PAYMENT-RESPONSE'] = header('x402 v2: base64 settlement receipt {success, transaction, network, payer}.');
+    okHeaders['X-PAYMENT-RESPONSE'] = header('x402 v1: the same receipt under the v1 name.');
+  }
+  const body = r.mimeType === 'application/json' ? json(toSchema(r.output, 'output', components)) : { [r.mimeType]: { schema: { type: 'string' } } };
+  return {
+    operationId: operationIdOf(r),
+    summary: r.summary,
+    description,
+    tags: [r.family],
+    parameters: parametersOf(r, components),
+    ...(r.method === 'POST' ? { requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 message or batch.' }) } } : {}),
+    security: paid ? [{ x402: [] }, { proKey: [] }] : [],
+    ...(paid ? { 'x-price-usd': r.priceUsd, 'x-price-atomic': usdToAtomic(r.priceUsd!), 'x-price-key': r.priceKey } : {}),
+    responses: {
+      200: { description: 'OK', headers: okHeaders, content: body },
+      400: errorResponse('Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged.'),
+      404: errorResponse('Unknown instrument, series, sector or root (the valid values are listed); checked before any payment.'),
+      ...(r.method === 'GET' && r.family === 'mcp' ? { 405: errorResponse('An event-stream GET: this MCP endpoint is stateless (Allow: POST).') } : {}),
+      ...(paid ? paidResponses(r) : {}),
+      503: errorResponse('No data stored yet for this request (NO_DATA, retryable); nothing is charged.'),
+    },
+  };
+};
+
+/**
+ * Pure: the OpenAPI document.
+ * @param baseUrl the public base URL, used in links
+ * @param serverUrl the `servers` entry: the configured public URL, else `/` (the origin that served the document)
+ */
+const buildOpenApi = (baseUrl: string, serverUrl = baseUrl) => {
+  const components: Record<string, unknown> = {};
+  toSchema(ErrorBody, 'output', components);
+  toSchema(PaymentRequiredBody, 'output', components);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     paths[r.path] ??= {};
-    paths[r.path]![r.method.toLowerCase()] = {
-      operationId: r.id.replace(/[^A-Za-z0-9]+/g, '_').replace(/_+$/, ''),
-      summary: r.summary,
-      tags: [r.family],
-      parameters: parametersOf(r),
-      ...(r.priceUsd ? { 'x-price-usd': r.priceUsd, 'x-price-key': r.priceKey } : {}),
-      responses: {
-        200: { description: 'OK', content: { [r.mimeType]: {} } },
-        400: errorResponse,
-        404: errorResponse,
-        ...(r.priceUsd ? { 402: { description: 'Payment required (x402) or quota exceeded (Pro key)' } } : {}),
-      },
-    };
+    paths[r.path]![r.method.toLowerCase()] = operationOf(r, components);
   }
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Commodity data service',
+      title: SERVICE_NAME,
       version: API_VERSION,
-      description: 'Primary-source commodity observations, paid per call with x402 (USDC) or Pro credits.',
+      description:
+        'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS), paid per call with x402 (USDC) or Pro credits. ' +
+        'Every price is also in x-price-usd and x-price-atomic (USDC has 6 decimals).',
+      contact: { name: 'Operator', url: `${baseUrl}/llms.txt` },
+      license: { name: 'Data licenses per source (see terms)', url: `${baseUrl}/terms.txt` },
     },
-    servers: [{ url: baseUrl }],
+    servers: [{ url: serverUrl }],
+    tags: [...new Set(ROUTES.map((r) => r.family))].map((name) => ({ name, description: FAMILY_TAGS[name] ?? name })),
     paths,
     components: {
-      responses: {
-        Error: {
-          description: 'Error body',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  error: {
-                    type: 'object',
-                    properties: {
-                      code: { type: 'string' },
-                      message: { type: 'string' },
-                      retryable: { type: 'boolean' },
-                      request_id: { type: 'string' },
-                      details: { type: 'object' },
-                    },
-                  },
-                },
-              },
-            },
-          },
+      schemas: components,
+      securitySchemes: {
+        x402: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'PAYMENT-SIGNATURE',
+          description:
+            'x402: call without payment, read the 402 PaymentRequired, sign an EIP-3009 USDC authorization for accepts[0] and retry with the base64 payment payload ' +
+            'in PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1). The receipt comes back in PAYMENT-RESPONSE / X-PAYMENT-RESPONSE.',
         },
+        proKey: { type: 'http', scheme: 'bearer', description: 'A prepaid Pro key: Authorization: Bearer cds_live_… (1 credit = 0.01 USD of list price).' },
       },
     },
   };
 };
 
-export { buildOpenApi };
+export { buildOpenApi, operationIdOf };

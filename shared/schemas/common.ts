@@ -21,18 +21,20 @@ const HealthStatus = z.enum(['ok', 'degraded', 'down']);
 const missingOf = <K extends string>(key: K) => z.strictObject({ [key]: z.string(), reason: z.string() } as Record<K | 'reason', z.ZodString>);
 
 /** One ingestion source's freshness (GET /health, snapshot staleness). */
-const SourceFreshness = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  feeds: z.string(),
-  last_attempt_at: IsoDateTimeSchema.nullable(),
-  last_success_at: IsoDateTimeSchema.nullable(),
-  age_s: z.number().nullable(),
-  max_age_h: z.number(),
-  stale: z.boolean(),
-  last_error: z.string().nullable(),
-  next_release_at: IsoDateTimeSchema.nullable(),
-});
+const SourceFreshness = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    feeds: z.string(),
+    last_attempt_at: IsoDateTimeSchema.nullable(),
+    last_success_at: IsoDateTimeSchema.nullable(),
+    age_s: z.number().nullable(),
+    max_age_h: z.number(),
+    stale: z.boolean(),
+    last_error: z.string().nullable(),
+    next_release_at: IsoDateTimeSchema.nullable(),
+  })
+  .meta({ id: 'SourceFreshness', description: 'One source: last attempt and success, age, staleness, next release.' });
 
 /** Texts that state how derived figures are computed, keyed by figure. */
 const MethodTexts = z.record(z.string(), z.string());

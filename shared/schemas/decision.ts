@@ -4,12 +4,14 @@ import { IsoDateSchema, missingOf, Sector, ServedObservation, Signal } from './c
 
 const RuleId = z.enum(['price_range_1y', 'spread_vs_history', 'managed_money_percentile', 'inventory_surprise']);
 
-const Ruleset = z.strictObject({
-  version: z.string(),
-  rules: z.array(z.strictObject({ id: z.string(), applies_to: z.string(), inputs: z.string(), method: z.string(), fires: z.string() })),
-  thresholds: z.record(z.string(), z.record(z.string(), z.number())),
-  combination: z.string(),
-});
+const Ruleset = z
+  .strictObject({
+    version: z.string(),
+    rules: z.array(z.strictObject({ id: z.string(), applies_to: z.string(), inputs: z.string(), method: z.string(), fires: z.string() })),
+    thresholds: z.record(z.string(), z.record(z.string(), z.number())),
+    combination: z.string(),
+  })
+  .meta({ id: 'DecisionRuleset', description: 'The versioned rules, thresholds and combination of the decision packs.' });
 
 const Summary = z.strictObject({
   instruments: z.number().int().nonnegative(),
@@ -23,35 +25,41 @@ const Summary = z.strictObject({
 
 const InputsDigest = z.strictObject({ algorithm: z.string(), method: z.string(), count: z.number().int().nonnegative(), value: z.string() });
 
-const SectorPack = z.strictObject({
-  pack: z.literal('decision'),
-  sector: Sector,
-  rules_version: z.string(),
-  as_of: IsoDateSchema.nullable(),
-  summary: Summary,
-  signals: z.array(
-    z.strictObject({
-      instrument: z.string(),
-      signal: Signal,
-      score: z.number().int(),
-      fired_rules: z.array(RuleId),
-      evaluations: z.array(
-        z.strictObject({
-          rule: RuleId,
-          signal: Signal,
-          fired: z.boolean(),
-          reason: z.string(),
-          values: z.record(z.string(), z.union([z.string(), z.number()]).nullable()),
-          inputs: z.array(ServedObservation),
-        }),
-      ),
-    }),
-  ),
-  missing: z.array(missingOf('input')),
-  inputs_digest: InputsDigest,
-});
+const SectorPack = z
+  .strictObject({
+    pack: z.literal('decision'),
+    sector: Sector,
+    rules_version: z.string(),
+    as_of: IsoDateSchema.nullable(),
+    summary: Summary,
+    signals: z.array(
+      z.strictObject({
+        instrument: z.string(),
+        signal: Signal,
+        score: z.number().int(),
+        fired_rules: z.array(RuleId),
+        evaluations: z.array(
+          z.strictObject({
+            rule: RuleId,
+            signal: Signal,
+            fired: z.boolean(),
+            reason: z.string(),
+            values: z.record(z.string(), z.union([z.string(), z.number()]).nullable()),
+            inputs: z.array(ServedObservation),
+          }),
+        ),
+      }),
+    ),
+    missing: z.array(missingOf('input')),
+    inputs_digest: InputsDigest,
+  })
+  .meta({ id: 'DecisionSectorPack', description: 'The deterministic signals of one sector with their inputs.' });
 
-const DecisionBody = SectorPack.extend({ ruleset: Ruleset, disclaimer: z.string() });
+// A derived schema inherits its parent's registry id: give it its own.
+const DecisionBody = SectorPack.extend({ ruleset: Ruleset, disclaimer: z.string() }).meta({
+  id: 'DecisionPack',
+  description: 'The decision pack of one sector, with the ruleset.',
+});
 
 const DecisionAllBody = z.strictObject({
   ruleset: Ruleset,

@@ -3,18 +3,20 @@ import * as z from 'zod';
 import { IsoDateSchema, IsoDateTimeSchema, MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
 
 /** One statistic with its comparisons (previous report, year ago, 5-year average). */
-const ComparedLine = z.strictObject({
-  statistic: z.string(),
-  label: z.string(),
-  latest: ServedObservation,
-  previous_report: MaybeObservation,
-  change_vs_previous_report: MaybeObservation,
-  year_ago: MaybeObservation,
-  change_vs_year_ago: MaybeObservation,
-  five_year_average: MaybeObservation,
-  change_vs_five_year_average: MaybeObservation,
-  notes: z.array(z.string()),
-});
+const ComparedLine = z
+  .strictObject({
+    statistic: z.string(),
+    label: z.string(),
+    latest: ServedObservation,
+    previous_report: MaybeObservation,
+    change_vs_previous_report: MaybeObservation,
+    year_ago: MaybeObservation,
+    change_vs_year_ago: MaybeObservation,
+    five_year_average: MaybeObservation,
+    change_vs_five_year_average: MaybeObservation,
+    notes: z.array(z.string()),
+  })
+  .meta({ id: 'ComparedLine', description: 'One statistic with its previous report, year-ago and 5-year-average comparisons.' });
 
 const Label = z.union([z.string(), z.number()]).nullable();
 
@@ -40,7 +42,7 @@ const WasdeBody = envelope(
     market_years: z.array(z.strictObject({ market_year: z.string(), status: Label, lines: z.array(ComparedLine) })),
     market_years_missing: z.array(z.string()),
   }),
-);
+).meta({ id: 'Wasde', description: 'WASDE-shaped US balance sheets.' });
 
 const CropProgressBody = envelope(
   z.strictObject({
@@ -50,7 +52,9 @@ const CropProgressBody = envelope(
     statistics: z.array(ComparedLine),
     not_in_latest_report: z.array(z.strictObject({ statistic: z.string(), last_week_ending: IsoDateSchema.nullable() })),
   }),
-).extend({ unit: z.string() });
+)
+  .extend({ unit: z.string() })
+  .meta({ id: 'CropProgress', description: 'Weekly crop progress and condition.' });
 
 const ExportSalesBody = envelope(
   z.strictObject({
@@ -62,7 +66,7 @@ const ExportSalesBody = envelope(
     unit: z.string(),
     lines: z.array(ComparedLine),
   }),
-);
+).meta({ id: 'ExportSales', description: 'Weekly export sales.' });
 
 const UsgsBody = envelope(
   z.strictObject({
@@ -72,6 +76,6 @@ const UsgsBody = envelope(
     statistics: z.array(ComparedLine),
     statistics_without_data: z.array(z.strictObject({ statistic: z.string(), reason: z.string() })),
   }),
-);
+).meta({ id: 'Usgs', description: 'USGS Mineral Commodity Summaries figures.' });
 
 export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody };

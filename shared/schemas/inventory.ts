@@ -57,13 +57,15 @@ const NoDataBlock = z.strictObject({
   history: HistoryCoverage,
 });
 
-const InventoryBundleBody = z.strictObject({
-  report: z.string(),
-  method: MethodTexts,
-  count: z.number().int().nonnegative(),
-  series: z.array(z.discriminatedUnion('status', [SeriesBlock, NoDataBlock])),
-  missing: z.array(missingOf('key')),
-});
+const InventoryBundleBody = z
+  .strictObject({
+    report: z.string(),
+    method: MethodTexts,
+    count: z.number().int().nonnegative(),
+    series: z.array(z.discriminatedUnion('status', [SeriesBlock, NoDataBlock])),
+    missing: z.array(missingOf('key')),
+  })
+  .meta({ id: 'InventoryBundle', description: 'Weekly EIA inventories: every series with its week-over-week change, 5-year comparison and surprise.' });
 
 const InventorySeriesBody = SeriesBlock.extend({ method: MethodTexts });
 
