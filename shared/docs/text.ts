@@ -1,95 +1,241 @@
 /**
  * The text discovery documents (llms.txt, llms-full.txt, SKILL.md, terms.txt) and the agent
- * card, generated from the route table and the catalog.
+ * card, generated from the route table and the catalog. Header names are the x402 packages' own.
  */
+import * as z from 'zod';
 import { INSTRUMENTS } from '../catalog/instruments';
 import { INVENTORY_KEYS } from '../catalog/inventory';
-import { FREE_ROUTES, PAID_ROUTES, usdToCredits } from '../routes';
+import { FREE_ROUTES, PAID_ROUTES, ROUTES, type RouteDef } from '../routes/table';
+import { usdToAtomic, usdToCredits } from '../routes/pricing';
+import { API_VERSION, SERVICE_NAME, SERVICE_SUMMARY } from './identity';
 import { buildMethodsText } from './methods';
 
-const routeLine = (r: (typeof PAID_ROUTES)[number]) => `- GET ${r.path} — ${r.summary} — ${r.priceUsd} USD (${usdToCredits(r.priceUsd!)} credits)`;
+/** A value each path or query parameter accepts, for example requests. */
+const SAMPLE_ARGS: Readonly<Record<string, string>> = { code: 'CL', root: 'CL', pair: 'EURUSD', series: 'crude_ex_spr', sector: 'energy', codes: 'CL,NG,GC' };
 
-/** Pure: the short agent briefing. */
+const argsOf = (schema: z.ZodType): Array<{ name: string; required: boolean; description: string }> => {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, { description?: string }>;
+    required?: string[];
+  };
+  return Object.entries(json.properties ?? {}).map(([name, p]) => ({ name, required: (json.required ?? []).includes(name), description: p.description ?? '' }));
+};
+
+/** The example request path of a route: its path with sample values, required query parameters filled in. */
+const examplePath = (r: RouteDef): string => {
+  const path = r.path.replace(/\{(\w+)\}/g, (_m, p: string) => SAMPLE_ARGS[p] ?? p);
+  const query = argsOf(r.query).filter((a) => a.required);
+  return query.length ? `${path}?${query.map((a) => `${a.name}=${SAMPLE_ARGS[a.name] ?? ''}`).join('&')}` : path;
+};
+
+const priceText = (r: RouteDef) =>
+  r.priceUsd ? `${r.priceUsd} USD (${usdToCredits(r.priceUsd)} credits, ${usdToAtomic(r.priceUsd)} USDC atomic units)` : 'free';
+
+const link = (baseUrl: string, r: RouteDef) => `- [${r.method} ${r.path}](${baseUrl}${examplePath(r)}): ${r.summary}; ${priceText(r)}`;
+
+/** Pure: the short agent briefing (llmstxt.org: H1, summary quote, H2 sections of links, Optional last). */
 const buildLlmsTxt = (baseUrl: string) =>
   [
-    '# Commodity data service',
+    `# ${SERVICE_NAME}`,
     '',
-    '> Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS) for software agents.',
-    '> Pay each call in USDC with x402 (HTTP 402, then retry with X-PAYMENT) or with a Pro key (Authorization: Bearer).',
+    `> ${SERVICE_SUMMARY} Pay each call in USDC with x402 (HTTP 402, then retry with PAYMENT-SIGNATURE; v1 clients X-PAYMENT) or with a Pro key (Authorization: Bearer). Failed calls are never charged.`,
     '',
-    `Base URL: ${baseUrl}`,
+    `Instruments: ${INSTRUMENTS.map((i) => i.code).join(', ')} (case-insensitive). Inventory series: ${INVENTORY_KEYS.join(', ')}.`,
+    '',
+    '## Docs',
+    `- [llms-full.txt](${baseUrl}/llms-full.txt): every route with parameters, price, example request and response; both payment flows; methods; glossary; errors`,
+    `- [OpenAPI 3.1](${baseUrl}/openapi.json): paths, parameters, response schemas, security schemes, prices`,
+    `- [SKILL.md](${baseUrl}/SKILL.md): when and how to use the API, with worked examples`,
+    `- [x402 resources](${baseUrl}/.well-known/x402): every paid resource with its payment requirements and schemas`,
+    `- [MCP endpoint](${baseUrl}/api/mcp): the same data as MCP tools (Streamable HTTP)`,
     '',
     '## Paid routes',
-    ...PAID_ROUTES.map(routeLine),
+    ...PAID_ROUTES.map((r) => link(baseUrl, r)),
     '',
     '## Free routes',
-    ...FREE_ROUTES.map((r) => `- GET ${r.path} — ${r.summary}`),
+    ...FREE_ROUTES.filter((r) => r.mimeType === 'application/json' && !r.path.startsWith('/.well-known') && r.path !== '/openapi.json').map((r) =>
+      link(baseUrl, r),
+    ),
     '',
-    `Instruments: ${INSTRUMENTS.map((i) => i.code).join(', ')}. Codes are case-insensitive (cl = CL).`,
-    `Inventory keys: ${INVENTORY_KEYS.join(', ')}.`,
+    '## Optional',
+    `- [Agent card](${baseUrl}/.well-known/agent.json): who we are, skills, payment and MCP details`,
+    `- [Terms](${baseUrl}/terms.txt): data licenses per source, no warranty, payment finality`,
     '',
   ].join('\n');
 
-/** Pure: the full agent reference (adds the observation contract and the methods). */
-const buildLlmsFullTxt = (baseUrl: string) =>
+const PAYMENT_FLOWS = [
+  '## Paying with x402 (USDC)',
+  '1. Call the route without payment. It answers HTTP 402 with the PaymentRequired object as the JSON body and, base64-encoded, in the PAYMENT-REQUIRED header.',
+  '   accepts[0] names scheme "exact", network (CAIP-2: eip155:8453 Base, eip155:84532 Base Sepolia), asset (USDC), payTo, amount (atomic units, 6 decimals) and maxTimeoutSeconds.',
+  '2. Sign an EIP-3009 TransferWithAuthorization for exactly that amount to payTo (any x402 client does this: @x402/fetch, x402-fetch, x402-axios).',
+  '3. Retry the same request with the base64 payment payload in PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1).',
+  '4. The answer carries the data and the settlement receipt {success, transaction, network, payer} base64-encoded in PAYMENT-RESPONSE (v2) and X-PAYMENT-RESPONSE (v1).',
+  'Nothing is settled unless data is delivered. A 504 SETTLEMENT_PENDING means: retry the same request with the same payment header to receive the data; do not sign a new payment.',
+  'A refused payment answers 402 INVALID_PAYMENT with a fresh PAYMENT-REQUIRED header whose error names the reason.',
+  '',
+  '## Paying with a Pro key (credits)',
+  '1. Send Authorization: Bearer <key> on any paid call. 1 credit = 0.01 USD of the route list price; a 0.02 USD route costs 2 credits.',
+  '2. Answers carry the remaining budget in response headers. When the credits are spent the answer is 402 QUOTA_EXCEEDED; a failed call is refunded.',
+  '',
+  '## MCP',
+  'POST /api/mcp speaks MCP Streamable HTTP (stateless). Every paid route is a tool (tools/list gives names, schemas and prices). An unpaid paid call returns a tool',
+  'result with isError true and the PaymentRequired object as structuredContent (resource.url mcp://tool/<name>); retry the call with the payment payload in',
+  'params._meta["x402/payment"]; the receipt comes back in result._meta["x402/payment-response"]. A Pro key goes in the Authorization header of the POST.',
+  '',
+];
+
+const GLOSSARY = [
+  '## Observation fields',
+  '- instrument, value, unit: what was measured, the figure, its unit.',
+  '- as_of (YYYY-MM-DD): the date the value describes; observed_at: the instant it describes, when the publisher states one.',
+  '- freshness_class: eod (daily close), weekly, monthly, decree (administered), intraday, delayed.',
+  '- quality: official (as published), derived (computed here from official inputs; derived: true), indicative (licensed quote), delayed.',
+  '- source {name, series_id, url}, license_tag: who published it and under which license.',
+  '- provenance {retrieved_at, cache_hit, cache_ttl_s}; published_at: when the publisher released it; next_release_at: its next scheduled release.',
+  '- attributes: named parts of multi-field records; {} when none. Unknown values are null, never missing.',
+  '',
+  '## Errors',
+  'Every error is {"error": {"code", "message", "retryable", "request_id", "details"}}; nothing is charged for an error.',
+  '- 400 INVALID_PARAMETER (details.issues lists each problem); 404 UNKNOWN_INSTRUMENT / UNKNOWN_SERIES / UNKNOWN_SECTOR / UNKNOWN_ROOT (details.valid lists the values), checked before any payment.',
+  '- 402 PAYMENT_REQUIRED / INVALID_PAYMENT (x402), QUOTA_EXCEEDED (Pro); 401 INVALID_API_KEY; 413 PAYLOAD_TOO_LARGE; 429 RATE_LIMITED.',
+  '- 502 FACILITATOR_UNAVAILABLE (nothing charged), 503 NO_DATA (retryable), 504 SETTLEMENT_PENDING (retry with the same payment).',
+  '',
+  '## Limits',
+  '- GET /v1/prices takes up to 30 codes; GET /v1/history/{code} pages at most 1000 points (default 365; pass next as cursor).',
+  '',
+];
+
+const routeSection = (baseUrl: string, r: RouteDef, example: unknown) => [
+  `### ${r.method} ${r.path}`,
+  `${r.mcp?.description ?? r.summary} Price: ${priceText(r)}.${r.freeWhen ? ' Free, as an explicit stub, while indicative futures are off.' : ''}`,
+  ...[...argsOf(r.params).map((a) => ({ ...a, in: 'path' })), ...argsOf(r.query).map((a) => ({ ...a, in: 'query' }))].map(
+    (a) => `- ${a.name} (${a.in}${a.required ? ', required' : ''})${a.description ? `: ${a.description}` : ''}`,
+  ),
+  `Example: curl -s '${baseUrl}${examplePath(r)}'`,
+  ...(example === undefined ? [] : ['Example response (served by this deployment):', '```json', JSON.stringify(example), '```']),
+  '',
+];
+
+/**
+ * Pure: the full agent reference.
+ * @param examples real responses of some routes (the discovery handler reads them from the store)
+ */
+const buildLlmsFullTxt = (baseUrl: string, examples: Readonly<Partial<Record<string, unknown>>> = {}) =>
   [
     buildLlmsTxt(baseUrl),
-    '## Observation',
-    'Every observation has: instrument, value, unit, as_of (YYYY-MM-DD), observed_at, freshness_class',
-    '(eod|weekly|monthly|decree|intraday|delayed), quality (official|indicative|derived|delayed), derived,',
-    'source {name, series_id, url}, license_tag, provenance {retrieved_at, cache_hit, cache_ttl_s},',
-    'published_at, next_release_at and attributes. Unknown values are null, never missing.',
+    ...PAYMENT_FLOWS,
+    '## Routes',
     '',
-    '## History',
-    'GET /v1/history/{code}?start=YYYY-MM-DD&end=YYYY-MM-DD&limit=1..1000&frequency=native|weekly|monthly&cursor=<next>.',
-    'Without end the window ends at the latest observation; without start it begins one year earlier.',
-    'weekly/monthly keep the last observation of each ISO week / calendar month. The body says total, truncated',
-    'and next (pass it as cursor), and summarises the whole window: first, last, min, max, change.',
-    '',
-    '## Errors',
-    '{"error": {"code", "message", "retryable", "request_id", "details"}}. Bad input is 400 INVALID_PARAMETER;',
-    'unknown codes 404 UNKNOWN_INSTRUMENT/UNKNOWN_SERIES/UNKNOWN_SECTOR; nothing is charged for an error.',
-    '',
+    ...ROUTES.filter((r) => r.mimeType === 'application/json').flatMap((r) => routeSection(baseUrl, r, examples[r.id])),
+    ...GLOSSARY,
     buildMethodsText(),
   ].join('\n');
 
-/** Pure: the agent skill manifest. */
+/** Pure: the agent skill (Agent Skills format: front matter name + description, body under 500 lines). */
 const buildSkillMd = (baseUrl: string) =>
   [
     '---',
     'name: commodity-data',
-    'description: Primary-source commodity prices, inventories, positioning, spreads and fundamentals, paid per call.',
+    'description: >-',
+    '  Fetch primary-source commodity data (EIA, FRED, World Bank, CFTC, USDA, USGS): latest prices, history, inventories with',
+    '  surprise, managed-money positioning, spreads, WASDE balance sheets, crop progress, export sales, minerals, FX, sector',
+    '  snapshots and decision packs. Use when a task needs a sourced commodity figure; each call is paid (x402 USDC or Pro credits).',
     '---',
     '',
     '# Commodity data',
     '',
-    `Call ${baseUrl}/v1/catalog first (free) to see instruments and prices. Then call a paid route; on HTTP 402,`,
-    'pay with an x402 client (USDC on Base) and retry with the X-PAYMENT header.',
+    '## When to use',
+    '- You need a commodity price, inventory, positioning or fundamentals figure with its source, date and license.',
+    '- Not for real-time exchange futures: curves are stubs unless the operator licensed a provider.',
     '',
-    ...PAID_ROUTES.map(routeLine),
+    '## How',
+    `1. Free: GET ${baseUrl}/v1/catalog lists instruments, units and the price of every route; GET ${baseUrl}/health shows source freshness.`,
+    '2. Call a paid route. Without payment it answers 402 with the payment requirements.',
+    '3. Pay with an x402 client and retry, or send a Pro key.',
+    '',
+    '## Worked example: x402 (v2 client)',
+    '```ts',
+    "import { wrapFetchWithPayment, x402Client } from '@x402/fetch';",
+    "import { registerExactEvmScheme } from '@x402/evm/exact/client';",
+    'const pay = wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer: account }));',
+    `const res = await pay('${baseUrl}/v1/price/CL'); // 402 -> signs -> retries with PAYMENT-SIGNATURE`,
+    "const receipt = res.headers.get('PAYMENT-RESPONSE'); // base64 {success, transaction, network, payer}",
+    '```',
+    'x402 v1 clients (x402-fetch) send X-PAYMENT and read X-PAYMENT-RESPONSE; both are accepted.',
+    '',
+    '## Worked example: Pro key',
+    '```sh',
+    `curl -s -H 'Authorization: Bearer cds_live_...' '${baseUrl}/v1/history/CL?frequency=weekly&limit=52'`,
+    '```',
+    '',
+    '## Worked example: MCP',
+    `Connect an MCP client to ${baseUrl}/api/mcp (Streamable HTTP). tools/list gives every tool with its price; call get_price {"code":"CL"}.`,
+    'Unpaid calls return the PaymentRequired object; retry with params._meta["x402/payment"], or send Authorization: Bearer on the POST.',
+    '',
+    '## Routes',
+    ...PAID_ROUTES.map((r) => `- ${r.method} ${examplePath(r)}: ${r.summary} (${priceText(r)})`),
+    '',
+    `Full reference: ${baseUrl}/llms-full.txt`,
     '',
   ].join('\n');
 
-/** Pure: the agent card. */
+/**
+ * Pure: the agent card, in A2A v1.0 field names where they apply. The service has no A2A JSON-RPC
+ * endpoint and says so: payment and MCP details sit under a named extension.
+ */
 const buildAgentCard = (baseUrl: string) => ({
-  name: 'Commodity data service',
-  description: 'Primary-source commodity observations for agents, paid per call (x402 USDC or Pro credits).',
-  url: baseUrl,
-  version: '0.1.0',
-  documentation: { llms: `${baseUrl}/llms.txt`, openapi: `${baseUrl}/openapi.json`, skill: `${baseUrl}/SKILL.md` },
-  payments: { x402: `${baseUrl}/.well-known/x402.json` },
-  mcp: { endpoint: `${baseUrl}/api/mcp`, transport: 'streamable-http' },
-  skills: PAID_ROUTES.map((r) => ({ id: r.id, description: r.summary, price_usd: r.priceUsd })),
+  name: SERVICE_NAME,
+  description: SERVICE_SUMMARY,
+  version: API_VERSION,
+  provider: { organization: SERVICE_NAME, url: baseUrl },
+  documentationUrl: `${baseUrl}/llms-full.txt`,
+  capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+  defaultInputModes: ['application/json'],
+  defaultOutputModes: ['application/json'],
+  skills: [...new Set(PAID_ROUTES.map((r) => r.family))].map((family) => {
+    const routes = PAID_ROUTES.filter((r) => r.family === family);
+    return {
+      id: family,
+      name: family,
+      description: routes.map((r) => `${r.summary} (${r.priceUsd} USD)`).join('; '),
+      tags: ['commodities', family],
+      examples: routes.map((r) => `${r.method} ${baseUrl}${examplePath(r)}`),
+    };
+  }),
+  extensions: {
+    'commodity-data/access': {
+      a2a_endpoint: null,
+      note: 'This card describes an HTTP API and an MCP server; there is no A2A JSON-RPC endpoint.',
+      openapi: `${baseUrl}/openapi.json`,
+      x402: {
+        resources: `${baseUrl}/.well-known/x402`,
+        request_headers: ['PAYMENT-SIGNATURE', 'X-PAYMENT'],
+        response_headers: ['PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE'],
+      },
+      pro: { header: 'Authorization: Bearer', credit_usd: '0.01' },
+      mcp: { endpoint: `${baseUrl}/api/mcp`, transport: 'streamable-http', server_json: `${baseUrl}/.well-known/mcp/server.json` },
+    },
+  },
 });
 
 const TERMS_TXT = [
   'Terms of use',
   '',
-  'Data is republished from primary sources under their licenses: US government works (EIA, FRED/H.10,',
-  'CFTC, USDA, USGS) are public domain; World Bank Commodity Price Data is CC BY 4.0 (attribution: World Bank).',
-  'Each observation names its source and license_tag. Prices are per call as listed in /v1/catalog; a call',
-  'that fails (status >= 400) is not charged. No warranty: observations are provided as published, for',
-  'information only, and are not investment advice.',
+  'Data and licenses',
+  '- EIA, FRED (Federal Reserve H.10 and other US government series), CFTC, USDA (NASS, FAS, WASDE) and USGS figures are works of the',
+  '  US government and in the public domain in the United States.',
+  '- World Bank Commodity Price Data ("Pink Sheet") is licensed CC BY 4.0. Attribution: "Source: World Bank, Commodity Price Data (The Pink Sheet)".',
+  '- Figures marked quality "derived" are computed by this service from the figures above; figures marked synthetic are sample data, not publications.',
+  '- Each observation names its source and license_tag.',
+  '',
+  'No warranty; not advice',
+  '- Observations are provided as published, without warranty of accuracy, completeness or timeliness, for information only.',
+  '- Decision packs are mechanical rules over published data and are not investment advice.',
+  '',
+  'Payment',
+  '- Prices are per call as listed in /v1/catalog and /openapi.json. A call that fails (status >= 400) is not charged.',
+  '- x402 payments settle on-chain and are final once the data is delivered; a pending settlement is delivered on retry of the same request.',
+  '- Pro credits: 1 credit = 0.01 USD of list price; a plan grants its credits per period, and unused credits expire at the end of the period.',
   '',
 ].join('\n');
 

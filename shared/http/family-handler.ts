@@ -6,6 +6,7 @@
  *
  * The same exported handler runs in Lambda and, unchanged, behind the local node:http server.
  */
+import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ZodError, type z } from 'zod';
@@ -149,6 +150,18 @@ const toResponse = (route: RouteDef, result: HandlerResult, requestId: string): 
 };
 
 /**
+ * ETag on free GET answers (documents, catalog, health) and 304 when the client already has them;
+ * paid answers are never cached.
+ */
+const withValidators = (route: RouteDef, res: Result, ifNoneMatch: string | undefined): Result => {
+  if (route.priceKey !== null || route.method !== 'GET' || res.statusCode !== 200 || typeof res.body !== 'string') return res;
+  const etag = `"${createHash('sha256').update(res.body).digest('base64url').slice(0, 32)}"`;
+  const headers = { ...res.headers, etag };
+  const matches = ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
+  return matches ? { statusCode: 304, headers, body: '' } : { ...res, headers };
+};
+
+/**
  * Creates the Lambda handler of a family.
  * @param family the family whose routes this function serves
  * @param handlers one handler per route id of the family (checked by `tsc` against the table)
@@ -174,7 +187,7 @@ const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandle
         if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
       }
       context.service.charge = result.charge !== false;
-      return toResponse(route!, result, requestId);
+      return withValidators(route!, toResponse(route!, result, requestId), request!.headers['if-none-match']);
     });
   // Lambda hands in a plain Context; routeLayer attaches `service` before anything reads it.
   return stack as unknown as FamilyLambdaHandler;

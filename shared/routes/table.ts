@@ -382,6 +382,13 @@ const ROUTE_SPECS = {
   'GET /SKILL.md': { family: 'discovery', summary: 'Agent skill manifest', params: none, query: anyQuery, output: text, mimeType: 'text/markdown' },
   'GET /.well-known/agent.json': { family: 'discovery', summary: 'Agent card', params: none, query: anyQuery, output: S.AgentCardBody },
   'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: S.X402CatalogBody },
+  'GET /.well-known/x402': {
+    family: 'discovery',
+    summary: 'Payment resource catalog (x402scan path)',
+    params: none,
+    query: anyQuery,
+    output: S.X402CatalogBody,
+  },
   'GET /terms.txt': { family: 'discovery', summary: 'Terms of use', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
   'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: S.McpToolListBody },
   // MCP Streamable HTTP (stateless): each paid tool call is priced as its route.

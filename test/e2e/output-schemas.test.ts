@@ -52,6 +52,7 @@ const CASES: Record<RouteId, string[]> = {
   'GET /SKILL.md': ['/SKILL.md'],
   'GET /.well-known/agent.json': ['/.well-known/agent.json'],
   'GET /.well-known/x402.json': ['/.well-known/x402.json'],
+  'GET /.well-known/x402': ['/.well-known/x402'],
   'GET /terms.txt': ['/terms.txt'],
   'GET /api/mcp': ['/api/mcp'],
   'POST /api/mcp': [],

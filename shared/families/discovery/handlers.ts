@@ -5,6 +5,7 @@
 import { buildOpenApi } from '../../docs/openapi';
 import { buildAgentCard, buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
+import { loadLatest } from '../price/load';
 import { baseUrlOf } from './base-url';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
@@ -28,11 +29,21 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
   'GET /v1/catalog': async ({ services }) => ({ body: buildCatalog(services.config) }),
   'GET /v1/calendar': async ({ services }) => ({ body: buildCalendar(services.now()) }),
   'GET /llms.txt': async (req) => ({ body: buildLlmsTxt(baseUrlOf(req)) }),
-  'GET /llms-full.txt': async (req) => ({ body: buildLlmsFullTxt(baseUrlOf(req)) }),
+  'GET /llms-full.txt': async (req) => {
+    // One real response, read from this deployment's store (none before the first ingestion).
+    const price = await loadLatest(req.services, 'CL');
+    return {
+      body: buildLlmsFullTxt(
+        baseUrlOf(req),
+        price ? { 'GET /v1/price/{code}': price, 'GET /v1/fx/{pair}': (await loadLatest(req.services, 'EURUSD')) ?? undefined } : {},
+      ),
+    };
+  },
   'GET /openapi.json': async (req) => ({ body: buildOpenApi(baseUrlOf(req), req.services.config.PUBLIC_BASE_URL ?? '/') }),
   'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req)) }),
   'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
   'GET /.well-known/x402.json': async (req) => ({ body: buildX402Catalog(req.services.config, baseUrlOf(req)) }),
+  'GET /.well-known/x402': async (req) => ({ body: buildX402Catalog(req.services.config, baseUrlOf(req)) }),
   'GET /terms.txt': async () => ({ body: TERMS_TXT }),
 });
 

@@ -1,10 +1,18 @@
 /**
- * /.well-known/x402.json: every chargeable route with the payment option its 402 challenge
- * offers, built by the payment module's own `paymentOption`, so the two cannot disagree.
+ * /.well-known/x402.json (the spec's path) and /.well-known/x402 (what x402scan reads): every
+ * chargeable route with the payment option its 402 challenge offers, built by the payment
+ * module's own `paymentOption` (so the two cannot disagree), and its input and output schemas.
  */
+import * as z from 'zod';
 import type { Config } from '../../config';
-import { paymentOption } from '../../payment';
-import { PAID_ROUTES, isChargeable } from '../../routes';
+import { paymentOption } from '../../payment/challenge';
+import { isChargeable, PAID_ROUTES } from '../../routes/table';
+import { usdToAtomic } from '../../routes/pricing';
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+};
 
 /** Pure: the payment resource catalog for a configuration and public base URL. */
 const buildX402Catalog = (config: Config, baseUrl: string) => ({
@@ -13,8 +21,14 @@ const buildX402Catalog = (config: Config, baseUrl: string) => ({
   resources: PAID_ROUTES.filter((r) => isChargeable(r, config)).map((r) => ({
     method: r.method,
     url: `${baseUrl}${r.path}`,
+    route: r.id,
+    description: r.mcp?.description ?? r.summary,
+    mimeType: r.mimeType,
     price_usd: r.priceUsd,
+    price_atomic: usdToAtomic(r.priceUsd!),
     accepts: [paymentOption(r, r.path, config)],
+    input: { path: jsonSchema(r.params, 'input'), query: jsonSchema(r.query, 'input') },
+    output: jsonSchema(r.output, 'output'),
   })),
   free_while_stubbed: PAID_ROUTES.filter((r) => !isChargeable(r, config)).map((r) => r.id),
 });

@@ -1,0 +1,127 @@
+/**
+ * The discovery documents as served: their formats (llmstxt.org, Agent Skills, A2A agent card),
+ * that every route of the table is in each with its price, and their caching validators.
+ */
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { usdToAtomic } from '../../shared/routes/pricing';
+import { PAID_ROUTES, ROUTES } from '../../shared/routes/table';
+import { getJson, startTestStack } from '../helpers/stack';
+
+const text = async (url: string) => (await fetch(url)).text();
+
+describe('discovery documents', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ X402_ENFORCE: undefined });
+  });
+  afterAll(() => stack?.close());
+
+  it('llms.txt follows llmstxt.org: H1, a > summary, H2 sections of [name](url): notes, Optional last', async () => {
+    const lines = (await text(`${stack.url}/llms.txt`)).split('\n');
+    expect(lines[0]).toMatch(/^# \S/);
+    expect(lines.find((l) => l.trim() !== '' && !l.startsWith('# '))).toMatch(/^> /);
+    const sections = lines.filter((l) => l.startsWith('## '));
+    expect(sections.at(-1)).toBe('## Optional');
+    expect(lines.filter((l) => l.startsWith('#') && !l.startsWith('# ') && !l.startsWith('## '))).toEqual([]);
+    const items = lines.filter((l) => l.startsWith('- '));
+    for (const item of items) expect(item).toMatch(/^- \[[^\]]+\]\(https?:\/\/[^)]+\)(: .+)?$/);
+    for (const r of PAID_ROUTES)
+      expect(
+        items.some((i) => i.includes(`[${r.method} ${r.path}]`) && i.includes(`${r.priceUsd} USD`)),
+        r.id,
+      ).toBe(true);
+  });
+
+  it('llms-full.txt has every JSON route with parameters, price and an example request, both payment flows with exact headers, and a real example response', async () => {
+    const full = await text(`${stack.url}/llms-full.txt`);
+    for (const r of ROUTES.filter((x) => x.mimeType === 'application/json')) {
+      expect(full, r.id).toContain(`### ${r.method} ${r.path}`);
+      if (r.priceUsd) expect(full, r.id).toContain(`${usdToAtomic(r.priceUsd)} USDC atomic units`);
+    }
+    for (const h of [
+      'PAYMENT-REQUIRED',
+      'PAYMENT-SIGNATURE',
+      'PAYMENT-RESPONSE',
+      'X-PAYMENT',
+      'X-PAYMENT-RESPONSE',
+      'Authorization: Bearer',
+      '_meta["x402/payment"]',
+    ])
+      expect(full).toContain(h);
+    expect(full).toContain('## Methods of derived figures');
+    const stored = (await getJson(stack.url, '/v1/price/CL')).body;
+    expect(full).toContain(`"instrument":"CL","value":${stored.value}`);
+  });
+
+  it('SKILL.md has Agent Skills front matter (name <= 64 lower-case-hyphenated, description <= 1024) and a body under 500 lines', async () => {
+    const skill = await text(`${stack.url}/SKILL.md`);
+    const [, front, body] = skill.split(/^---$/m);
+    const name = /^name: (.+)$/m.exec(front!)![1]!;
+    expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect(name.length).toBeLessThanOrEqual(64);
+    const description = front!
+      .split(/^description: >-$/m)[1]!
+      .replace(/\s+/g, ' ')
+      .trim();
+    expect(description.length).toBeGreaterThan(50);
+    expect(description.length).toBeLessThanOrEqual(1024);
+    expect(body!.split('\n').length).toBeLessThan(500);
+    expect(body).toContain('PAYMENT-SIGNATURE');
+  });
+
+  it('the agent card uses A2A field names and claims no A2A endpoint', async () => {
+    const card = (await getJson(stack.url, '/.well-known/agent.json')).body;
+    expect(card).toMatchObject({ name: expect.any(String), version: '0.1.0', defaultInputModes: ['application/json'], capabilities: { streaming: false } });
+    expect(card.documentationUrl).toBe(`${stack.url}/llms-full.txt`);
+    expect(card.url).toBeUndefined();
+    expect(card.skills.map((s: any) => s.id)).toEqual(expect.arrayContaining(['price', 'inventory', 'cot', 'decision']));
+    expect(card.extensions['commodity-data/access'].a2a_endpoint).toBeNull();
+  });
+
+  it('/.well-known/x402 and /.well-known/x402.json list every chargeable route with price, payment option and schemas', async () => {
+    for (const path of ['/.well-known/x402', '/.well-known/x402.json']) {
+      const doc = (await getJson(stack.url, path)).body;
+      for (const r of PAID_ROUTES.filter((x) => !x.freeWhen)) {
+        const res = doc.resources.find((x: any) => x.route === r.id);
+        expect(res, `${path} ${r.id}`).toMatchObject({ method: r.method, price_usd: r.priceUsd, price_atomic: usdToAtomic(r.priceUsd!) });
+        expect(res.accepts[0]).toMatchObject({ scheme: 'exact', amount: usdToAtomic(r.priceUsd!), network: expect.stringMatching(/^eip155:/) });
+        // A self-contained JSON Schema: inline, or a local $ref into its own $defs.
+        expect(res.output.type ?? res.output.anyOf ?? res.output.$defs?.[String(res.output.$ref).split('/').pop()!], r.id).toBeDefined();
+      }
+    }
+  });
+
+  it('documents carry an ETag and answer 304 to If-None-Match; paid answers are never cached', async () => {
+    const first = await fetch(`${stack.url}/openapi.json`);
+    const etag = first.headers.get('etag');
+    await first.text();
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(first.headers.get('cache-control')).toContain('max-age');
+    const again = await fetch(`${stack.url}/openapi.json`, { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const paid = await fetch(`${stack.url}/v1/price/CL`);
+    await paid.text();
+    expect(paid.headers.get('etag')).toBeNull();
+    expect(paid.headers.get('cache-control')).toContain('no-store');
+  });
+
+  it('a forged Host header is not echoed into the documents', async () => {
+    const port = new URL(stack.url).port;
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/llms.txt', headers: { host: 'evil.example/<script>' } }, (res) => {
+        let b = '';
+        res.on('data', (c) => {
+          b += c;
+        });
+        res.on('end', () => resolve(b));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(body).not.toContain('evil.example');
+    expect(body).not.toContain('<script>');
+  });
+});
