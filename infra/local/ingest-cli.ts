@@ -5,16 +5,14 @@
  * `npm start` store when it answers on DYNAMODB_PORT, otherwise the on-disk store under .data/.
  * Replay (the default) uses the bundled samples; --live fetches the publishers (API keys from env).
  */
-import { mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig } from '../../shared/config';
 import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { runSource } from '../../shared/sources/runner';
-import { ensureTables, startEmbeddedStore } from './embedded-store';
+import { ensureTables } from './embedded-store';
+import { connectLocalStore } from './store-connection';
 
 const USAGE = 'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]';
 
@@ -40,30 +38,7 @@ if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) fail(
 const ids = target === 'all' ? Object.keys(ADAPTERS) : [target!];
 for (const id of ids) if (!ADAPTERS[id]) fail(`unknown source ${id}; sources: ${Object.keys(ADAPTERS).join(', ')}`);
 
-const portOpen = (port: number) =>
-  new Promise<boolean>((res) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.end();
-      res(true);
-    });
-    s.once('error', () => res(false));
-  });
-
-const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
-let closeStore = async () => {};
-let endpoint = process.env.DYNAMODB_ENDPOINT;
-if (!endpoint) {
-  if (await portOpen(dynamoPort)) {
-    endpoint = `http://127.0.0.1:${dynamoPort}`;
-  } else {
-    const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
-    mkdirSync(dataDir, { recursive: true });
-    const store = await startEmbeddedStore(0, dataDir);
-    endpoint = store.endpoint;
-    closeStore = store.close;
-  }
-}
+const { endpoint, close: closeStore } = await connectLocalStore(process.env);
 const config = loadConfig({ OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits', ...process.env, DYNAMODB_ENDPOINT: endpoint });
 await ensureTables(endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
 const { store } = createServices(config);

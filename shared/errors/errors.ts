@@ -18,6 +18,13 @@ abstract class HttpError extends Error {
   }
 }
 
+/** 401: an Authorization header that names no usable Pro key. */
+class UnauthorizedError extends HttpError {
+  readonly statusCode = 401;
+  readonly code = 'INVALID_API_KEY';
+  override readonly headers = { 'www-authenticate': 'Bearer error="invalid_token"' };
+}
+
 /** 402 that is not the x402 challenge itself (that one is built by the payment core). */
 class PaymentError extends HttpError {
   readonly statusCode = 402;
@@ -78,4 +85,4 @@ class GatewayTimeoutError extends HttpError {
   override readonly retryable = true;
 }
 
-export { HttpError, PaymentError, NotFoundError, MethodNotAllowedError, BadGatewayError, ServiceUnavailableError, GatewayTimeoutError };
+export { HttpError, UnauthorizedError, PaymentError, NotFoundError, MethodNotAllowedError, BadGatewayError, ServiceUnavailableError, GatewayTimeoutError };

@@ -14,9 +14,9 @@
  *   signature) -> claim (payer, nonce) once in the credit table -> facilitator /verify.
  * After the handler: facilitator /settle, and only a confirmed settlement releases the data.
  *
- * The Pro-key lane (Authorization: Bearer) slots in as a second lane: it returns a `verified`
- * outcome with a `{lane: 'pro'}` receipt (credits debited), and settle/release dispatch on the
- * receipt's lane (release = refund). Adapters do not change.
+ * The Pro-key lane (Authorization: Bearer, shared/pro) is decided first: a key wins over an x402
+ * header. It returns a `verified` outcome with a `{lane: 'pro'}` receipt (credits debited), and
+ * settle/release dispatch on the receipt's lane (release = refund). Adapters do not change.
  */
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Address } from 'viem';
@@ -32,6 +32,7 @@ import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator, t
 import type { ClaimKey, ClaimRecord, PaymentLedger } from './ledger';
 import { decodePaymentHeader, paymentHeaderOf, type DecodedPayment, type PaymentRefusal } from './payload';
 import { isChargeable } from '../routes/table';
+import { authorizeProCall, bearerOf, budgetHeaders, BUDGET_HEADERS, type CreditLedger, type ProReceipt } from '../pro/lane';
 
 /** What the core needs to know about a request (any HTTP runtime can provide it). */
 interface HttpRequestLike {
@@ -62,6 +63,8 @@ interface PaymentLog {
 interface PaymentDeps {
   config: Config;
   ledger: PaymentLedger;
+  /** Pro keys and their credits. */
+  credits: CreditLedger;
   facilitator: FacilitatorClient;
   now: () => Date;
   log: PaymentLog;
@@ -92,8 +95,8 @@ interface X402Receipt {
   startedAtMs: number;
 }
 
-/** What a paid request holds until it is settled or released; the Pro-key receipt joins this union. */
-type PaymentReceipt = X402Receipt;
+/** What a paid request holds until it is settled or released. */
+type PaymentReceipt = X402Receipt | ProReceipt;
 
 type PaymentOutcome =
   | { type: 'free'; reason: 'free-route' | 'not-chargeable' | 'demo' }
@@ -106,7 +109,7 @@ type SettleOutcome = { type: 'settled'; headers: Record<string, string> } | { ty
 const REQUEST_BUDGET_MS = 25_000;
 
 /** Response headers of x402, readable by browser clients. */
-const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE';
+const EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', ...BUDGET_HEADERS.map((h) => h.toUpperCase())].join(', ');
 
 const challengeResponse = (route: RouteDef, req: HttpRequestLike, config: Config): HttpResponseLike => {
   const doc = buildPaymentRequired(route, req.path, req.url, config);
@@ -208,7 +211,16 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
   if (route.priceKey === null) return { type: 'free', reason: 'free-route' };
   if (!isChargeable(route, config)) return { type: 'free', reason: 'not-chargeable' };
 
-  // Lane 2 (Pro keys, `Authorization: Bearer`) is decided here, before x402, in a later stage.
+  // Lane 2: a Pro key wins over any x402 header (nothing is charged twice).
+  const proKey = bearerOf(req.headers);
+  if (proKey !== null) {
+    const pro = await authorizeProCall(proKey, route, req.requestId, deps.credits, deps.now()).catch((err: unknown) => {
+      deps.log.error('credit ledger: debit failed', { requestId: req.requestId, error: err instanceof Error ? err.message : String(err) });
+      return { ok: false as const, error: ledgerUnavailable() };
+    });
+    return pro.ok ? { type: 'verified', receipt: pro.receipt } : { type: 'rejected', response: errorResponse(pro.error, req.requestId) };
+  }
+
   const found = paymentHeaderOf(req.headers);
   if (found === null) {
     const enforce = config.X402_ENFORCE || req.headers['x-force-402']?.trim() === '1';
@@ -383,6 +395,8 @@ const sameAddress = (a: string, b: string): boolean => {
  * @returns settled (add the headers, serve the data) or rejected (the data must not be served)
  */
 const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: PaymentDeps): Promise<SettleOutcome> => {
+  if (receipt.lane === 'pro')
+    return { type: 'settled', headers: { ...budgetHeaders(receipt.record, receipt.usage.credits), 'access-control-expose-headers': EXPOSE_HEADERS } };
   const { ledger, log } = deps;
   const who = { requestId, payer: receipt.payer, nonce: receipt.key.nonce, route: receipt.route };
   if (receipt.mode === 'redeliver') {
@@ -508,6 +522,10 @@ const settlePending = async (
  * answer): nothing is settled and the payer's authorization stays usable.
  */
 const releasePayment = async (receipt: PaymentReceipt, reason: string, deps: PaymentDeps): Promise<void> => {
+  if (receipt.lane === 'pro') {
+    await bestEffort(deps.log, 'refund', () => deps.credits.refund(receipt.usage, deps.now()), { requestId: receipt.usage.requestId, reason });
+    return;
+  }
   const who = { payer: receipt.payer, nonce: receipt.key.nonce, reason };
   if (receipt.mode === 'redeliver') {
     await bestEffort(deps.log, 'return delivery', () => deps.ledger.returnDelivery(receipt.key, receipt.claimId), who);

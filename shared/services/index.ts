@@ -4,6 +4,7 @@
  * the local runtime and tests call {@link createServices} with explicit values, so nothing
  * configures a handler through `process.env`.
  */
+import { DynamoCreditLedger } from '../pro/credit-ledger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig, type Config } from '../config';
 import { logger } from '../observability/logger';
@@ -54,12 +55,13 @@ const paymentLog: PaymentLog = {
  */
 const createServices = (config: Config, overrides: ServiceOverrides = {}): Services => {
   const now = overrides.now ?? (() => new Date());
-  const needsDoc = !overrides.store || !overrides.payment?.ledger;
+  const needsDoc = !overrides.store || !overrides.payment?.ledger || !overrides.payment?.credits;
   const doc = overrides.doc ?? (needsDoc ? createDocumentClient(config) : null);
   const store = overrides.store ?? new DynamoObservationStore(doc!, config.OBSERVATIONS_TABLE);
   const payment: PaymentDeps = {
     config,
     ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
+    credits: overrides.payment?.credits ?? new DynamoCreditLedger(doc!, config.CREDITS_TABLE),
     facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,

@@ -1,0 +1,261 @@
+/**
+ * Pro keys and their credits on the credit table. A key is one item (pk KEY#<sha256>, sk PLAN);
+ * each paid call is one atomic conditional debit that can never overdraw, followed by a usage
+ * entry (sk USAGE#<yyyy-mm>#<at>#<request id>) that finance reads and that a refund flips exactly once.
+ */
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { addMonths, PLANS, type PlanId } from './plans';
+
+type KeyStatus = 'active' | 'revoked';
+
+interface KeyRecord {
+  hash: string;
+  /** Prefix and last four characters: all anyone sees of a key after it was issued. */
+  hint: string;
+  plan: PlanId;
+  status: KeyStatus;
+  createdAt: string;
+  /** The current credit month. */
+  periodStart: string;
+  periodEnd: string;
+  /** End of the paid subscription; credits renew monthly until then. */
+  paidUntil: string;
+  creditsPerPeriod: number;
+  creditsLeft: number;
+  label?: string;
+  /** Stripe subscription that pays for the key, when bought online. */
+  subscription?: string;
+  rotatedTo?: string;
+}
+
+interface UsageEntry {
+  hash: string;
+  requestId: string;
+  route: string;
+  credits: number;
+  at: string;
+  refundedAt?: string;
+}
+
+type DebitResult =
+  | { ok: true; record: KeyRecord; usage: UsageEntry }
+  | { ok: false; reason: 'not_found' | 'revoked' | 'expired' | 'quota_exceeded'; record?: KeyRecord };
+
+const keyPk = (hash: string) => `KEY#${hash}`;
+const PLAN_SK = 'PLAN';
+const usageSk = (at: string, requestId: string) => `USAGE#${at.slice(0, 7)}#${at}#${requestId}`;
+
+const isConditionFailure = (err: unknown): boolean => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+
+const toRecord = (item: Record<string, unknown>): KeyRecord => ({
+  hash: String(item.hash),
+  hint: String(item.hint),
+  plan: item.plan as PlanId,
+  status: item.status as KeyStatus,
+  createdAt: String(item.created_at),
+  periodStart: String(item.period_start),
+  periodEnd: String(item.period_end),
+  paidUntil: String(item.paid_until),
+  creditsPerPeriod: Number(item.credits_per_period),
+  creditsLeft: Number(item.credits_left),
+  ...(item.label !== undefined ? { label: String(item.label) } : {}),
+  ...(item.subscription !== undefined ? { subscription: String(item.subscription) } : {}),
+  ...(item.rotated_to !== undefined ? { rotatedTo: String(item.rotated_to) } : {}),
+});
+
+const toUsage = (item: Record<string, unknown>): UsageEntry => ({
+  hash: String(item.hash),
+  requestId: String(item.request_id),
+  route: String(item.route),
+  credits: Number(item.credits),
+  at: String(item.at),
+  ...(item.refunded_at !== undefined ? { refundedAt: String(item.refunded_at) } : {}),
+});
+
+/** A new key's record: the first credit month starts now. */
+const newKeyRecord = (o: { hash: string; hint: string; plan: PlanId; now: Date; label?: string; subscription?: string }): KeyRecord => {
+  const plan = PLANS[o.plan];
+  const start = o.now.toISOString();
+  return {
+    hash: o.hash,
+    hint: o.hint,
+    plan: o.plan,
+    status: 'active',
+    createdAt: start,
+    periodStart: start,
+    periodEnd: addMonths(start, 1),
+    paidUntil: addMonths(start, plan.months),
+    creditsPerPeriod: plan.creditsPerMonth,
+    creditsLeft: plan.creditsPerMonth,
+    ...(o.label ? { label: o.label } : {}),
+    ...(o.subscription ? { subscription: o.subscription } : {}),
+  };
+};
+
+class DynamoCreditLedger {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async put(r: KeyRecord): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: keyPk(r.hash),
+          sk: PLAN_SK,
+          hash: r.hash,
+          hint: r.hint,
+          plan: r.plan,
+          status: r.status,
+          created_at: r.createdAt,
+          period_start: r.periodStart,
+          period_end: r.periodEnd,
+          paid_until: r.paidUntil,
+          credits_per_period: r.creditsPerPeriod,
+          credits_left: r.creditsLeft,
+          ...(r.label ? { label: r.label } : {}),
+          ...(r.subscription ? { subscription: r.subscription } : {}),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(hash: string): Promise<KeyRecord | null> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: keyPk(hash), sk: PLAN_SK }, ConsistentRead: true }));
+    return res.Item ? toRecord(res.Item) : null;
+  }
+
+  /** Every key (operators' CLI; the table holds payments too, so the scan filters). */
+  async list(): Promise<KeyRecord[]> {
+    const out: KeyRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(
+        new ScanCommand({ TableName: this.table, FilterExpression: 'sk = :plan', ExpressionAttributeValues: { ':plan': PLAN_SK }, ExclusiveStartKey: start }),
+      );
+      out.push(...(res.Items ?? []).map(toRecord));
+      start = res.LastEvaluatedKey;
+    } while (start);
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  private async update(hash: string, update: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)'): Promise<KeyRecord | null> {
+    try {
+      const res = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keyPk(hash), sk: PLAN_SK },
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ...(update.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toRecord(res.Attributes!);
+    } catch (err) {
+      if (isConditionFailure(err)) return null;
+      throw err;
+    }
+  }
+
+  revoke = (hash: string) => this.update(hash, 'SET #status = :revoked', { ':revoked': 'revoked' });
+  topUp = (hash: string, credits: number) => this.update(hash, 'ADD credits_left :n', { ':n': credits });
+  /** A paid renewal (Stripe invoice.paid): the subscription runs to `paidUntil`. */
+  extend = (hash: string, paidUntil: string) => this.update(hash, 'SET paid_until = :until', { ':until': paidUntil });
+  markRotated = (hash: string, to: string) => this.update(hash, 'SET #status = :revoked, rotated_to = :to', { ':revoked': 'revoked', ':to': to });
+
+  /**
+   * Takes `credits` from the key in one conditional write (never below zero, never on a revoked or
+   * lapsed key), renewing the credit month first when it is over and the subscription still paid.
+   */
+  async debit(hash: string, credits: number, usage: { requestId: string; route: string }, now: Date): Promise<DebitResult> {
+    const at = now.toISOString();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const res = await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: keyPk(hash), sk: PLAN_SK },
+            UpdateExpression: 'SET credits_left = credits_left - :c',
+            ConditionExpression: '#status = :active AND period_end > :now AND credits_left >= :c',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':c': credits, ':active': 'active', ':now': at },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        const entry: UsageEntry = { hash, requestId: usage.requestId, route: usage.route, credits, at };
+        await this.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { pk: keyPk(hash), sk: usageSk(at, usage.requestId), hash, request_id: usage.requestId, route: usage.route, credits, at },
+          }),
+        );
+        return { ok: true, record: toRecord(res.Attributes!), usage: entry };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+      const record = await this.get(hash);
+      if (!record) return { ok: false, reason: 'not_found' };
+      if (record.status !== 'active') return { ok: false, reason: 'revoked', record };
+      if (record.periodEnd > at) return { ok: false, reason: 'quota_exceeded', record };
+      if (record.paidUntil <= at) return { ok: false, reason: 'expired', record };
+      await this.renew(record, now);
+    }
+    return { ok: false, reason: 'quota_exceeded' };
+  }
+
+  /** Starts the credit month that contains `now` (credits do not carry over); a concurrent renewal wins once. */
+  private async renew(record: KeyRecord, now: Date): Promise<void> {
+    let start = record.periodEnd;
+    let end = addMonths(start, 1);
+    while (end <= now.toISOString()) {
+      start = end;
+      end = addMonths(start, 1);
+    }
+    await this.update(
+      record.hash,
+      'SET period_start = :start, period_end = :end, credits_left = credits_per_period',
+      { ':start': start, ':end': end, ':old': record.periodEnd },
+      'period_end = :old',
+    );
+  }
+
+  /** Gives back the credits of a call that delivered nothing: at most once per usage entry. */
+  async refund(entry: UsageEntry, now: Date): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keyPk(entry.hash), sk: usageSk(entry.at, entry.requestId) },
+          UpdateExpression: 'SET refunded_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(refunded_at)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+    await this.update(entry.hash, 'ADD credits_left :c', { ':c': entry.credits });
+    return true;
+  }
+
+  /** The usage entries of one key in a month (YYYY-MM), oldest first. */
+  async usage(hash: string, month: string): Promise<UsageEntry[]> {
+    const res = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keyPk(hash), ':prefix': `USAGE#${month}#` },
+      }),
+    );
+    return (res.Items ?? []).map(toUsage);
+  }
+}
+
+export { DynamoCreditLedger, newKeyRecord };
+export type { KeyRecord, UsageEntry, DebitResult, KeyStatus };
