@@ -12,9 +12,11 @@ const PAYMENT_META_KEY = 'x402/payment';
 const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 /** The older x402 MCP convention (Vercel x402-mcp, x402 v1): a base64 string under a dotted key. */
 const LEGACY_PAYMENT_META_KEY = 'x402.payment';
+/** The Pro lane's budget after a paid tool call (the HTTP lane's X-Credits-* headers). */
+const PRO_BUDGET_META_KEY = 'commodity-data/credits';
 
 type ToolCharge = { type: 'free' } | { type: 'verified'; receipt: PaymentReceipt } | { type: 'refused'; body: unknown };
-type SettledCharge = { type: 'settled'; receipt: unknown } | { type: 'refused'; body: unknown };
+type SettledCharge = { type: 'settled'; receipt: unknown; budget?: Record<string, string> } | { type: 'refused'; body: unknown };
 
 const decodeBase64Json = (value: string): unknown => JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
 
@@ -28,8 +30,9 @@ const refusalBody = (response: HttpResponseLike): unknown => {
   return JSON.parse(response.body);
 };
 
-/** The payment of a tool call as the HTTP lane's header, so the core sees one format. */
-const paymentHeadersOf = (meta: Record<string, unknown> | undefined): Record<string, string> => {
+/** The payment of a tool call as the HTTP lane's headers, so the core sees one format (a Pro key wins, as on HTTP). */
+const paymentHeadersOf = (meta: Record<string, unknown> | undefined, authorization: string | undefined): Record<string, string> => {
+  if (authorization) return { authorization };
   const v2 = meta?.[PAYMENT_META_KEY];
   if (v2 !== undefined) return { 'payment-signature': Buffer.from(JSON.stringify(v2), 'utf8').toString('base64') };
   const legacy = meta?.[LEGACY_PAYMENT_META_KEY];
@@ -41,9 +44,14 @@ const paymentHeadersOf = (meta: Record<string, unknown> | undefined): Record<str
  * Decides the payment of one tool call before it runs.
  * @returns free (free tool, demo mode), verified (run, then settle) or refused (the tool result's content)
  */
-const chargeToolCall = async (tool: McpTool, meta: Record<string, unknown> | undefined, requestId: string, services: Services): Promise<ToolCharge> => {
+const chargeToolCall = async (
+  tool: McpTool,
+  call: { meta: Record<string, unknown> | undefined; authorization: string | undefined; requestId: string },
+  services: Services,
+): Promise<ToolCharge> => {
   const url = `mcp://tool/${tool.name}`;
-  const outcome = await processPayment({ method: 'POST', path: url, url, headers: paymentHeadersOf(meta), requestId }, tool.route, services.payment);
+  const headers = paymentHeadersOf(call.meta, call.authorization);
+  const outcome = await processPayment({ method: 'POST', path: url, url, headers, requestId: call.requestId }, tool.route, services.payment);
   if (outcome.type === 'free') return { type: 'free' };
   if (outcome.type === 'verified') return { type: 'verified', receipt: outcome.receipt };
   return { type: 'refused', body: refusalBody(outcome.response) };
@@ -54,10 +62,17 @@ const settleToolCall = async (receipt: PaymentReceipt, requestId: string, servic
   const outcome = await settlePayment(receipt, requestId, services.payment);
   if (outcome.type === 'rejected') return { type: 'refused', body: refusalBody(outcome.response) };
   const header = outcome.headers['payment-response'];
-  return { type: 'settled', receipt: header ? decodeBase64Json(header) : null };
+  if (header) return { type: 'settled', receipt: decodeBase64Json(header) };
+  // A Pro-key call: what the HTTP lane sends as budget headers.
+  const budget = Object.fromEntries(
+    Object.entries(outcome.headers)
+      .filter(([k]) => k.startsWith('x-credits-'))
+      .map(([k, v]) => [k.slice(2), v]),
+  );
+  return { type: 'settled', receipt: null, budget };
 };
 
 /** Releases the hold of a call that failed or was not charged; the payer's authorization stays usable. */
 const releaseToolCall = (receipt: PaymentReceipt, reason: string, services: Services): Promise<void> => releasePayment(receipt, reason, services.payment);
 
-export { chargeToolCall, settleToolCall, releaseToolCall, PAYMENT_RESPONSE_META_KEY };
+export { chargeToolCall, settleToolCall, releaseToolCall, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY };

@@ -11,7 +11,7 @@ import { parseRouteInput } from '../http/family-handler';
 import type { HandlerRequest, HandlerResult } from '../http/types';
 import type { RouteDef } from '../routes/table';
 import type { Services } from '../services';
-import { chargeToolCall, PAYMENT_RESPONSE_META_KEY, releaseToolCall, settleToolCall } from './payment';
+import { chargeToolCall, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY, releaseToolCall, settleToolCall } from './payment';
 import { findTool, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
 
 const SERVER_INFO = { name: 'commodity-data', title: 'Commodity data service', version: '0.1.0' };
@@ -41,18 +41,21 @@ const splitArgs = (tool: McpTool, args: Record<string, unknown>) => {
 /** Runs a route's own handler in-process (given by the composition, so MCP does not depend on the families). */
 type RouteRunner = (route: RouteDef, req: HandlerRequest) => Promise<HandlerResult>;
 
+/** What every tool call of one MCP POST shares. */
+interface CallContext {
+  requestId: string;
+  services: Services;
+  runRoute: RouteRunner;
+  /** The POST's Authorization header: a Pro key pays every paid tool call of the request. */
+  authorization: string | undefined;
+}
+
 /**
  * One tool call: arguments checked before any payment, then the payment decided, the route's
  * handler run, and the payment settled only when data is delivered.
  */
-const callTool = async (
-  name: string,
-  args: Record<string, unknown>,
-  meta: Record<string, unknown> | undefined,
-  requestId: string,
-  services: Services,
-  runRoute: RouteRunner,
-): Promise<CallToolResult> => {
+const callTool = async (name: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> => {
+  const { requestId, services, runRoute } = ctx;
   const tool = findTool(name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
   let input: { params: unknown; query: unknown };
@@ -63,7 +66,7 @@ const callTool = async (
     return errorResult(mapError(err, requestId).body);
   }
 
-  const charge = await chargeToolCall(tool, meta, requestId, services);
+  const charge = await chargeToolCall(tool, { meta, authorization: ctx.authorization, requestId }, services);
   if (charge.type === 'refused') return errorResult(charge.body);
   const receipt = charge.type === 'verified' ? charge.receipt : null;
 
@@ -88,10 +91,11 @@ const callTool = async (
   }
   const settled = await settleToolCall(receipt, requestId, services);
   if (settled.type === 'refused') return errorResult(settled.body);
-  return dataResult(result.body, { [PAYMENT_RESPONSE_META_KEY]: settled.receipt });
+  return dataResult(result.body, settled.receipt ? { [PAYMENT_RESPONSE_META_KEY]: settled.receipt } : { [PRO_BUDGET_META_KEY]: settled.budget });
 };
 
-const buildServer = (services: Services, requestId: string, runRoute: RouteRunner): Server => {
+const buildServer = (ctx: CallContext): Server => {
+  const { services } = ctx;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
@@ -104,19 +108,17 @@ const buildServer = (services: Services, requestId: string, runRoute: RouteRunne
       _meta: { route: t.route.id, price_usd: t.route.priceUsd },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, (req) =>
-    callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, requestId, services, runRoute),
-  );
+  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx));
   return server;
 };
 
 /**
  * Answers one MCP POST (a JSON-RPC message or batch) as a web Response.
  * @param request the POST as a web Request (absolute URL, the client's headers and body)
- * @param runRoute runs a data route's handler (the tools' implementation)
+ * @param ctx the request id, services, the data routes' runner and the Pro key of the POST
  */
-const handleMcpPost = async (request: Request, services: Services, requestId: string, runRoute: RouteRunner): Promise<Response> => {
-  const server = buildServer(services, requestId, runRoute);
+const handleMcpPost = async (request: Request, ctx: CallContext): Promise<Response> => {
+  const server = buildServer(ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
@@ -128,4 +130,4 @@ const handleMcpPost = async (request: Request, services: Services, requestId: st
 };
 
 export { handleMcpPost, SERVER_INFO };
-export type { RouteRunner };
+export type { RouteRunner, CallContext };

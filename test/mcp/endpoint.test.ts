@@ -12,6 +12,9 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { TOOLS } from '../../shared/mcp/tools';
+import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
+import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
+import { createDocumentClient } from '../../shared/store/client';
 import { usdToAtomic } from '../../shared/routes/pricing';
 import { findRoute, PAID_ROUTES } from '../../shared/routes/table';
 import { getJson, startTestStack } from '../helpers/stack';
@@ -179,6 +182,31 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
     const again = await client.callTool({ name: 'get_price', arguments: { code: 'CL' }, _meta: { 'x402/payment': payload } });
     expect(again.structuredContent).not.toMatchObject({ instrument: 'CL' });
     expect(await net.chain.balanceOf(buyer.address)).toBe(before.buyer - 10_000n);
+  });
+
+  it('a Pro key on the POST pays each paid tool call once (credits debited by the route price); an unusable key is HTTP 401', async () => {
+    const ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
+    const key = generateKey();
+    await ledger.put(newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }));
+    const pro = await connect(stack.url, { authorization: `Bearer ${key}` });
+    try {
+      const res = await pro.callTool({ name: 'get_price', arguments: { code: 'CL' } });
+      expect(res.isError).toBeFalsy();
+      expect(res.structuredContent).toMatchObject({ instrument: 'CL' });
+      expect(res._meta?.['commodity-data/credits']).toMatchObject({ 'credits-charged': '1', 'credits-remaining': '2999' });
+      expect((await pro.callTool({ name: 'get_catalog', arguments: {} })).isError).toBeFalsy();
+      expect((await ledger.get(hashKey(key)))!.creditsLeft).toBe(2999);
+    } finally {
+      await pro.close();
+    }
+    await expect(connect(stack.url, { authorization: `Bearer ${generateKey()}` })).rejects.toThrow(/INVALID_API_KEY/);
+    const raw = await fetch(`${stack.url}/api/mcp`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer cds_live_typo', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(raw.status).toBe(401);
+    expect(raw.headers.get('www-authenticate')).toContain('Bearer');
   });
 
   it('a payment for a cheaper tool does not buy a dearer one', async () => {

@@ -3,7 +3,9 @@
  * the tools with their prices; a GET asking for an event stream and DELETE get 405 from here,
  * because a stateless transport would open a stream that never closes.
  */
-import { MethodNotAllowedError } from '../../errors/errors';
+import { MethodNotAllowedError, UnauthorizedError } from '../../errors/errors';
+import { hashKey, parseKey } from '../../pro/keys';
+import { bearerOf } from '../../pro/lane';
 import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
 import { handleMcpPost, type RouteRunner } from '../../mcp/server';
 import { buildServerJson } from '../../mcp/server-json';
@@ -16,6 +18,12 @@ import { baseUrlOf } from '../discovery/base-url';
 const runRoute: RouteRunner = (route, req) => {
   const handlers = DATA_FAMILY_HANDLERS[route.family as DataFamily] as unknown as Record<string, (r: HandlerRequest) => Promise<HandlerResult>>;
   return handlers[route.id]!(req);
+};
+
+const requireUsableKey = async (authorization: string, services: HandlerRequest['services']): Promise<void> => {
+  const key = bearerOf({ authorization });
+  const record = key && parseKey(key).ok ? await services.payment.credits.get(hashKey(key)) : null;
+  if (!record || record.status !== 'active') throw new UnauthorizedError('the Authorization header does not carry an active Pro key');
 };
 
 const notAllowed = (what: string) => new MethodNotAllowedError(`${what}: this MCP endpoint is stateless; send JSON-RPC with POST`, ['POST']);
@@ -41,7 +49,10 @@ const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
     };
   },
   'POST /api/mcp': async (req) => {
-    const res = await handleMcpPost(webRequestOf(req), req.services, req.requestId, runRoute);
+    const authorization = req.headers.authorization;
+    // An unusable key is refused on the POST itself (HTTP 401), before any tool runs.
+    if (authorization !== undefined) await requireUsableKey(authorization, req.services);
+    const res = await handleMcpPost(webRequestOf(req), { requestId: req.requestId, services: req.services, runRoute, authorization });
     const headers: Record<string, string> = {};
     res.headers.forEach((v, k) => {
       headers[k] = v;
