@@ -19,7 +19,7 @@ import { functionEntry, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 
 /** True when a family's function takes payments or debits credits (a priced route, or paid MCP tool calls). */
-const familyCharges = (family: Family): boolean => routesOf(family).some((r) => r.priceKey !== null || r.pricedPerTool === true);
+const familyCharges = (family: Family): boolean => routesOf(family).some((r) => r.priceKey !== null || r.usesCredits === true);
 
 /** Browsers (and browser-hosted MCP clients) may call the API; no cookies, so any origin. */
 const CORS_ALLOW_HEADERS = [

@@ -50,6 +50,12 @@ const ConfigSchema = z
     [ENV.NASS_API_KEY]: z.string().min(1).optional(),
     [ENV.FAS_API_KEY]: z.string().min(1).optional(),
     [ENV.PUBLIC_BASE_URL]: z.string().url().optional(),
+    // Pro checkout (Stripe). Absent: the /pro page says checkout is off and keys come from operators.
+    [ENV.STRIPE_SECRET_KEY]: z.string().startsWith('sk_').optional(),
+    [ENV.STRIPE_WEBHOOK_SECRET]: z.string().startsWith('whsec_').optional(),
+    [ENV.STRIPE_PRICE_MONTHLY]: z.string().startsWith('price_').optional(),
+    [ENV.STRIPE_PRICE_YEARLY]: z.string().startsWith('price_').optional(),
+    [ENV.STRIPE_API_URL]: z.string().url().optional(), // a Stripe-compatible API on another host (tests: a loopback fake)
     [ENV.SOURCE_ID]: z
       .string()
       .regex(/^[a-z0-9-]+$/)

@@ -18,6 +18,18 @@ abstract class HttpError extends Error {
   }
 }
 
+/** 400 for input that is not a query parameter (a form field, a webhook signature). */
+class BadRequestError extends HttpError {
+  readonly statusCode = 400;
+  constructor(
+    readonly code: 'INVALID_PARAMETER' | 'INVALID_SIGNATURE',
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(message, details);
+  }
+}
+
 /** 401: an Authorization header that names no usable Pro key. */
 class UnauthorizedError extends HttpError {
   readonly statusCode = 401;
@@ -85,4 +97,14 @@ class GatewayTimeoutError extends HttpError {
   override readonly retryable = true;
 }
 
-export { HttpError, UnauthorizedError, PaymentError, NotFoundError, MethodNotAllowedError, BadGatewayError, ServiceUnavailableError, GatewayTimeoutError };
+export {
+  HttpError,
+  BadRequestError,
+  UnauthorizedError,
+  PaymentError,
+  NotFoundError,
+  MethodNotAllowedError,
+  BadGatewayError,
+  ServiceUnavailableError,
+  GatewayTimeoutError,
+};

@@ -1,5 +1,5 @@
 /**
- * The handler maps of every family that serves data or documents (all but MCP), for the MCP
+ * The handler maps of every family that serves data or documents (all but MCP and Pro), for the MCP
  * tools that run them in-process and for runtimes that serve every route in one process.
  */
 import type { FamilyHandlers } from '../http/types';
@@ -14,7 +14,7 @@ import { priceHandlers } from './price/handlers';
 import { snapshotHandlers } from './snapshot/handlers';
 import { spreadsHandlers } from './spreads/handlers';
 
-type DataFamily = Exclude<Family, 'mcp'>;
+type DataFamily = Exclude<Family, 'mcp' | 'pro'>;
 
 const DATA_FAMILY_HANDLERS: { readonly [F in DataFamily]: FamilyHandlers<F> } = Object.freeze({
   price: priceHandlers,

@@ -7,7 +7,8 @@ import type { FamilyHandlers } from '../http/types';
 import type { Family } from '../routes/table';
 import { DATA_FAMILY_HANDLERS } from './data-handlers';
 import { mcpHandlers } from './mcp/handlers';
+import { proHandlers } from './pro/handlers';
 
-const FAMILY_HANDLERS: { readonly [F in Family]: FamilyHandlers<F> } = Object.freeze({ ...DATA_FAMILY_HANDLERS, mcp: mcpHandlers });
+const FAMILY_HANDLERS: { readonly [F in Family]: FamilyHandlers<F> } = Object.freeze({ ...DATA_FAMILY_HANDLERS, mcp: mcpHandlers, pro: proHandlers });
 
 export { FAMILY_HANDLERS };

@@ -244,6 +244,84 @@ class DynamoCreditLedger {
     return true;
   }
 
+  // Card checkout bookkeeping (same table): Stripe events seen, paid sessions, subscriptions -> keys.
+
+  /** True the first time an event id is seen: a replayed or duplicated Stripe event changes nothing. */
+  async firstDelivery(eventId: string, type: string, now: Date): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: `STRIPE_EVENT#${eventId}`, sk: 'EVENT', type, at: now.toISOString(), expires_at: Math.floor(now.getTime() / 1000) + 90 * 86_400 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** A paid checkout whose key has not been shown yet. */
+  async recordPaidCheckout(sessionId: string, o: { plan: PlanId; subscription: string | null; paidUntil: string | null }, now: Date): Promise<void> {
+    await this.doc
+      .send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            pk: `CHECKOUT#${sessionId}`,
+            sk: 'CHECKOUT',
+            plan: o.plan,
+            subscription: o.subscription,
+            paid_until: o.paidUntil,
+            key_shown: false,
+            paid_at: now.toISOString(),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      )
+      .catch((err) => {
+        if (!isConditionFailure(err)) throw err;
+      });
+  }
+
+  /**
+   * Takes the right to show a checkout's key: succeeds once per paid session.
+   * @returns the checkout, or why not ('unpaid' until the webhook arrives, 'shown' afterwards)
+   */
+  async takeCheckoutKey(
+    sessionId: string,
+  ): Promise<{ ok: true; plan: PlanId; subscription: string | null; paidUntil: string | null } | { ok: false; reason: 'unpaid' | 'shown' }> {
+    try {
+      const res = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: `CHECKOUT#${sessionId}`, sk: 'CHECKOUT' },
+          UpdateExpression: 'SET key_shown = :t',
+          ConditionExpression: 'key_shown = :f',
+          ExpressionAttributeValues: { ':t': true, ':f': false },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const a = res.Attributes!;
+      return { ok: true, plan: a.plan as PlanId, subscription: (a.subscription as string | null) ?? null, paidUntil: (a.paid_until as string | null) ?? null };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const seen = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: `CHECKOUT#${sessionId}`, sk: 'CHECKOUT' }, ConsistentRead: true }));
+      return { ok: false, reason: seen.Item ? 'shown' : 'unpaid' };
+    }
+  }
+
+  async linkSubscription(subscription: string, hash: string): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { pk: `SUB#${subscription}`, sk: 'SUB', hash } }));
+  }
+
+  async keyOfSubscription(subscription: string): Promise<string | null> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: `SUB#${subscription}`, sk: 'SUB' } }));
+    return res.Item ? String(res.Item.hash) : null;
+  }
+
   /** The usage entries of one key in a month (YYYY-MM), oldest first. */
   async usage(hash: string, month: string): Promise<UsageEntry[]> {
     const res = await this.doc.send(

@@ -9,7 +9,8 @@ import type { RouteDef } from '../routes/table';
 import type { DynamoCreditLedger, KeyRecord, UsageEntry } from './credit-ledger';
 import { hashKey, parseKey } from './keys';
 
-type CreditLedger = Pick<DynamoCreditLedger, 'debit' | 'refund' | 'get'>;
+/** The credit table as the lane and the Pro routes use it. */
+type CreditLedger = DynamoCreditLedger;
 
 interface ProReceipt {
   lane: 'pro';

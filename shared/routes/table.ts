@@ -31,7 +31,7 @@ import * as S from '../schemas';
 import { PRICES_USD, type PriceKey } from './pricing';
 
 /** One Lambda function per family (DESIGN.md "functions/"). */
-const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp'] as const;
+const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp', 'pro'] as const;
 type Family = (typeof FAMILIES)[number];
 
 type Method = 'GET' | 'POST' | 'DELETE';
@@ -60,8 +60,8 @@ interface RouteSpec {
   /** How the route's derived figures are computed (llms-full.txt, the methods reference). */
   readonly methods?: Readonly<Record<string, string>>;
   readonly mcp?: McpSpec;
-  /** A free route whose calls run paid tools (MCP): its function takes payments like a priced route's. */
-  readonly pricedPerTool?: true;
+  /** A free route whose function still reads and writes the credit table (MCP tool payments, Pro checkout). */
+  readonly usesCredits?: true;
 }
 
 const text = z.string();
@@ -398,10 +398,37 @@ const ROUTE_SPECS = {
     params: none,
     query: anyQuery,
     output: mcpRpc,
-    pricedPerTool: true,
+    usesCredits: true,
   },
   'DELETE /api/mcp': { family: 'mcp', summary: 'No MCP sessions to end: 405, Allow: POST', params: none, query: anyQuery, output: mcpRpc },
   'GET /.well-known/mcp/server.json': { family: 'mcp', summary: 'MCP Registry server.json', params: none, query: anyQuery, output: S.McpServerJsonBody },
+  // Pro keys: plans page, card checkout (Stripe), its webhook and the page that shows a bought key once.
+  'GET /pro': { family: 'pro', summary: 'Pro plans and how to buy a key', params: none, query: anyQuery, output: text, mimeType: 'text/html' },
+  'POST /pro/checkout': {
+    family: 'pro',
+    summary: 'Start a card checkout for a Pro plan (303 to Stripe Checkout)',
+    params: none,
+    query: anyQuery,
+    output: S.CheckoutBody,
+    usesCredits: true,
+  },
+  'POST /pro/webhook': {
+    family: 'pro',
+    summary: 'Stripe webhook (signed): issues, renews and ends Pro keys',
+    params: none,
+    query: anyQuery,
+    output: S.WebhookAckBody,
+    usesCredits: true,
+  },
+  'GET /pro/success': {
+    family: 'pro',
+    summary: 'Shows a bought Pro key exactly once',
+    params: none,
+    query: z.object({ session_id: z.string().regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'a Stripe Checkout session id (cs_…)') }),
+    output: text,
+    mimeType: 'text/html',
+    usesCredits: true,
+  },
 } as const satisfies Record<`${Method} /${string}`, RouteSpec>;
 
 type RouteSpecs = typeof ROUTE_SPECS;
@@ -446,7 +473,8 @@ const ROUTES: readonly RouteDef[] = Object.freeze(Object.entries(ROUTE_SPECS).ma
 
 /** Routes with a list price (the curve stubs included: they are free only under freeWhen). */
 const PAID_ROUTES = ROUTES.filter((r) => r.priceKey !== null);
-const FREE_ROUTES = ROUTES.filter((r) => r.priceKey === null && r.family !== 'mcp');
+/** The free discovery routes (documents, health, catalog, calendar). */
+const FREE_ROUTES = ROUTES.filter((r) => r.family === 'discovery');
 
 /** Routes served by one family's Lambda. */
 const routesOf = (family: Family): RouteDef[] => ROUTES.filter((r) => r.family === family);

@@ -91,3 +91,11 @@ const McpServerJsonBody = z.object({
 });
 
 export { McpServerJsonBody };
+
+/** POST /pro/checkout: where to pay (also the 303 Location). */
+const CheckoutBody = z.strictObject({ url: z.string().url(), session_id: z.string() });
+
+/** POST /pro/webhook: Stripe needs a fast 2xx; `duplicate` when the event id was already handled. */
+const WebhookAckBody = z.strictObject({ received: z.literal(true), duplicate: z.boolean(), handled: z.string() });
+
+export { CheckoutBody, WebhookAckBody };

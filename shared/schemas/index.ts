@@ -13,5 +13,16 @@ export { SpreadBody } from './spreads';
 export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody } from './fundamentals';
 export { SnapshotBody, SnapshotAllBody } from './snapshot';
 export { DecisionBody, DecisionAllBody } from './decision';
-export { HealthBody, CatalogBody, CalendarBody, OpenApiBody, AgentCardBody, X402CatalogBody, McpToolListBody, McpServerJsonBody } from './discovery';
+export {
+  HealthBody,
+  CatalogBody,
+  CalendarBody,
+  OpenApiBody,
+  AgentCardBody,
+  X402CatalogBody,
+  McpToolListBody,
+  McpServerJsonBody,
+  CheckoutBody,
+  WebhookAckBody,
+} from './discovery';
 export { ErrorBody, PaymentRequiredBody } from './errors';

@@ -58,12 +58,19 @@ const CASES: Record<RouteId, string[]> = {
   'POST /api/mcp': [],
   'DELETE /api/mcp': [],
   'GET /.well-known/mcp/server.json': ['/.well-known/mcp/server.json'],
+  'GET /pro': ['/pro'],
+  'POST /pro/checkout': [],
+  'POST /pro/webhook': [],
+  'GET /pro/success': [],
 };
 
 /** Routes whose 200 body is not exercised here, with why (each must say so). */
 const NOT_HERE: Partial<Record<RouteId, string>> = {
   'POST /api/mcp': 'JSON-RPC over MCP Streamable HTTP: validated by the MCP tests with the SDK client',
   'DELETE /api/mcp': 'always 405 (no sessions in stateless mode): checked by the MCP tests',
+  'POST /pro/checkout': 'needs Stripe: checked against a loopback fake Stripe API in the Pro checkout tests',
+  'POST /pro/webhook': 'needs a signed Stripe event: checked in the Pro checkout tests',
+  'GET /pro/success': 'needs a paid checkout: checked in the Pro checkout tests',
 };
 
 /** Validates a 200 body; a catalog entry the replay seed holds no data for may answer 503 NO_DATA instead. Returns whether it was a 200. */

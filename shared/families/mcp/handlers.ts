@@ -23,7 +23,7 @@ const runRoute: RouteRunner = (route, req) => {
 const requireUsableKey = async (authorization: string, services: HandlerRequest['services']): Promise<void> => {
   const key = bearerOf({ authorization });
   const record = key && parseKey(key).ok ? await services.payment.credits.get(hashKey(key)) : null;
-  if (!record || record.status !== 'active') throw new UnauthorizedError('the Authorization header does not carry an active Pro key');
+  if (record?.status !== 'active') throw new UnauthorizedError('the Authorization header does not carry an active Pro key');
 };
 
 const notAllowed = (what: string) => new MethodNotAllowedError(`${what}: this MCP endpoint is stateless; send JSON-RPC with POST`, ['POST']);

@@ -1,0 +1,38 @@
+/**
+ * The Pro routes: the plans page, the card checkout, Stripe's webhook and the page that shows a
+ * bought key once. All free; the checkout and webhook need Stripe configured, the rest never crash without it.
+ */
+import { BadRequestError } from '../../errors/errors';
+import type { FamilyHandlers } from '../../http/types';
+import { checkoutEnabled, createCheckout, handleWebhook, planOf, revealCheckoutKey } from '../../pro/checkout';
+import { PLAN_IDS } from '../../pro/plans';
+import { baseUrlOf } from '../discovery/base-url';
+import { keyPage, pendingPage, plansPage, shownPage } from './pages';
+
+const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
+  'GET /pro': async ({ services }) => ({ body: plansPage(checkoutEnabled(services.config)), headers: { 'cache-control': 'no-store' } }),
+  'POST /pro/checkout': async (req) => {
+    const plan = planOf(req.rawBody, req.headers['content-type']);
+    if (!plan) throw new BadRequestError('INVALID_PARAMETER', `plan must be one of ${PLAN_IDS.join(', ')}`, { valid: PLAN_IDS });
+    const session = await createCheckout(req.services.config, plan, baseUrlOf(req));
+    // A browser form follows the 303 to Stripe; an API client reads the URL from the body.
+    return { status: 303, headers: { location: session.url }, body: session };
+  },
+  'POST /pro/webhook': async ({ services, rawBody, headers }) => {
+    try {
+      return { body: await handleWebhook(services.config, rawBody ?? '', headers['stripe-signature'], services.payment.credits, services.now()) };
+    } catch (err) {
+      if ((err as { type?: string }).type === 'StripeSignatureVerificationError') {
+        throw new BadRequestError('INVALID_SIGNATURE', 'the Stripe-Signature header does not match the body', {});
+      }
+      throw err;
+    }
+  },
+  'GET /pro/success': async ({ query, services }) => {
+    const shown = await revealCheckoutKey(query.session_id, services.payment.credits, services.now());
+    const body = shown.ok ? keyPage(shown.key, shown.hint) : shown.reason === 'shown' ? shownPage() : pendingPage();
+    return { status: shown.ok || shown.reason === 'shown' ? 200 : 202, headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body };
+  },
+});
+
+export { proHandlers };
