@@ -198,13 +198,17 @@ const spreadSeries = (def: SpreadDef, legs: Readonly<Record<string, readonly Spr
   }));
 };
 
+/** Where the methods of derived figures are stated (llms-full.txt, "Methods of derived figures"). */
+const METHODS_URL = '/llms-full.txt#methods-of-derived-figures';
+
 const uniq = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
 const nonNull = <T>(xs: readonly (T | null | undefined)[]): T[] => xs.filter((x): x is T => x !== null && x !== undefined);
 
 /** How the spread's date, quality, freshness and provenance follow from its legs (stated in every answer). */
 const LEG_RULES = Object.freeze({
   as_of: 'the latest as_of that every leg shares; when the legs share none, the oldest leg as_of (aligned: false, each leg keeps its own as_of)',
-  quality: 'the weakest quality of the legs (official > derived > delayed > indicative)',
+  quality:
+    'always "derived" (computed by this service); the weakest quality of the legs (official > derived > delayed > indicative) is in attributes.legs_quality',
   freshness_class: 'the slowest freshness class of the legs (a monthly leg makes the spread monthly)',
   provenance: 'retrieved_at of the oldest-retrieved leg; cache_hit only if every leg was a cache hit; cache_ttl_s the shortest of the legs',
   next_release_at: 'the earliest next release of any leg (the spread can change then)',
@@ -222,7 +226,11 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
   const provs = nonNull(obs.map((o) => o.provenance));
   const retrieved = nonNull(provs.map((p) => p.retrieved_at)).sort();
   const ttls = nonNull(provs.map((p) => p.cache_ttl_s));
-  const attributes: Record<string, number | string | null> = { formula: def.formula, aligned: aligned ? 'yes' : 'no' };
+  const attributes: Record<string, number | string | null> = {
+    formula: def.formula,
+    aligned: aligned ? 'yes' : 'no',
+    legs_quality: weakestQuality(obs.map((o) => o.quality)),
+  };
   for (const l of def.legs) {
     attributes[l.code] = legs[l.code]!.value;
     attributes[`${l.code}_as_of`] = legs[l.code]!.as_of;
@@ -234,12 +242,13 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
     as_of: obs.map((o) => o.as_of).sort()[0]!,
     observed_at: null,
     freshness_class: slowestFreshness(obs.map((o) => o.freshness_class)),
-    quality: weakestQuality(obs.map((o) => o.quality)),
+    quality: 'derived',
     derived: true,
     source: {
       name: `computed by this service from ${uniq(nonNull(obs.map((o) => o.source?.name))).join('; ')}`,
       series_id: `${def.id}: ${def.formula}`,
-      url: null,
+      // The methods reference of this deployment (relative: the analytics do not know the host).
+      url: METHODS_URL,
     },
     license_tag: uniq(obs.map((o) => o.license_tag)).join(' + '),
     provenance: {

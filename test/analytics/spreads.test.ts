@@ -126,24 +126,33 @@ describe('leg rules', () => {
       unit: 'USD/bbl',
       as_of: '2025-06-16',
       freshness_class: 'eod',
-      quality: 'official',
+      quality: 'derived', // computed here, whatever its legs are; their weakest quality is kept
       derived: true,
       license_tag: 'public-domain (US government work)',
       // the oldest leg retrieval, a miss because one leg missed, the shortest TTL
       provenance: { retrieved_at: '2025-06-17T14:00:00.000Z', cache_hit: false, cache_ttl_s: 300 },
       next_release_at: '2025-06-18T21:00:00.000Z',
-      attributes: { formula: '(2 x RB x 42 + 1 x HO x 42 - 3 x CL) / 3', aligned: 'yes', RB: 2.162, HO: 2.398, CL: 72.53, CL_as_of: '2025-06-16' },
+      attributes: {
+        formula: '(2 x RB x 42 + 1 x HO x 42 - 3 x CL) / 3',
+        aligned: 'yes',
+        legs_quality: 'official',
+        RB: 2.162,
+        HO: 2.398,
+        CL: 72.53,
+        CL_as_of: '2025-06-16',
+      },
     });
     expect(o.source!.name).toMatch(/computed by this service from U.S. Energy Information Administration/);
   });
 
-  it('a monthly derived leg makes the spread monthly and derived; an indicative one makes it indicative', () => {
+  it('a monthly leg makes the spread monthly; the spread is always derived and keeps its weakest leg quality', () => {
     const m = (code: string, v: number, q: Observation['quality'] = 'derived') =>
       leg(code, '2025-09-01', v, { freshness_class: 'monthly', quality: q, license_tag: 'CC BY 4.0' });
     const crush = spreadObservation(SPREADS.crush, { ZM: m('ZM', 310), ZL: m('ZL', 0.52), ZS: m('ZS', 10.5) }, true);
     expect(crush).toMatchObject({ value: 2.04, freshness_class: 'monthly', quality: 'derived', license_tag: 'CC BY 4.0' });
     const ind = spreadObservation(SPREADS.crush, { ZM: m('ZM', 310), ZL: m('ZL', 0.52, 'indicative'), ZS: m('ZS', 10.5) }, true);
-    expect(ind.quality).toBe('indicative');
+    expect(ind.quality).toBe('derived');
+    expect(ind.attributes.legs_quality).toBe('indicative');
     const mixed = spreadObservation(SPREADS.basis, { CL: leg('CL', '2025-01-02', 70), BZ: leg('BZ', '2025-01-03', 73, { license_tag: 'other' }) }, false);
     expect(mixed).toMatchObject({ as_of: '2025-01-02', value: -3, license_tag: 'public-domain (US government work) + other' });
     expect(mixed.attributes).toMatchObject({ aligned: 'no', CL_as_of: '2025-01-02', BZ_as_of: '2025-01-03' });

@@ -100,10 +100,11 @@ describe('curve family with INDICATIVE_FUTURES on and a (fake) licensed provider
       value: 1.25,
       unit: 'USD/bbl',
       as_of: '2025-06-16',
-      quality: 'indicative',
+      quality: 'derived',
       freshness_class: 'delayed',
       derived: true,
       provenance: { cache_hit: true, cache_ttl_s: 60 },
+      attributes: { legs_quality: 'indicative' },
     });
     expect(res.body.method.formula).toBe('CLN25 - CLQ25');
     expect(calls.length).toBe(before); // the curve read above is still cached

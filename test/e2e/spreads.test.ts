@@ -27,7 +27,7 @@ describe('spreads over HTTP (replayed EIA spot samples)', () => {
       value: 21.578,
       as_of: '2025-06-16',
       derived: true,
-      quality: 'official',
+      quality: 'derived',
       freshness_class: 'eod',
       license_tag: 'public-domain (US government work)',
     });
@@ -113,11 +113,11 @@ describe('spreads over HTTP (store seeded by the test)', () => {
     expect(res.body.method.formula).toBe('ZM x 0.022 + ZL x 11 - ZS');
   });
 
-  it('an indicative leg makes the crush indicative', async () => {
+  it('an indicative leg stays visible: the crush is derived with legs_quality indicative', async () => {
     await seed(stack.services.store, [priceObs('ZL', '2025-09-01', 0.52, { quality: 'indicative', derived: false })]);
     stack.services.cache.clear();
     const res = await get('/v1/spreads/crush');
-    expect(res.body.observation).toMatchObject({ value: 2.04, quality: 'indicative' });
+    expect(res.body.observation).toMatchObject({ value: 2.04, quality: 'derived', attributes: { legs_quality: 'indicative' } });
   });
 
   it("legs without a shared date answer unaligned, with each leg's as_of stated", async () => {
