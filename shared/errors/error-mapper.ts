@@ -25,6 +25,29 @@ interface MappedError {
 /** zod issues as `{path, message}` pairs, the shape clients see under details.issues. */
 const zodIssues = (err: ZodError): Array<{ path: string; message: string }> => err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
 
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ServiceUnavailable',
+  'InternalServerError',
+  'TimeoutError',
+]);
+
+/** An AWS SDK call (the store) that could not be made or was throttled: the client may retry, it is not our bug. */
+const isDependencyOutage = (err: unknown): boolean => {
+  for (
+    let e = err as { code?: string; name?: string; cause?: unknown; $metadata?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (e.code && NETWORK_CODES.has(e.code)) return true;
+    if (e.$metadata !== undefined && e.name && THROTTLING.has(e.name)) return true;
+  }
+  return false;
+};
+
 /**
  * Maps any thrown value to a status and error body.
  * @param err what was thrown
@@ -59,6 +82,21 @@ const mapError = (err: unknown, requestId: string, exposeInternals = false): Map
           retryable: false,
           request_id: requestId,
           details: { issues: zodIssues(err) },
+        },
+      },
+    };
+  }
+  if (isDependencyOutage(err)) {
+    return {
+      statusCode: 503,
+      headers: { ...headers, 'retry-after': '2' },
+      body: {
+        error: {
+          code: 'STORE_UNAVAILABLE',
+          message: 'the data store is not answering; nothing was charged, retry shortly',
+          retryable: true,
+          request_id: requestId,
+          details: {},
         },
       },
     };

@@ -16,7 +16,27 @@ interface ExpectedPayment {
   payTo: Address;
   /** Price in USDC atomic units. */
   amount: bigint;
+  /** The resource being bought (absolute URL, or mcp://tool/<name>): a payload naming another is refused. */
+  resource: string;
+  /** The challenge's maxTimeoutSeconds: an authorization valid for much longer is refused. */
+  maxTimeoutSeconds: number;
 }
+
+/** Slack on top of maxTimeoutSeconds for a client's clock and signing time. */
+const VALIDITY_ALLOWANCE_S = 120n;
+
+/** Suffix of ERC-6492 signatures (counterfactual wallets): not verifiable before deployment, refused here. */
+const ERC6492_MAGIC = '6492649264926492649264926492649264926492649264926492649264926492';
+
+/** What a resource names, for comparing: an http(s) URL by its path (hosts differ behind proxies), anything else as written. */
+const resourceKey = (r: string): string => {
+  try {
+    const u = new URL(r);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.pathname : r;
+  } catch {
+    return r.split('?')[0]!;
+  }
+};
 
 /**
  * Seconds of validity an authorization must have left when it arrives: the facilitator refuses
@@ -70,6 +90,10 @@ const checkPayment = async (p: DecodedPayment, expected: ExpectedPayment, nowS: 
       return refuse('pay_to_mismatch', `payTo must be ${expected.payTo}`, { expected: expected.payTo, got: p.accepted.payTo });
     }
   }
+  const paidFor = (p.envelope as { resource?: { url?: unknown } }).resource?.url;
+  if (typeof paidFor === 'string' && resourceKey(paidFor) !== resourceKey(expected.resource)) {
+    return refuse('resource_mismatch', 'the payment names another resource; pay for this one', { expected: expected.resource, got: paidFor });
+  }
   const a = p.authorization;
   if (!isSameAddress(a.to, expected.payTo)) {
     return refuse('pay_to_mismatch', `authorization.to must be ${expected.payTo}`, { expected: expected.payTo, got: a.to });
@@ -102,6 +126,19 @@ const checkPayment = async (p: DecodedPayment, expected: ExpectedPayment, nowS: 
       now: nowS.toString(),
     });
   }
+  if (a.validBefore > nowS + BigInt(expected.maxTimeoutSeconds) + VALIDITY_ALLOWANCE_S) {
+    return refuse(
+      'authorization_window_too_long',
+      `authorization.validBefore may be at most ${expected.maxTimeoutSeconds} s (+${VALIDITY_ALLOWANCE_S} s) ahead`,
+      {
+        valid_before: a.validBefore.toString(),
+        now: nowS.toString(),
+      },
+    );
+  }
+  if (!/^0x(?:[0-9a-fA-F]{2})+$/.test(p.signature) || p.signature.toLowerCase().endsWith(ERC6492_MAGIC)) {
+    return refuse('invalid_signature', 'the signature is not a verifiable EIP-712 or ERC-1271 signature (ERC-6492 wrapped signatures are not accepted)');
+  }
   if (p.signature.length === ECDSA_SIGNATURE_HEX_LENGTH) {
     let signer: Address | null = null;
     try {
@@ -113,7 +150,7 @@ const checkPayment = async (p: DecodedPayment, expected: ExpectedPayment, nowS: 
       return refuse('invalid_signature', 'the EIP-712 signature was not made by authorization.from for this token, amount and window');
     }
   }
-  // Longer signatures belong to smart wallets (ERC-1271 / ERC-6492); only the chain can check them,
+  // Longer signatures belong to deployed smart wallets (ERC-1271); only the chain can check them,
   // which the facilitator's verify does.
   return null;
 };

@@ -235,7 +235,14 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
   const usdc = usdcFor(config.X402_NETWORK);
   const refusal = await checkPayment(
     decoded,
-    { network: config.X402_NETWORK, asset: usdc, payTo: getAddress(config.X402_PAY_TO), amount: BigInt(option.amount) },
+    {
+      network: config.X402_NETWORK,
+      asset: usdc,
+      payTo: getAddress(config.X402_PAY_TO),
+      amount: BigInt(option.amount),
+      resource: req.url,
+      maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
+    },
     nowSeconds(deps.now()),
   );
   if (refusal) return { type: 'rejected', response: invalidPayment(route, req, config, refusal) };

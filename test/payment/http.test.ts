@@ -4,6 +4,7 @@
  * timeouts, pending settlements) can be produced. Payments carry real EIP-712 signatures.
  * The real chain and the official client are exercised in local-chain.test.ts.
  */
+import { SPEC_PAID_ROUTES } from '../helpers/spec-prices';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { parsePaymentRequired } from '@x402/core/schemas';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -16,7 +17,7 @@ import type { FamilyHandlers } from '../../shared/http/types';
 import { DynamoPaymentLedger } from '../../shared/payment/ledger';
 import { isChargeable } from '../../shared/routes/table';
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
-import { PAID_ROUTES, usdToAtomic, type RouteDef } from '../../shared/routes';
+import { PAID_ROUTES, ROUTES, usdToAtomic, type RouteDef } from '../../shared/routes';
 import { createDocumentClient } from '../../shared/store/client';
 import { expectError } from '../helpers/contract';
 import { getJson, startTestStack, type JsonResponse } from '../helpers/stack';
@@ -107,6 +108,18 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expect(res.headers.get('access-control-expose-headers')).toContain('PAYMENT-RESPONSE');
     });
 
+    it("asks every priced route for SPEC.md's price (a literal copy), in USDC atomic units", async () => {
+      for (const [path, , usd] of SPEC_PAID_ROUTES.filter(([p]) => !p.startsWith('/v1/curve') && !p.startsWith('/v1/spreads/calendar'))) {
+        const route = ROUTES.find((r) => r.path === path && r.method === 'GET')!;
+        const { path: concrete, query } = samplePath(route);
+        const res = await get(query ? `${concrete}?${query}` : concrete);
+        expect(res.status, path).toBe(402);
+        // 6 decimals, by hand: '0.25' -> 250000
+        const [whole, cents] = usd.split('.') as [string, string];
+        expect(res.body.accepts[0].maxAmountRequired, path).toBe(String(Number(whole) * 1_000_000 + Number(cents) * 10_000));
+      }
+    });
+
     it('prices by the route table: 0.01 USD -> "10000", 0.25 USD -> "250000"', async () => {
       expect((await get('/v1/price/CL')).body.accepts[0].amount).toBe('10000');
       expect((await get('/v1/decision/all')).body.accepts[0].amount).toBe('250000');
@@ -176,7 +189,15 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
 
     it('accepts a v2 payload sent under X-PAYMENT (hybrid clients)', async () => {
       const sent = await payment();
-      expect((await get('/v1/price/BZ', { 'x-payment': sent.header })).status).toBe(200);
+      expect((await get('/v1/price/CL', { 'x-payment': sent.header })).status).toBe(200);
+    });
+
+    it('binds a payment to what was bought: a proof for /v1/price/CL does not buy /v1/fx/EURUSD at the same price', async () => {
+      const sent = await payment();
+      const res = await get('/v1/fx/EURUSD', { 'payment-signature': sent.header });
+      expectError(res, 402, 'INVALID_PAYMENT');
+      expect(res.body.error.details.reason).toBe('resource_mismatch');
+      expect(fake.calls.verify.length + fake.calls.settle.length).toBe(0);
     });
   });
 
@@ -240,7 +261,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       const sent = await payment();
       expect((await get('/v1/price/CL', { 'payment-signature': sent.header })).status).toBe(200);
       fake.reset();
-      const replay = await get('/v1/price/NG', { 'payment-signature': sent.header });
+      const replay = await get('/v1/price/CL', { 'payment-signature': sent.header });
       await expectRefused(replay, 'nonce_already_used');
       expect(fake.calls.verify).toHaveLength(0);
     });

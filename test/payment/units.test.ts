@@ -21,7 +21,14 @@ const payer = privateKeyToAccount(generatePrivateKey());
 const stranger = privateKeyToAccount(generatePrivateKey());
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const config = loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', X402_PAY_TO: payTo });
-const expected: ExpectedPayment = { network: 'eip155:84532', asset: USDC, payTo, amount: 10_000n };
+const expected: ExpectedPayment = {
+  network: 'eip155:84532',
+  asset: USDC,
+  payTo,
+  amount: 10_000n,
+  resource: 'http://127.0.0.1/v1/price/CL',
+  maxTimeoutSeconds: 60,
+};
 
 const decodeOk = (payload: unknown, header: 'x-payment' | 'payment-signature' = 'payment-signature'): DecodedPayment => {
   const d = decodePaymentHeader(header, b64(payload));
@@ -261,10 +268,23 @@ describe('local payment checks (real EIP-712 signatures)', () => {
     expect(await check(v1Payload(signed))).toMatchObject({ reason: 'invalid_signature' });
   });
 
-  it('leaves smart-wallet (ERC-1271/6492) signatures to the facilitator', async () => {
+  it('leaves deployed smart-wallet (ERC-1271) signatures to the facilitator', async () => {
     const signed = await signAuthorization(payer, { payTo });
     signed.signature = `0x${'ab'.repeat(200)}`;
     expect(await check(v1Payload(signed))).toBeNull();
+  });
+
+  it('refuses ERC-6492 wrapped signatures before any store write (unparseable ones do not even decode)', async () => {
+    const signed = await signAuthorization(payer, { payTo });
+    signed.signature = `0x${'ab'.repeat(100)}${'6492'.repeat(16)}`;
+    expect(await check(v1Payload(signed))).toMatchObject({ reason: 'invalid_signature' });
+  });
+
+  it('refuses an authorization valid for much longer than maxTimeoutSeconds (a 10-year authorization)', async () => {
+    const signed = await signAuthorization(payer, { payTo, validBefore: nowS() + 10n * 365n * 86_400n });
+    expect(await check(v1Payload(signed))).toMatchObject({ reason: 'authorization_window_too_long' });
+    const fair = await signAuthorization(payer, { payTo, validBefore: nowS() + 60n + 100n });
+    expect(await check(v1Payload(fair))).toBeNull();
   });
 });
 
