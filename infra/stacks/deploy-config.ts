@@ -5,7 +5,7 @@
  */
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigSchema, type X402Network } from '../../shared/config';
 import { ENV } from '../../shared/config/env-keys';
 

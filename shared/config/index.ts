@@ -3,7 +3,7 @@
  * `process.env` is read nowhere else. A bad or missing value fails start-up with one error
  * that lists every problem.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENV } from './env-keys';
 
 const truthy = z

@@ -8,7 +8,7 @@
  * Error messages name keys and the secret ARN, never a value.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SOURCE_KEY_NAMES } from './env-keys';
 import { loadConfig, type Config } from './index';
 

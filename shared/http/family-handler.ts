@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ZodError, type z } from 'zod';
+import * as z from 'zod';
 import { mapError } from '../errors/error-mapper';
 import { HttpError, NotFoundError } from '../errors/errors';
 import { logger } from '../observability/logger';
@@ -100,7 +100,7 @@ const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParamete
   if (found && issues.every((i) => notFoundOf([i]))) {
     throw new NotFoundError(found.notFound.code, found.issue.message, found.notFound.details);
   }
-  throw new ZodError(issues.filter((i) => !notFoundOf([i])));
+  throw new z.ZodError(issues.filter((i) => !notFoundOf([i])));
 };
 
 /** Route resolution and input validation; bad input never reaches a store or a payment. */

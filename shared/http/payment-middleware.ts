@@ -13,7 +13,7 @@
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '../observability/logger';
 import { resourceUrl } from '../payment/challenge';
 import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentReceipt } from '../payment/core';

@@ -3,7 +3,7 @@
  * unknown, never a missing key. Stored observations carry everything but the request-time
  * provenance (cache_hit, cache_ttl_s), which the read path adds.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FRESHNESS_CLASSES } from '../catalog/instruments';
 
 const QUALITIES = ['official', 'indicative', 'derived', 'delayed'] as const;

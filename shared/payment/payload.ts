@@ -7,7 +7,7 @@
  */
 import { PaymentPayloadSchema, type PaymentPayload, type PaymentRequirementsV2 } from '@x402/core/schemas';
 import type { Address, Hex } from 'viem';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Longest header accepted: a v2 payload is ~1.3 KB of base64; ERC-6492 smart-wallet signatures add a few KB. */
 const MAX_PAYMENT_HEADER_CHARS = 8192;

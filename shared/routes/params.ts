@@ -4,7 +4,7 @@
  * a catalog entry is checked against the catalog (404 with the valid values), so both answers
  * come before any payment is asked for.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FUTURES_ROOTS, FX_PAIRS, INSTRUMENTS, NOT_LIVE, SECTORS } from '../catalog/instruments';
 import { COT_INSTRUMENTS } from '../catalog/cot-markets';
 import { INVENTORY_KEYS } from '../catalog/inventory';

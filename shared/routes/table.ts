@@ -7,7 +7,7 @@
  * Adding a paid route: add an entry here (id, family, price key, schemas, MCP text) and its
  * handler to the family's handler map; `tsc` fails until both exist.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { COT_METHOD } from '../analytics/cot';
 import { DIGEST_METHOD, RULESET } from '../analytics/decision';
 import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../analytics/fundamentals-methods';

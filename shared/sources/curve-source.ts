@@ -11,7 +11,7 @@
  * the tests register a fake. Whatever a provider returns is validated by CurveQuoteSchema
  * before anything is served from it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError, type Config } from '../config';
 import { IsoDateSchema, IsoDateTimeSchema } from '../observation/schema';
 import type { FetchLike } from './types';

@@ -2,7 +2,7 @@
  * EIA Open Data API v2 JSON (`/v2/seriesid/<id>` and `/v2/<route>/data/`): the shared pure
  * parser of every EIA adapter. Values are strings since v2.1.6 and `null` when withheld.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SourceFormatError, type LiveContext, type Payload } from './types';
 import { fetchPayload, payloadText } from './common';
 

@@ -8,7 +8,7 @@
  * for a missing API key is logged as a warning and returns normally: retrying would not help.
  */
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Config } from '../config';
 import { loadConfigWithSecrets } from '../config/secrets';
 import { logger } from '../observability/logger';

@@ -19,7 +19,7 @@
  * published_at = the Thursday after the week ending, 08:30 ET (FAS's regular release; a
  * holiday week moves it, which `attributes.published_at_basis` says).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { SourceFetchError, makeObservation, payloadText, readSamples } from './common';

@@ -14,7 +14,7 @@
  * holiday moves it to Tuesday, which `attributes.published_at_basis` says). `load_time` (when
  * NASS loaded the figure into Quick Stats) is kept in the attributes.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { seriesKey } from '../catalog/series-keys';
 import type { Quality, StoredObservation } from '../observation/schema';
 import type { SeriesItem } from '../store/observation-store';

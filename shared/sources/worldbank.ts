@@ -23,7 +23,7 @@
  * - Palladium is not in the Pink Sheet; PA is not served from here (see usgs-mcs.ts).
  */
 import ExcelJS from 'exceljs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { findInstrument } from '../catalog/instruments';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';

@@ -13,7 +13,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createWalletClient, http, publicActions, type HDAccount } from 'viem';
-import { z } from 'zod';
+import * as z from 'zod';
 import { localBaseSepolia, type LocalChain } from './chain';
 import { readBody } from '../read-body';
 
