@@ -11,7 +11,9 @@
  */
 import type { PaymentRequirementsV2 } from '@x402/core/schemas';
 import type { Config } from '../config';
+import { SERVICE_NAME } from '../docs/identity';
 import { usdToAtomic } from '../routes/pricing';
+import { bazaarExtension } from './bazaar';
 import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
 
@@ -29,8 +31,9 @@ interface PaymentOption extends PaymentRequirementsV2 {
 interface PaymentRequiredBody {
   x402Version: 2;
   error: string;
-  resource: { url: string; description: string; mimeType: string };
+  resource: { url: string; description: string; mimeType: string; serviceName: string; tags: string[] };
   accepts: PaymentOption[];
+  extensions: Record<string, unknown>;
 }
 
 /**
@@ -67,7 +70,7 @@ const paymentOption = (
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
  */
 const buildPaymentRequired = (
-  route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>,
+  route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType' | 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp' | 'family'>,
   path: string,
   url: string,
   config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,
@@ -75,8 +78,9 @@ const buildPaymentRequired = (
 ): PaymentRequiredBody => ({
   x402Version: 2,
   error,
-  resource: { url, description: route.summary, mimeType: route.mimeType },
+  resource: { url, description: route.summary, mimeType: route.mimeType, serviceName: SERVICE_NAME, tags: ['commodities', route.family] },
   accepts: [paymentOption(route, path, config)],
+  extensions: bazaarExtension(route, path, url),
 });
 
 /** Standard base64 of UTF-8 JSON, the encoding of every x402 header. */

@@ -31,8 +31,16 @@ const PaymentRequiredBody = z
   .object({
     x402Version: z.number().int(),
     error: z.string(),
-    resource: z.object({ url: z.string(), description: z.string(), mimeType: z.string() }),
+    resource: z.object({
+      url: z.string(),
+      description: z.string(),
+      mimeType: z.string(),
+      serviceName: z.string().optional(),
+      tags: z.array(z.string()).optional(),
+    }),
     accepts: z.array(PaymentOption).min(1),
+    /** x402 extensions declared by the challenge (bazaar: discovery metadata for indexers). */
+    extensions: z.record(z.string(), z.unknown()).optional(),
   })
   .meta({ id: 'PaymentRequired', description: 'x402 payment requirements: what to sign (amount in USDC atomic units) and where to send it.' });
 

@@ -4,6 +4,7 @@
  * validates structuredContent against each tool's outputSchema), bad arguments, the methods a
  * stateless endpoint refuses, and the x402 lane on the local chain paid by the official x402 client.
  */
+import { validateDiscoveryExtension } from '@x402/extensions';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -159,6 +160,9 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
       resource: { url: 'mcp://tool/get_price' },
       accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '10000', payTo: stack.payments!.payTo }],
     });
+    const bazaar = (res.structuredContent as any).extensions.bazaar;
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(bazaar.info.input).toMatchObject({ type: 'mcp', toolName: 'get_price', transport: 'streamable-http' });
     expect(JSON.parse((res.content as any)[0].text)).toEqual(res.structuredContent);
   });
 

@@ -82,10 +82,18 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expect(res.headers.get('content-type')).toMatch(/application\/json/);
       expect(res.headers.get('cache-control')).toBe('no-store');
       const amount = usdToAtomic(route.priceUsd!);
-      expect(res.body).toEqual({
+      const { extensions, ...body } = res.body;
+      expect(extensions.bazaar.info.input).toMatchObject({ type: 'http', method: 'GET' });
+      expect(body).toEqual({
         x402Version: 2,
         error: 'PAYMENT_REQUIRED',
-        resource: { url: `${stack.url}${path}${query ? `?${query}` : ''}`, description: route.summary, mimeType: route.mimeType },
+        resource: {
+          url: `${stack.url}${path}${query ? `?${query}` : ''}`,
+          description: route.summary,
+          mimeType: route.mimeType,
+          serviceName: 'Commodity data service',
+          tags: ['commodities', route.family],
+        },
         accepts: [
           {
             scheme: 'exact',

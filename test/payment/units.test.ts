@@ -105,10 +105,18 @@ describe('challenge document', () => {
   const doc = buildPaymentRequired(route, '/v1/decision/all', 'https://api.example.com/v1/decision/all', config);
 
   it('states the price in atomic units (0.25 USD = 250000) with the token domain', () => {
-    expect(doc).toEqual({
+    const { extensions, ...rest } = doc;
+    expect(Object.keys(extensions)).toEqual(['bazaar']);
+    expect(rest).toEqual({
       x402Version: 2,
       error: 'PAYMENT_REQUIRED',
-      resource: { url: 'https://api.example.com/v1/decision/all', description: route.summary, mimeType: 'application/json' },
+      resource: {
+        url: 'https://api.example.com/v1/decision/all',
+        description: route.summary,
+        mimeType: 'application/json',
+        serviceName: 'Commodity data service',
+        tags: ['commodities', 'decision'],
+      },
       accepts: [
         {
           scheme: 'exact',
