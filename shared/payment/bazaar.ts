@@ -4,7 +4,7 @@
  * template and output shape. Schemas are JSON Schema 2020-12 with no $ref (registered ids inlined);
  * an output schema too large for a header is left out rather than truncated.
  */
-import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions';
+import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import * as z from 'zod';
 import type { RouteDef } from '../routes/table';
 
