@@ -233,19 +233,19 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
 
   const option = paymentOption(route, req.path, config);
   const usdc = usdcFor(config.X402_NETWORK);
-  const refusal = await checkPayment(
-    decoded,
-    {
-      network: config.X402_NETWORK,
-      asset: usdc,
-      payTo: getAddress(config.X402_PAY_TO),
-      amount: BigInt(option.amount),
-      resource: req.url,
-      maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
-    },
-    nowSeconds(deps.now()),
-  );
-  if (refusal) return { type: 'rejected', response: invalidPayment(route, req, config, refusal) };
+  const expected = {
+    network: config.X402_NETWORK,
+    asset: usdc,
+    payTo: getAddress(config.X402_PAY_TO),
+    amount: BigInt(option.amount),
+    resource: req.url,
+    maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
+  };
+  const refusal = await checkPayment(decoded, expected, nowSeconds(deps.now()));
+  // An expired authorization the ledger still owes data for (settled but undelivered, or pending)
+  // is a retry the 504 asked for: look it up before refusing it as stale.
+  const owed = refusal?.reason === 'authorization_expired' ? await owedRetry(decoded, expected, deps) : null;
+  if (refusal && !owed) return { type: 'rejected', response: invalidPayment(route, req, config, refusal) };
 
   const payer = getAddress(decoded.authorization.from);
   const key: ClaimKey = { payer: payer.toLowerCase(), nonce: decoded.authorization.nonce.toLowerCase() };
@@ -266,6 +266,8 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     requirements,
     startedAtMs: deps.now().getTime(),
   };
+
+  if (owed) return onClaimConflict(owed, receipt, route, req, deps);
 
   // The claim comes before the facilitator and the handler: a proof is served once, even when
   // fifty copies of it arrive at once on different Lambdas.
@@ -333,6 +335,23 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     };
   }
   return { type: 'verified', receipt };
+};
+
+/**
+ * The ledger record of an expired proof that is still owed its data, or null. Only an ECDSA
+ * signature that passes every other check counts (it proves the payer signed this nonce); the
+ * freshness check is what is waived.
+ */
+const owedRetry = async (decoded: DecodedPayment, expected: Parameters<typeof checkPayment>[1], deps: PaymentDeps): Promise<ClaimRecord | null> => {
+  if (decoded.signature.length !== 132) return null;
+  const atSigning = decoded.authorization.validBefore - 60n;
+  if (await checkPayment(decoded, expected, atSigning < decoded.authorization.validAfter ? decoded.authorization.validAfter : atSigning)) return null;
+  try {
+    const existing = await deps.ledger.get({ payer: decoded.authorization.from.toLowerCase(), nonce: decoded.authorization.nonce.toLowerCase() });
+    return existing && (existing.state === 'PENDING' || (existing.state === 'SETTLED' && existing.delivered === false)) ? existing : null;
+  } catch {
+    return null;
+  }
 };
 
 /** A proof that is already claimed: a replay, a settlement still pending, or data still owed. */

@@ -25,6 +25,7 @@ import {
   acceptedFor,
   b64,
   closedPortUrl,
+  newClaim,
   nowS,
   signAuthorization,
   startFakeFacilitator,
@@ -263,6 +264,27 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       await expectRefused(res, 'insufficient_funds');
       expect(res.body.error.details.facilitator_reason).toBe('invalid_exact_evm_insufficient_balance');
       expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED' });
+    });
+
+    it('an expired proof the ledger still owes data for (settled, undelivered) is served on retry, once', async () => {
+      const sent = await payment({ validBefore: nowS() + 16n }); // MIN_REMAINING_VALIDITY_S is 15
+      const key = { payer: sent.signed.authorization.from.toLowerCase(), nonce: sent.signed.authorization.nonce.toLowerCase() };
+      await ledger.claim({
+        ...newClaim(key.payer, key.nonce, new Date(), 'earlier-request'),
+        route: 'GET /v1/price/{code}',
+        path: '/v1/price/CL',
+        payTo,
+        amount: '10000',
+      });
+      await ledger.markSettled(key, 'earlier-request', { transaction: '0xfeed', settledAt: new Date().toISOString(), delivered: false });
+      await new Promise((r) => setTimeout(r, 2_100)); // now the authorization is stale by the freshness check
+      fake.reset();
+      const retry = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expect(retry.status).toBe(200);
+      expect(retry.body.instrument).toBe('CL');
+      expect(unb64(retry.headers.get('payment-response'))).toMatchObject({ success: true, transaction: '0xfeed' });
+      expect(fake.calls.settle).toHaveLength(0); // delivered, not charged again
+      await expectRefused(await get('/v1/price/CL', { 'payment-signature': sent.header }), 'authorization_expired');
     });
 
     it('a sequential replay of a settled payment', async () => {
