@@ -340,6 +340,7 @@ const ROUTE_SPECS = {
     mcp: { tool: 'get_all_decision_packs', title: 'All-sector decision packs', description: 'Deterministic decision packs of every sector in one call.' },
   },
   // Free discovery routes.
+  'GET /': { family: 'discovery', summary: 'Home page for people', params: none, query: anyQuery, output: text, mimeType: 'text/html' },
   'GET /health': {
     family: 'discovery',
     summary: 'Health and per-source staleness',

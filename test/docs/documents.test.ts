@@ -93,6 +93,19 @@ describe('discovery documents', () => {
     }
   });
 
+  it('GET / is a page for people: instruments with their latest value, routes with prices, and links that all answer', async () => {
+    const res = await fetch(`${stack.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    const cl = (await getJson(stack.url, '/v1/price/CL')).body;
+    expect(html).toContain(`${cl.value} ${cl.unit}`);
+    for (const r of PAID_ROUTES) expect(html).toContain(`${r.priceUsd} USD`);
+    const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(30);
+    for (const href of new Set(links)) expect((await fetch(`${stack.url}${href}`)).status, href).toBe(200);
+  });
+
   it('documents carry an ETag and answer 304 to If-None-Match; paid answers are never cached', async () => {
     const first = await fetch(`${stack.url}/openapi.json`);
     const etag = first.headers.get('etag');

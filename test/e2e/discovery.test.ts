@@ -89,7 +89,7 @@ describe('free discovery routes over HTTP', () => {
 
   it('answers unknown paths with a JSON 404, a wrong method with 405, an over-long URL with 414, an oversized body with 413', async () => {
     expectError(await get('/v2/price/CL'), 404, 'NOT_FOUND');
-    expectError(await get('/'), 404, 'NOT_FOUND');
+    expectError(await get('/v1'), 404, 'NOT_FOUND');
     expectError(await get('/v1/price/CL', { method: 'DELETE' }), 405, 'METHOD_NOT_ALLOWED');
     expectError(await get(`/v1/price/${'x'.repeat(9000)}`), 414, 'URI_TOO_LONG');
     expectError(await get('/api/mcp', { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) }), 413, 'PAYLOAD_TOO_LARGE');

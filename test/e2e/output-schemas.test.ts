@@ -43,6 +43,7 @@ const CASES: Record<RouteId, string[]> = {
   'GET /v1/decision/{sector}': SECTORS.map((s) => `/v1/decision/${s}`),
   'GET /v1/snapshot/all': ['/v1/snapshot/all'],
   'GET /v1/decision/all': ['/v1/decision/all'],
+  'GET /': ['/'],
   'GET /health': ['/health'],
   'GET /v1/catalog': ['/v1/catalog'],
   'GET /v1/calendar': ['/v1/calendar'],

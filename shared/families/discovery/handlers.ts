@@ -6,7 +6,9 @@ import { buildOpenApi } from '../../docs/openapi';
 import { buildAgentCard, buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
 import { loadLatest } from '../price/load';
+import { INSTRUMENTS } from '../../catalog/instruments';
 import { baseUrlOf } from './base-url';
+import { buildHomePage } from './home';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
 import { buildX402Catalog } from './x402-catalog';
@@ -25,6 +27,11 @@ const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
 };
 
 const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
+  'GET /': async ({ services }) => {
+    const live = INSTRUMENTS.filter((i) => i.sourceId);
+    const latest = await Promise.all(live.map(async (i) => [i.code, await loadLatest(services, i.code).catch(() => null)] as const));
+    return { body: buildHomePage(new Map(latest)) };
+  },
   'GET /health': health,
   'GET /v1/catalog': async ({ services }) => ({ body: buildCatalog(services.config) }),
   'GET /v1/calendar': async ({ services }) => ({ body: buildCalendar(services.now()) }),
