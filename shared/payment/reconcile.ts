@@ -7,8 +7,8 @@
  *   unused, window expired       -> UNPAID  (it can never settle now)
  *   unused, still valid          -> re-submitted to the facilitator when one is given, else left PENDING
  *
- * Today this runs from tests and by hand (`reconcilePendingPayments(...)`); a scheduled
- * reconciler Lambda (EventBridge, every few minutes) is the production caller still to build.
+ * The scheduled reconciler Lambda (functions/reconcile-payments.ts, EventBridge) runs it in production;
+ * tests and operators call `reconcilePendingPayments(...)` directly.
  */
 import type { PaymentPayload } from '@x402/core/types';
 import { createPublicClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';

@@ -27,14 +27,7 @@ import { findSource } from './registry';
 import { mapLimit } from './runner';
 import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
-
-const ESR_COMMODITIES = Object.freeze({
-  soybeans: { code: 801, name: 'Soybeans', myStartMonth: 9 },
-  corn: { code: 401, name: 'Corn', myStartMonth: 9 },
-  wheat: { code: 107, name: 'All Wheat', myStartMonth: 6 },
-} as const);
-type EsrCommodity = keyof typeof ESR_COMMODITIES;
-const ESR_COMMODITY_SLUGS = Object.keys(ESR_COMMODITIES) as EsrCommodity[];
+import { ESR_COMMODITIES, ESR_COMMODITY_SLUGS, type EsrCommodity } from '../catalog/fundamentals';
 
 /** Countries the bundled sample covers (names from /api/esr/countries). */
 const COUNTRY_NAMES: Readonly<Record<number, string>> = Object.freeze({ 5700: 'China', 2010: 'Mexico' });
@@ -240,5 +233,5 @@ const usdaFasEsr: SourceAdapter = {
   toItems,
 };
 
-export { usdaFasEsr, marketYearWindow, marketYearOf, ESR_COMMODITY_SLUGS };
-export type { EsrCommodity, EsrRow };
+export { usdaFasEsr, marketYearWindow, marketYearOf };
+export type { EsrRow };

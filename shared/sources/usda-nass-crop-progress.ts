@@ -23,27 +23,7 @@ import { findSource } from './registry';
 import { mapLimit } from './runner';
 import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
-
-const CROP_COMMODITIES = ['corn', 'soybeans', 'wheat'] as const;
-type CropCommodity = (typeof CROP_COMMODITIES)[number];
-
-/** The statistics the route serves per commodity, in crop-calendar order. */
-const CROP_STATISTICS: Readonly<Record<CropCommodity, readonly string[]>> = Object.freeze({
-  corn: ['planted', 'emerged', 'silking', 'dough', 'dented', 'mature', 'harvested', 'condition'],
-  soybeans: ['planted', 'emerged', 'blooming', 'setting_pods', 'dropping_leaves', 'harvested', 'condition'],
-  wheat: [
-    'winter_planted',
-    'winter_emerged',
-    'winter_headed',
-    'winter_harvested',
-    'winter_condition',
-    'spring_planted',
-    'spring_emerged',
-    'spring_headed',
-    'spring_harvested',
-    'spring_condition',
-  ],
-});
+import { CROP_COMMODITIES, type CropCommodity } from '../catalog/fundamentals';
 
 const CONDITION_CLASSES: Readonly<Record<string, string>> = Object.freeze({
   'PCT EXCELLENT': 'excellent',
@@ -280,5 +260,5 @@ const usdaNassCropProgress: SourceAdapter = {
   toItems,
 };
 
-export { usdaNassCropProgress, parseQuickStats, classPrefix, CROP_COMMODITIES, CROP_STATISTICS };
-export type { CropCommodity, QuickStatsRecord };
+export { usdaNassCropProgress, parseQuickStats, classPrefix };
+export type { QuickStatsRecord };

@@ -26,9 +26,7 @@ import { SourceFetchError, makeObservation, parseNumber, payloadText, readSample
 import { findSource } from './registry';
 import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
-
-const WASDE_COMMODITIES = ['corn', 'soybeans', 'wheat'] as const;
-type WasdeCommodity = (typeof WASDE_COMMODITIES)[number];
+import type { WasdeCommodity } from '../catalog/fundamentals';
 
 interface SubReportSpec {
   commodity: WasdeCommodity;
@@ -397,5 +395,5 @@ const usdaWasde: SourceAdapter = {
   toItems,
 };
 
-export { usdaWasde, parseWasdeXml, releaseInstant, fileStem, WASDE_COMMODITIES };
-export type { WasdeCommodity, WasdeTable, BalanceSheet };
+export { usdaWasde, parseWasdeXml, releaseInstant, fileStem };
+export type { WasdeTable, BalanceSheet };

@@ -15,10 +15,8 @@ import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../../analyt
 import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
-import { ESR_COMMODITY_SLUGS } from '../../sources/usda-fas-esr';
-import { CROP_COMMODITIES, CROP_STATISTICS } from '../../sources/usda-nass-crop-progress';
+import { CROP_COMMODITIES, CROP_STATISTICS, ESR_COMMODITY_SLUGS, WASDE_COMMODITIES } from '../../catalog/fundamentals';
 import { USGS_SERIES } from '../../sources/usgs-mcs';
-import { WASDE_COMMODITIES } from '../../sources/usda-wasde';
 import { addDays } from '../../dates';
 
 // ---- cached reads -------------------------------------------------------------------------
