@@ -11,7 +11,7 @@
  * - Values stay in the units USGS publishes (thousand metric tons, cents per pound, percent,
  *   kilograms …), `official`; nothing is converted.
  * - Special values: `W` (withheld), `NA` and `E` (net exporter: net import reliance is not a
- *   number) give no observation; `—` is zero; `s` (less than ½ unit) is 0; bounds `>99`,
+ *   number) give no observation; `—` is zero; `s` (less than ½ unit) is served as < 0.5; bounds `>99`,
  *   `<1`, `>140,000,000` give the bound with `attributes.bound` = "greater than"/"less than".
  *   Any other text fails the run. The original text is kept in `attributes.published_value`.
  * - The last year of each edition is an estimate (`Notes` starts "Estimated."):
@@ -195,7 +195,8 @@ const parseUsgsValue = (raw: string, where: string): UsgsValue => {
   if (v === 'NA') return { value: null, bound: null, note: 'not available' };
   if (v === 'E') return { value: null, bound: null, note: 'net exporter' };
   if (v === '\u2014') return { value: 0, bound: null, note: 'zero' };
-  if (v === 's') return { value: 0, bound: null, note: 'less than ½ unit' };
+  // "s" is not zero: it is below half a unit, an upper bound like "<0.5" (gold net import reliance 2025).
+  if (v === 's') return { value: 0.5, bound: 'less than', note: 'less than ½ unit' };
   const m = /^([<>])?\s*(-?[\d,]*\.?\d+)$/.exec(v);
   if (!m) throw new SourceFormatError(`${where}: value ${JSON.stringify(raw)} is not a number or a documented USGS token (W, NA, E, —, s, >n, <n)`);
   const value = Number(m[2]!.replace(/,/g, ''));

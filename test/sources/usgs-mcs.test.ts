@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
-import { SAMPLES_DIR } from '../../shared/sources/common';
+import { payloadText, SAMPLES_DIR } from '../../shared/sources/common';
 import { currentEdition, parseUsgsValue, usgsMcs } from '../../shared/sources/usgs-mcs';
 import { SourceFormatError, type FetchLike } from '../../shared/sources/types';
 import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
@@ -30,7 +30,7 @@ describe('USGS value tokens', () => {
     ['NA', 'NA', { value: null, bound: null, note: 'not available' }],
     ['E (net exporter)', 'E', { value: null, bound: null, note: 'net exporter' }],
     ['an em dash (zero)', '\u2014', { value: 0, bound: null, note: 'zero' }],
-    ['s (less than half a unit)', 's', { value: 0, bound: null, note: 'less than ½ unit' }],
+    ['s (less than half a unit: an upper bound, not zero)', 's', { value: 0.5, bound: 'less than', note: 'less than ½ unit' }],
     ['>99', '>99', { value: 99, bound: 'greater than', note: null }],
     ['<1', '<1', { value: 1, bound: 'less than', note: null }],
     ['>140,000,000', '>140,000,000', { value: 140000000, bound: 'greater than', note: null }],
@@ -40,6 +40,14 @@ describe('USGS value tokens', () => {
 
   it.each(['.', 'n/a', 'XX', '', '1.2.3'])('refuses %j', (raw) => {
     expect(() => parseUsgsValue(raw, 't')).toThrow(SourceFormatError);
+  });
+});
+
+describe('USGS files are Windows-1252', () => {
+  it('decodes 0x96/0x97 as en and em dash (not the C1 controls Latin-1 gives), so a "—" cell is zero', () => {
+    const text = payloadText({ name: 'cp1252.csv', body: new Uint8Array([0x31, 0x96, 0x32, 0x20, 0x97]) } as never, 'windows-1252');
+    expect(text).toBe('1\u20132 \u2014');
+    expect(parseUsgsValue(text.split(' ')[1]!, 'x')).toEqual({ value: 0, bound: null, note: 'zero' });
   });
 });
 
@@ -69,7 +77,10 @@ describe('USGS MCS parser', () => {
     const gold = itemsOf(chapter('GOLD'));
     // Gold net import reliance is "E" (net exporter) for 2021-2024 and "s" for 2025.
     expect(gold.filter((i) => i.seriesKey === 'USGS#gold#net_import_reliance').map((i) => i.observation.as_of)).toEqual(['2025-12-31']);
-    expect(get(gold, 'USGS#gold#net_import_reliance', 2025)).toMatchObject({ value: 0, attributes: { published_value: 's', value_note: 'less than ½ unit' } });
+    expect(get(gold, 'USGS#gold#net_import_reliance', 2025)).toMatchObject({
+      value: 0.5,
+      attributes: { published_value: 's', value_note: 'less than ½ unit' },
+    });
     const nickel = itemsOf(chapter('NICKEL'));
     expect(get(nickel, 'USGS#nickel#world_reserves', 2025)).toMatchObject({
       value: 140000000,
