@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../shared/config';
+import { DynamoPaymentLedger } from '../../shared/payment/ledger';
 import { DynamoCreditLedger, newKeyRecord, type KeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { PLAN_IDS, type PlanId } from '../../shared/pro/plans';
@@ -147,6 +148,20 @@ switch (command) {
         );
       const total = rows.reduce((n, x) => n + x.net, 0);
       console.log(`total ${month}: ${rows.reduce((n, x) => n + x.calls, 0)} calls, ${total} credits net (${usd(total)} USD list)`);
+    }
+    // Per route (credits net of refunds) and the month's x402 sales, from the same table.
+    const byRoute = new Map<string, number>();
+    for (const r of await ledger.list())
+      for (const u of await ledger.usage(r.hash, month)) if (!u.refundedAt) byRoute.set(u.route, (byRoute.get(u.route) ?? 0) + u.credits);
+    const sales = await new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE).salesOfMonth(month);
+    const atomic = sales.reduce((n, s) => n + BigInt(s.amount), 0n);
+    const usdc = `${atomic / 1_000_000n}.${String(atomic % 1_000_000n).padStart(6, '0')}`;
+    if (values.csv) {
+      for (const [route, credits] of byRoute) console.log([month, 'route', JSON.stringify(route), '', '', '', '', credits, usd(credits)].join(','));
+      console.log([month, 'x402', 'sales', sales.length, '', '', '', '', usdc].join(','));
+    } else {
+      for (const [route, credits] of [...byRoute].sort()) console.log(`${month}  route ${route}: ${credits} credits (${usd(credits)} USD list)`);
+      console.log(`${month}  x402: ${sales.length} settled sales, ${atomic} USDC atomic units = ${usdc} USDC`);
     }
     break;
   }

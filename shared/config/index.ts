@@ -50,6 +50,7 @@ const ConfigSchema = z
     [ENV.NASS_API_KEY]: z.string().min(1).optional(),
     [ENV.FAS_API_KEY]: z.string().min(1).optional(),
     [ENV.PUBLIC_BASE_URL]: z.string().url().optional(),
+    [ENV.PRO_RATE_LIMIT_PER_SECOND]: z.coerce.number().int().min(1).max(10_000).default(50), // calls per second per Pro key and process
     // Pro checkout (Stripe). Absent: the /pro page says checkout is off and keys come from operators.
     [ENV.STRIPE_SECRET_KEY]: z.string().startsWith('sk_').optional(),
     [ENV.STRIPE_WEBHOOK_SECRET]: z.string().startsWith('whsec_').optional(),

@@ -37,6 +37,18 @@ class UnauthorizedError extends HttpError {
   override readonly headers = { 'www-authenticate': 'Bearer error="invalid_token"' };
 }
 
+/** 429: too many calls in a short time; Retry-After says when to come back. */
+class RateLimitedError extends HttpError {
+  readonly statusCode = 429;
+  readonly code = 'RATE_LIMITED';
+  override readonly retryable = true;
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, retryAfterS: number) {
+    super(message, { retry_after_s: retryAfterS });
+    this.headers = { 'retry-after': String(retryAfterS) };
+  }
+}
+
 /** 402 that is not the x402 challenge itself (that one is built by the payment core). */
 class PaymentError extends HttpError {
   readonly statusCode = 402;
@@ -101,6 +113,7 @@ export {
   HttpError,
   BadRequestError,
   UnauthorizedError,
+  RateLimitedError,
   PaymentError,
   NotFoundError,
   MethodNotAllowedError,

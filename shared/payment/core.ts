@@ -214,7 +214,10 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
   // Lane 2: a Pro key wins over any x402 header (nothing is charged twice).
   const proKey = bearerOf(req.headers);
   if (proKey !== null) {
-    const pro = await authorizeProCall(proKey, route, req.requestId, deps.credits, deps.now()).catch((err: unknown) => {
+    const pro = await authorizeProCall(proKey, route, req.requestId, deps.credits, deps.now(), {
+      perSecond: config.PRO_RATE_LIMIT_PER_SECOND,
+      accepts: () => [paymentOption(route, req.path, config)],
+    }).catch((err: unknown) => {
       deps.log.error('credit ledger: debit failed', { requestId: req.requestId, error: err instanceof Error ? err.message : String(err) });
       return { ok: false as const, error: ledgerUnavailable() };
     });
@@ -422,7 +425,10 @@ const sameAddress = (a: string, b: string): boolean => {
  */
 const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: PaymentDeps): Promise<SettleOutcome> => {
   if (receipt.lane === 'pro')
-    return { type: 'settled', headers: { ...budgetHeaders(receipt.record, receipt.usage.credits), 'access-control-expose-headers': EXPOSE_HEADERS } };
+    return {
+      type: 'settled',
+      headers: { ...budgetHeaders(receipt.record, receipt.usage.credits, deps.now()), 'access-control-expose-headers': EXPOSE_HEADERS },
+    };
   const { ledger, log } = deps;
   const who = { requestId, payer: receipt.payer, nonce: receipt.key.nonce, route: receipt.route };
   if (receipt.mode === 'redeliver') {

@@ -31,6 +31,27 @@ describe('Pro keys', () => {
   });
 });
 
+describe('Pro per-key rate limit', () => {
+  it('answers 429 RATE_LIMITED with Retry-After past the per-second limit, without debiting', async () => {
+    const stack = await startTestStack({ X402_ENFORCE: '1', PRO_RATE_LIMIT_PER_SECOND: '1' }, false);
+    try {
+      const ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
+      const key = generateKey();
+      await ledger.put(newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }));
+      // 20 calls at once against 1 per second: unless the machine stalls for 20 s, most are refused.
+      const results = await Promise.all(Array.from({ length: 20 }, () => getJson(stack.url, '/v1/fx/EURUSD', { headers: { authorization: `Bearer ${key}` } })));
+      const limited = results.filter((r) => r.status === 429);
+      expect(limited.length).toBeGreaterThan(0);
+      expectError(limited[0]!, 429, 'RATE_LIMITED');
+      expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // The others reached the debit and got 503 NO_DATA (empty store), which is refunded: nothing is spent.
+      expect((await ledger.get(hashKey(key)))!.creditsLeft).toBe(3000);
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
 describe('Pro lane over HTTP (enforced)', () => {
   let stack: LocalStack;
   let ledger: DynamoCreditLedger;
@@ -43,7 +64,7 @@ describe('Pro lane over HTTP (enforced)', () => {
     getJson(stack.url, path, { headers: { authorization: `Bearer ${key}`, ...headers } });
 
   beforeAll(async () => {
-    stack = await startTestStack({ X402_ENFORCE: '1' });
+    stack = await startTestStack({ X402_ENFORCE: '1', PRO_RATE_LIMIT_PER_SECOND: '10000' });
     ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
   });
   afterAll(() => stack?.close());
@@ -57,6 +78,8 @@ describe('Pro lane over HTTP (enforced)', () => {
     expect(res.headers.get('x-credits-remaining')).toBe(String(3000 - PRICE_CL));
     expect(res.headers.get('x-credits-limit')).toBe('3000');
     expect(res.headers.get('access-control-expose-headers')).toContain('X-CREDITS-REMAINING');
+    expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"credits";r=${3000 - PRICE_CL};t=\\d+$`));
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"credits";q=3000;w=\d+$/);
     const decision = await call('/v1/decision/energy', key);
     expect(decision.status).toBe(200);
     expect((await ledger.get(hashKey(key)))!.creditsLeft).toBe(3000 - PRICE_CL - PRICE_DECISION);
@@ -73,6 +96,12 @@ describe('Pro lane over HTTP (enforced)', () => {
     const served = results.filter((r) => r.status === 200);
     expect(served).toHaveLength(10 / PRICE_CL);
     for (const r of results.filter((x) => x.status !== 200)) expectError(r, 402, 'QUOTA_EXCEEDED');
+    // The refusal says what is left, what was needed, and how to pay this call with x402 instead.
+    expect(results.find((x) => x.status === 402)!.body.error.details).toMatchObject({
+      credits_required: PRICE_CL,
+      credits_remaining: 0,
+      accepts: [{ scheme: 'exact', amount: '10000', resource: '/v1/price/CL' }],
+    });
     expect((await ledger.get(hashKey(key)))!.creditsLeft).toBe(0);
     expect(await ledger.usage(hashKey(key), new Date().toISOString().slice(0, 7))).toHaveLength(10 / PRICE_CL);
   }, 60_000);

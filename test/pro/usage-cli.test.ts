@@ -1,0 +1,55 @@
+/**
+ * Finance's report (`npm run usage`) against the store the service wrote: per-key totals equal
+ * the usage entries (debits net of refunds), per-route totals add up to them, and x402 revenue is
+ * the month's sales records. The CLI runs as operators run it, in its own process.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
+import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
+import { createDocumentClient } from '../../shared/store/client';
+import { getJson, startTestStack } from '../helpers/stack';
+
+const run = promisify(execFile);
+
+describe('npm run usage', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ X402_ENFORCE: '1', PRO_RATE_LIMIT_PER_SECOND: '1000' });
+  });
+  afterAll(() => stack?.close());
+
+  it('reports per key and per route exactly what the usage entries say, refunds netted out', async () => {
+    const ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
+    const key = generateKey();
+    await ledger.put(newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }));
+    const headers = { authorization: `Bearer ${key}` };
+    for (const path of ['/v1/price/CL', '/v1/price/NG', '/v1/decision/energy', '/v1/cot/HO']) await getJson(stack.url, path, { headers }); // the last is 503: refunded
+
+    const { stdout } = await run(join(process.cwd(), 'node_modules', '.bin', 'tsx'), ['infra/local/keys-cli.ts', 'usage', '--csv'], {
+      env: {
+        ...process.env,
+        DYNAMODB_ENDPOINT: stack.config.DYNAMODB_ENDPOINT,
+        CREDITS_TABLE: stack.config.CREDITS_TABLE,
+        OBSERVATIONS_TABLE: stack.config.OBSERVATIONS_TABLE,
+      },
+    });
+    const rows = stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
+    const mine = rows.find((r) => r[1] === hashKey(key).slice(0, 12))!;
+    const month = new Date().toISOString().slice(0, 7);
+    const entries = await ledger.usage(hashKey(key), month);
+    const debited = entries.reduce((n, u) => n + u.credits, 0);
+    const refunded = entries.filter((u) => u.refundedAt).reduce((n, u) => n + u.credits, 0);
+    expect(mine.slice(4, 8).map(Number)).toEqual([entries.length, debited, refunded, debited - refunded]);
+    expect([entries.length, debited - refunded]).toEqual([4, 1 + 1 + 10]);
+    const routeTotal = rows.filter((r) => r[1] === 'route').reduce((n, r) => n + Number(r[7]), 0);
+    expect(routeTotal).toBe(rows.filter((r) => /^[0-9a-f]{12}$/.test(r[1]!)).reduce((n, r) => n + Number(r[7]), 0));
+    expect(rows.find((r) => r[1] === 'x402')).toEqual([month, 'x402', 'sales', '0', '', '', '', '', '0.000000']);
+  }, 60_000);
+});
