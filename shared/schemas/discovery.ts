@@ -25,6 +25,11 @@ const CatalogBody = z.strictObject({
       not_live_reason: z.string().nullable(),
       source: z.string().nullable(),
       futures_root: z.string().nullable(),
+      /** The newest stored observation's as_of; null before the first ingestion or for instruments not served. */
+      latest_as_of: IsoDateSchema.nullable(),
+      /** Whether its source is stale by /health's rule; null for instruments not served. */
+      stale: z.boolean().nullable(),
+      /** The paid routes that serve this instrument, with their USD price. */
       pricing_usd: z.record(z.string(), z.string().nullable()),
     }),
   ),

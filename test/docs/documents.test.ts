@@ -106,6 +106,17 @@ describe('discovery documents', () => {
     for (const href of new Set(links)) expect((await fetch(`${stack.url}${href}`)).status, href).toBe(200);
   });
 
+  it('the catalog gives each served instrument its latest as_of, staleness and only the routes that serve it', async () => {
+    const catalog = (await getJson(stack.url, '/v1/catalog')).body;
+    const cl = catalog.instruments.find((i: any) => i.code === 'CL');
+    expect(cl).toMatchObject({ live: true, latest_as_of: (await getJson(stack.url, '/v1/price/CL')).body.as_of, stale: expect.any(Boolean) });
+    expect(Object.keys(cl.pricing_usd)).toContain('GET /v1/cot/{code}');
+    const io = catalog.instruments.find((i: any) => i.code === 'IO'); // iron ore: no CFTC disaggregated market
+    expect(Object.keys(io.pricing_usd)).not.toContain('GET /v1/cot/{code}');
+    const pa = catalog.instruments.find((i: any) => i.code === 'PA'); // not served: no route sells it
+    expect(pa).toMatchObject({ live: false, latest_as_of: null, stale: null, pricing_usd: {} });
+  });
+
   it('documents carry an ETag and answer 304 to If-None-Match; paid answers are never cached', async () => {
     const first = await fetch(`${stack.url}/openapi.json`);
     const etag = first.headers.get('etag');

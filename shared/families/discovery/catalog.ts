@@ -3,6 +3,7 @@
  * generated from the catalog and the route table.
  */
 import { INSTRUMENTS, NOT_LIVE, FX_PAIRS, FUTURES_ROOTS } from '../../catalog/instruments';
+import { COT_INSTRUMENTS } from '../../catalog/cot-markets';
 import { INVENTORY_SERIES } from '../../catalog/inventory';
 import type { Config } from '../../config';
 import { PAID_ROUTES, isChargeable, usdToAtomic, usdToCredits, type RouteDef } from '../../routes';
@@ -16,8 +17,21 @@ const priceOf = (r: RouteDef) => ({
   price_usdc_atomic: usdToAtomic(r.priceUsd!),
 });
 
-/** Pure: the catalog document (routes say whether they are charged under this configuration). */
-const buildCatalog = (config: Config) => ({
+/** The paid routes that serve an instrument: price and history for live codes, COT where the CFTC reports one, FX for pairs. */
+const routesServing = (code: string, live: boolean): RouteDef[] =>
+  live
+    ? [
+        ...CODE_ROUTES.filter((r) => r.id !== 'GET /v1/cot/{code}' || COT_INSTRUMENTS.includes(code)),
+        ...(FX_PAIRS.includes(code) ? PAID_ROUTES.filter((r) => r.path.includes('{pair}')) : []),
+      ]
+    : [];
+
+/**
+ * Pure: the catalog document (routes say whether they are charged under this configuration).
+ * @param latest the latest stored as_of per live code (null: nothing stored yet)
+ * @param staleSources ids of the sources /health reports stale
+ */
+const buildCatalog = (config: Config, latest: ReadonlyMap<string, string | null> = new Map(), staleSources: ReadonlySet<string> = new Set()) => ({
   instruments: INSTRUMENTS.map((i) => ({
     code: i.code,
     meaning: i.meaning,
@@ -28,9 +42,9 @@ const buildCatalog = (config: Config) => ({
     not_live_reason: NOT_LIVE[i.code] ?? null,
     source: i.sourceId,
     futures_root: i.futuresRoot,
-    pricing_usd: Object.fromEntries(
-      [...CODE_ROUTES, ...(FX_PAIRS.includes(i.code) ? PAID_ROUTES.filter((r) => r.path.includes('{pair}')) : [])].map((r) => [r.id, r.priceUsd]),
-    ),
+    latest_as_of: latest.get(i.code) ?? null,
+    stale: i.sourceId ? staleSources.has(i.sourceId) : null,
+    pricing_usd: Object.fromEntries(routesServing(i.code, i.sourceId !== null).map((r) => [r.id, r.priceUsd])),
   })),
   inventory_series: INVENTORY_SERIES.map((s) => ({ key: s.key, series_id: s.seriesId, unit: s.unit, meaning: s.meaning })),
   futures_roots: FUTURES_ROOTS,

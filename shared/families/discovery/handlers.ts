@@ -33,7 +33,14 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
     return { body: buildHomePage(new Map(latest)) };
   },
   'GET /health': health,
-  'GET /v1/catalog': async ({ services }) => ({ body: buildCatalog(services.config) }),
+  'GET /v1/catalog': async ({ services }) => {
+    const live = INSTRUMENTS.filter((i) => i.sourceId);
+    const [latest, sources] = await Promise.all([
+      Promise.all(live.map(async (i) => [i.code, (await loadLatest(services, i.code))?.as_of ?? null] as const)),
+      loadFreshness(services),
+    ]);
+    return { body: buildCatalog(services.config, new Map(latest), new Set(sources.filter((s) => s.stale).map((s) => s.id))) };
+  },
   'GET /v1/calendar': async ({ services }) => ({ body: buildCalendar(services.now()) }),
   'GET /llms.txt': async (req) => ({ body: buildLlmsTxt(baseUrlOf(req)) }),
   'GET /llms-full.txt': async (req) => {
