@@ -101,7 +101,7 @@ describe('discovery documents', () => {
     const cl = (await getJson(stack.url, '/v1/price/CL')).body;
     expect(html).toContain(`${cl.value} ${cl.unit}`);
     for (const r of PAID_ROUTES) expect(html).toContain(`${r.priceUsd} USD`);
-    const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!);
+    const links = [...html.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]!);
     expect(links.length).toBeGreaterThan(30);
     for (const href of new Set(links)) expect((await fetch(`${stack.url}${href}`)).status, href).toBe(200);
   });

@@ -40,7 +40,7 @@ const buildHomePage = (latest: ReadonlyMap<string, Observation | null>): string 
     .map((p) => `<li><a href="${p}">${p}</a></li>`)
     .join('');
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(SERVICE_NAME)}</title>` +
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>${esc(SERVICE_NAME)}</title>` +
     '<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.25rem .5rem;text-align:left}code{background:#f3f3f3;padding:0 .2rem}</style></head><body>' +
     `<h1>${esc(SERVICE_NAME)}</h1><p>${esc(SERVICE_SUMMARY)}</p>` +
     '<h2>How to pay</h2><ul><li><strong>x402 (USDC):</strong> call a paid route, read the 402, sign the payment and retry with <code>PAYMENT-SIGNATURE</code> (x402 v2) or <code>X-PAYMENT</code> (v1). Failed calls are never charged.</li>' +

@@ -4,7 +4,7 @@ import { PLANS } from '../../pro/plans';
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">` +
   `<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem}` +
   `code{background:#f3f3f3;padding:.1rem .3rem;word-break:break-all}.plan{border:1px solid #ccc;border-radius:.5rem;padding:1rem;margin:1rem 0}</style></head>` +
   `<body>${body}</body></html>`;
