@@ -111,7 +111,7 @@ const routeSection = (baseUrl: string, r: RouteDef, example: unknown) => [
   ...[...argsOf(r.params).map((a) => ({ ...a, in: 'path' })), ...argsOf(r.query).map((a) => ({ ...a, in: 'query' }))].map(
     (a) => `- ${a.name} (${a.in}${a.required ? ', required' : ''})${a.description ? `: ${a.description}` : ''}`,
   ),
-  `Example: curl -s '${baseUrl}${examplePath(r)}'`,
+  r.method === 'GET' ? `Example: curl -s '${baseUrl}${examplePath(r)}'` : `Example: curl -s -X ${r.method} '${baseUrl}${examplePath(r)}'`,
   ...(example === undefined ? [] : ['Example response (served by this deployment):', '```json', JSON.stringify(example), '```']),
   '',
 ];
@@ -126,7 +126,7 @@ const buildLlmsFullTxt = (baseUrl: string, examples: Readonly<Partial<Record<str
     ...PAYMENT_FLOWS,
     '## Routes',
     '',
-    ...ROUTES.filter((r) => r.mimeType === 'application/json').flatMap((r) => routeSection(baseUrl, r, examples[r.id])),
+    ...ROUTES.flatMap((r) => routeSection(baseUrl, r, examples[r.id])),
     ...GLOSSARY,
     buildMethodsText(),
   ].join('\n');

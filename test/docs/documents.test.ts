@@ -36,7 +36,7 @@ describe('discovery documents', () => {
 
   it('llms-full.txt has every JSON route with parameters, price and an example request, both payment flows with exact headers, and a real example response', async () => {
     const full = await text(`${stack.url}/llms-full.txt`);
-    for (const r of ROUTES.filter((x) => x.mimeType === 'application/json')) {
+    for (const r of ROUTES) {
       expect(full, r.id).toContain(`### ${r.method} ${r.path}`);
       if (r.priceUsd) expect(full, r.id).toContain(`${usdToAtomic(r.priceUsd)} USDC atomic units`);
     }
