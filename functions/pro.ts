@@ -1,6 +1,12 @@
-/** Lambda entry of the Pro routes (/pro, checkout, webhook, success page). */
+/**
+ * Lambda entry of the Pro routes (/pro, checkout, webhook, success page). Its configuration adds
+ * the Stripe keys from their secret, read once at cold start (top-level await).
+ */
 import { proHandlers } from '../shared/families/pro/handlers';
+import { loadConfigWithStripeSecret } from '../shared/config/secrets';
 import { createFamilyHandler } from '../shared/http/family-handler';
-import { servicesFromEnvironment } from '../shared/services';
+import { createServices } from '../shared/services';
 
-export const handler = createFamilyHandler('pro', proHandlers, servicesFromEnvironment);
+const services = createServices(await loadConfigWithStripeSecret());
+
+export const handler = createFamilyHandler('pro', proHandlers, () => services);

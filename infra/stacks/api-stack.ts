@@ -4,6 +4,7 @@
  * by the discovery function as a JSON 404. Route functions read observations; only families that
  * charge get write access to the credits table (nonce claims, Pro credits, payment records).
  */
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -54,6 +55,8 @@ interface ApiStackProps extends StackProps {
   config: DeployConfig;
   observations: ITable;
   credits: ITable;
+  /** The Pro function reads the Stripe keys from it. */
+  stripe?: ISecret;
   /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
   entry?: (name: string) => string;
   /** Per-second request limits of the stage (defaults: rate 100, burst 200). */
@@ -126,6 +129,7 @@ class ApiStack extends Stack {
       fn.bindTable(props.observations, { access: 'RO', envKey: ENV.OBSERVATIONS_TABLE });
       if (familyCharges(family)) fn.bindTable(props.credits, { access: 'RW', envKey: ENV.CREDITS_TABLE });
       else fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
+      if (family === 'pro' && props.stripe) fn.bindSecret(props.stripe, ENV.STRIPE_SECRET_ARN);
       functions.set(family, fn);
     }
     this.functions = functions;

@@ -38,6 +38,8 @@ class DataStack extends Stack {
   readonly credits: ITable;
   /** JSON object of source API keys (names: SOURCE_KEY_NAMES); the value is set by an operator, not by CDK. */
   readonly sourceKeys: ISecret;
+  /** Stripe keys of the Pro checkout as JSON {STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET}; "{}" until an operator sets it. */
+  readonly stripe: ISecret;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -53,10 +55,17 @@ class DataStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.sourceKeys = sourceKeys;
+    this.stripe = new Secret(this, 'Stripe', {
+      secretName: `${props.config.stackPrefix}/stripe`,
+      description: 'Pro checkout: JSON {"STRIPE_SECRET_KEY": "sk_…", "STRIPE_WEBHOOK_SECRET": "whsec_…"}; {} keeps checkout off',
+      secretObjectValue: {},
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     new CfnOutput(this, 'ObservationsTableName', { value: this.observations.tableName });
     new CfnOutput(this, 'CreditsTableName', { value: this.credits.tableName });
     new CfnOutput(this, 'SourceKeysSecretName', { value: `${props.config.stackPrefix}/source-keys` });
+    new CfnOutput(this, 'StripeSecretName', { value: `${props.config.stackPrefix}/stripe` });
   }
 }
 

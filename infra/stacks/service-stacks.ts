@@ -57,6 +57,7 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
     description: description('HTTP API and route-family functions'),
     observations: data.observations,
     credits: data.credits,
+    stripe: data.stripe,
     entry: opts.entry,
   });
   const ingest = new IngestStack(app, `${p}-ingest`, {

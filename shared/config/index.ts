@@ -52,6 +52,7 @@ const ConfigSchema = z
     [ENV.PUBLIC_BASE_URL]: z.string().url().optional(),
     [ENV.PRO_RATE_LIMIT_PER_SECOND]: z.coerce.number().int().min(1).max(10_000).default(50), // calls per second per Pro key and process
     // Pro checkout (Stripe). Absent: the /pro page says checkout is off and keys come from operators.
+    [ENV.STRIPE_SECRET_ARN]: z.string().startsWith('arn:').optional(), // Pro function: JSON secret {STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET}
     [ENV.STRIPE_SECRET_KEY]: z.string().startsWith('sk_').optional(),
     [ENV.STRIPE_WEBHOOK_SECRET]: z.string().startsWith('whsec_').optional(),
     [ENV.STRIPE_PRICE_MONTHLY]: z.string().startsWith('price_').optional(),

@@ -77,5 +77,35 @@ const loadConfigWithSecrets = async (env: Record<string, string | undefined> = p
   return loadConfig({ ...env, ...parseSourceKeys(text, secretId) });
 };
 
-export { loadConfigWithSecrets, parseSourceKeys };
+const StripeSecretSchema = z.strictObject({ STRIPE_SECRET_KEY: z.string().optional(), STRIPE_WEBHOOK_SECRET: z.string().optional() });
+
+/**
+ * The Pro function's configuration: the environment plus the Stripe keys from their secret
+ * (STRIPE_SECRET_ARN). An empty secret ("{}") leaves checkout off; it never stops the function.
+ */
+const loadConfigWithStripeSecret = async (
+  env: Record<string, string | undefined> = process.env,
+  read: SecretReader = readFromSecretsManager,
+): Promise<Config> => {
+  const base = loadConfig(env);
+  const secretId = base.STRIPE_SECRET_ARN;
+  if (!secretId) return base;
+  let text: string | undefined;
+  try {
+    text = await read(secretId, base.AWS_REGION);
+  } catch (err) {
+    throw new Error(`stripe secret ${secretId}: cannot be read (${(err as Error).name ?? 'Error'})`, { cause: err });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text ?? '{}');
+  } catch {
+    throw new Error(`stripe secret ${secretId}: value is not JSON (expected {"STRIPE_SECRET_KEY": "sk_…", "STRIPE_WEBHOOK_SECRET": "whsec_…"})`);
+  }
+  const parsed = StripeSecretSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`stripe secret ${secretId}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return loadConfig({ ...env, ...parsed.data });
+};
+
+export { loadConfigWithSecrets, loadConfigWithStripeSecret, parseSourceKeys };
 export type { SecretReader, SourceKeyName };

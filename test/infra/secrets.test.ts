@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config';
-import { loadConfigWithSecrets, parseSourceKeys, type SecretReader } from '../../shared/config/secrets';
+import { loadConfigWithSecrets, loadConfigWithStripeSecret, parseSourceKeys, type SecretReader } from '../../shared/config/secrets';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:commodity-data-prod/source-keys-AbCdEf';
 const BASE = { OBSERVATIONS_TABLE: 'obs', CREDITS_TABLE: 'credits', AWS_REGION: 'eu-west-1' };
@@ -73,5 +73,24 @@ describe('parseSourceKeys', () => {
     expect(() => parseSourceKeys(JSON.stringify({ NASS_API_KEY: 777999 }), ARN)).toThrow(/NASS_API_KEY: /);
     expect(() => parseSourceKeys(JSON.stringify({ NASS_API_KEY: 777999 }), ARN)).not.toThrow(/777999/);
     expect(() => parseSourceKeys('["EIA_API_KEY"]', ARN)).toThrow(/source keys secret/);
+  });
+});
+
+describe('loadConfigWithStripeSecret (the Pro function)', () => {
+  const STRIPE_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:commodity-data-prod/stripe-AbCdEf';
+  it('adds the Stripe keys of the secret; "{}" (as created) leaves checkout off without failing', async () => {
+    const r = reader(JSON.stringify({ STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_y' }));
+    const config = await loadConfigWithStripeSecret({ ...BASE, STRIPE_SECRET_ARN: STRIPE_ARN }, r.read);
+    expect(config).toMatchObject({ STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_y' });
+    expect(r.calls).toEqual([[STRIPE_ARN, 'eu-west-1']]);
+    const empty = await loadConfigWithStripeSecret({ ...BASE, STRIPE_SECRET_ARN: STRIPE_ARN }, reader('{}').read);
+    expect(empty.STRIPE_SECRET_KEY).toBeUndefined();
+  });
+
+  it('names the problem of a secret that is not the expected JSON, without echoing its value', async () => {
+    await expect(loadConfigWithStripeSecret({ ...BASE, STRIPE_SECRET_ARN: STRIPE_ARN }, reader('sk_live_plain').read)).rejects.toThrow(/not JSON/);
+    await expect(loadConfigWithStripeSecret({ ...BASE, STRIPE_SECRET_ARN: STRIPE_ARN }, reader('{"STRIPE_KEY":"sk_live_q"}').read)).rejects.not.toThrow(
+      /sk_live_q/,
+    );
   });
 });

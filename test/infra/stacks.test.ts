@@ -142,11 +142,11 @@ describe('CDK app (staging)', () => {
       );
     });
 
-    it('has exactly the two tables, and a retained source-keys secret created without any key in it', () => {
+    it('has exactly the two tables, and retained source-keys and Stripe secrets created without any key in them', () => {
       s.templates.data.resourceCountIs('AWS::DynamoDB::Table', 2);
       const secrets = Object.values(s.templates.data.findResources('AWS::SecretsManager::Secret')) as any[];
-      expect(secrets).toHaveLength(1);
-      expect(secrets[0]).toMatchObject({ DeletionPolicy: 'Retain', Properties: { SecretString: '{}' } });
+      expect(secrets.map((x) => String(x.Properties.Name).split('/').pop()).sort()).toEqual(['source-keys', 'stripe']);
+      for (const secret of secrets) expect(secret).toMatchObject({ DeletionPolicy: 'Retain', Properties: { SecretString: '{}' } });
     });
   });
 
@@ -207,6 +207,23 @@ describe('CDK app (staging)', () => {
         expect(refersTo(env[ENV.SOURCE_KEYS_SECRET_ARN], secretId, s.templates.data), source.id).toBe(true);
       }
     });
+  });
+
+  it('gives only the Pro function the Stripe secret (read permission and STRIPE_SECRET_ARN), and no Stripe key in any environment', () => {
+    const secretId = logicalId(s.data, s.data.stripe);
+    for (const family of FAMILIES) {
+      const env = envOf(s.templates.api.toJSON().Resources[fnId(family)]);
+      const actions = actionsOn(s.templates.api, fnId(family), secretId, s.templates.data);
+      if (family === 'pro') {
+        expect(refersTo(env[ENV.STRIPE_SECRET_ARN], secretId, s.templates.data)).toBe(true);
+        expect(actions).toContain('secretsmanager:GetSecretValue');
+      } else {
+        expect(env[ENV.STRIPE_SECRET_ARN], family).toBeUndefined();
+        expect(actions, family).toEqual([]);
+      }
+      expect(env[ENV.STRIPE_SECRET_KEY], family).toBeUndefined();
+      expect(env[ENV.STRIPE_WEBHOOK_SECRET], family).toBeUndefined();
+    }
   });
 
   it('puts no API key in any function environment, and the secret ARN only on ingestion functions', () => {
