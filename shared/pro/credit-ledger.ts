@@ -3,7 +3,7 @@
  * each paid call is one atomic conditional debit that can never overdraw, followed by a usage
  * entry (sk USAGE#<yyyy-mm>#<at>#<request id>) that finance reads and that a refund flips exactly once.
  */
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addMonths, PLANS, type PlanId } from './plans';
 
 type KeyStatus = 'active' | 'revoked';
@@ -43,6 +43,8 @@ type DebitResult =
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const PLAN_SK = 'PLAN';
+/** One partition listing every key (sk = created_at#hash): operators and finance list keys with a Query, never a scan. */
+const KEYS_PK = 'PROKEYS';
 const usageSk = (at: string, requestId: string) => `USAGE#${at.slice(0, 7)}#${at}#${requestId}`;
 
 const isConditionFailure = (err: unknown): boolean => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
@@ -121,6 +123,7 @@ class DynamoCreditLedger {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { pk: KEYS_PK, sk: `${r.createdAt}#${r.hash}`, hash: r.hash } }));
   }
 
   async get(hash: string): Promise<KeyRecord | null> {
@@ -128,18 +131,24 @@ class DynamoCreditLedger {
     return res.Item ? toRecord(res.Item) : null;
   }
 
-  /** Every key (operators' CLI; the table holds payments too, so the scan filters). */
+  /** Every key, oldest first: a Query of the key list, then each key's record. */
   async list(): Promise<KeyRecord[]> {
-    const out: KeyRecord[] = [];
+    const hashes: string[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const res = await this.doc.send(
-        new ScanCommand({ TableName: this.table, FilterExpression: 'sk = :plan', ExpressionAttributeValues: { ':plan': PLAN_SK }, ExclusiveStartKey: start }),
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': KEYS_PK },
+          ExclusiveStartKey: start,
+        }),
       );
-      out.push(...(res.Items ?? []).map(toRecord));
+      hashes.push(...(res.Items ?? []).map((i) => String(i.hash)));
       start = res.LastEvaluatedKey;
     } while (start);
-    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const records = await Promise.all(hashes.map((h) => this.get(h)));
+    return records.filter((r): r is KeyRecord => r !== null);
   }
 
   private async update(hash: string, update: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)'): Promise<KeyRecord | null> {

@@ -52,4 +52,33 @@ describe('npm run usage', () => {
     expect(routeTotal).toBe(rows.filter((r) => /^[0-9a-f]{12}$/.test(r[1]!)).reduce((n, r) => n + Number(r[7]), 0));
     expect(rows.find((r) => r[1] === 'x402')).toEqual([month, 'x402', 'sales', '0', '', '', '', '', '0.000000']);
   }, 60_000);
+
+  it('npm run keys: issue prints the key once; list/show never print it; rotate carries credits and revokes the old key', async () => {
+    const cli = (...args: string[]) =>
+      run(join(process.cwd(), 'node_modules', '.bin', 'tsx'), ['infra/local/keys-cli.ts', ...args], {
+        env: {
+          ...process.env,
+          DYNAMODB_ENDPOINT: stack.config.DYNAMODB_ENDPOINT,
+          CREDITS_TABLE: stack.config.CREDITS_TABLE,
+          OBSERVATIONS_TABLE: stack.config.OBSERVATIONS_TABLE,
+        },
+      }).then((r) => r.stdout);
+    const issued = await cli('issue', '--plan', 'yearly', '--label', 'ops');
+    const key = /cds_live_[0-9A-Za-z]{38}/.exec(issued)![0];
+    const id = hashKey(key).slice(0, 12);
+    const listed = await cli('list');
+    expect(listed).toContain(id);
+    expect(listed).toContain(keyHint(key));
+    expect(listed).not.toContain(key);
+    expect(await cli('topup', id, '25')).toContain('3025/3000');
+    const rotated = await cli('rotate', id);
+    const next = /cds_live_[0-9A-Za-z]{38}/.exec(rotated)![0];
+    expect(next).not.toBe(key);
+    expect(rotated).toContain('3025/3000');
+    expect((await getJson(stack.url, '/v1/price/CL', { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    expect((await getJson(stack.url, '/v1/price/CL', { headers: { authorization: `Bearer ${next}` } })).status).toBe(200);
+    const shown = await cli('show', hashKey(next).slice(0, 12));
+    expect(shown).toContain('this month: 1 calls, 1 credits used');
+    expect(shown).not.toContain(next);
+  }, 60_000);
 });
