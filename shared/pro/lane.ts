@@ -84,13 +84,7 @@ const authorizeProCall = async (
     case 'revoked':
       return { ok: false, error: invalidKey('this Pro key was revoked (rotated keys are revoked); use the current key') };
     case 'expired':
-      return {
-        ok: false,
-        error: new PaymentError('QUOTA_EXCEEDED', 'the Pro subscription of this key has ended', {
-          reason: 'subscription_ended',
-          paid_until: debit.record?.paidUntil,
-        }),
-      };
+      return { ok: false, error: invalidKey(`the Pro subscription of this key ended on ${debit.record?.paidUntil ?? 'an earlier date'}; renew it at /pro`) };
     case 'quota_exceeded':
       return {
         ok: false,

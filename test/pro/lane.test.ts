@@ -138,7 +138,7 @@ describe('Pro lane over HTTP (enforced)', () => {
     expect((await ledger.get(hashKey(key)))!.creditsLeft).toBe(3000 - PRICE_CL);
   });
 
-  it('a new credit month starts with fresh credits while the subscription is paid; a lapsed one is QUOTA_EXCEEDED', async () => {
+  it('a new credit month starts with fresh credits while the subscription is paid; a lapsed key is 401', async () => {
     const day = 86_400_000;
     const now = Date.now();
     const renewed = await newKey({
@@ -155,7 +155,7 @@ describe('Pro lane over HTTP (enforced)', () => {
 
     const lapsed = await newKey({ periodEnd: new Date(now - day).toISOString(), paidUntil: new Date(now - day).toISOString() });
     const res = await call('/v1/price/CL', lapsed);
-    expectError(res, 402, 'QUOTA_EXCEEDED');
-    expect(res.body.error.details.reason).toBe('subscription_ended');
+    expectError(res, 401, 'INVALID_API_KEY');
+    expect(res.body.error.message).toMatch(/subscription of this key ended/);
   });
 });
