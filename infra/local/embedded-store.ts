@@ -5,6 +5,7 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
+import { addTransactWriteItems } from './dynalite-transactions';
 import { createTableInput, OBSERVATIONS_TABLE, CREDITS_TABLE } from '../../shared/store/tables';
 
 interface EmbeddedStore {
@@ -25,6 +26,7 @@ const startEmbeddedStore = async (port = 0, path?: string): Promise<EmbeddedStor
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
+  addTransactWriteItems(server, `http://127.0.0.1:${actual}`);
   return {
     endpoint: `http://127.0.0.1:${actual}`,
     port: actual,

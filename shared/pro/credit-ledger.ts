@@ -1,9 +1,9 @@
 /**
  * Pro keys and their credits on the credit table. A key is one item (pk KEY#<sha256>, sk PLAN);
- * each paid call is one atomic conditional debit that can never overdraw, followed by a usage
- * entry (sk USAGE#<yyyy-mm>#<at>#<request id>) that finance reads and that a refund flips exactly once.
+ * each paid call is one transaction: a conditional debit that can never overdraw and its usage
+ * entry (sk USAGE#<yyyy-mm>#<at>#<request id>), which finance reads and a refund flips exactly once.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addMonths, PLANS, type PlanId } from './plans';
 
 type KeyStatus = 'active' | 'revoked';
@@ -48,6 +48,13 @@ const KEYS_PK = 'PROKEYS';
 const usageSk = (at: string, requestId: string) => `USAGE#${at.slice(0, 7)}#${at}#${requestId}`;
 
 const isConditionFailure = (err: unknown): boolean => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+/** Why the debit transaction was cancelled: the key's condition failed, or another transaction held the item (retry). */
+const cancellationOf = (err: unknown): 'refused' | 'conflict' | null => {
+  if ((err as { name?: string })?.name !== 'TransactionCanceledException') return null;
+  const codes = ((err as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((r) => r.Code);
+  if (codes[0] === 'ConditionalCheckFailed') return 'refused';
+  return codes.includes('TransactionConflict') ? 'conflict' : null;
+};
 
 const toRecord = (item: Record<string, unknown>): KeyRecord => ({
   hash: String(item.hash),
@@ -183,34 +190,49 @@ class DynamoCreditLedger {
    */
   async debit(hash: string, credits: number, usage: { requestId: string; route: string }, now: Date): Promise<DebitResult> {
     const at = now.toISOString();
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry: UsageEntry = { hash, requestId: usage.requestId, route: usage.route, credits, at };
       try {
-        const res = await this.doc.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { pk: keyPk(hash), sk: PLAN_SK },
-            UpdateExpression: 'SET credits_left = credits_left - :c',
-            ConditionExpression: '#status = :active AND period_end > :now AND credits_left >= :c',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':c': credits, ':active': 'active', ':now': at },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        const entry: UsageEntry = { hash, requestId: usage.requestId, route: usage.route, credits, at };
+        // The debit and its usage entry in one transaction: finance's records always match the credits.
         await this.doc.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { pk: keyPk(hash), sk: usageSk(at, usage.requestId), hash, request_id: usage.requestId, route: usage.route, credits, at },
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: { pk: keyPk(hash), sk: PLAN_SK },
+                  UpdateExpression: 'SET credits_left = credits_left - :c',
+                  ConditionExpression: '#status = :active AND period_end > :now AND credits_left >= :c',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: { ':c': credits, ':active': 'active', ':now': at },
+                },
+              },
+              {
+                Put: {
+                  TableName: this.table,
+                  Item: { pk: keyPk(hash), sk: usageSk(at, usage.requestId), hash, request_id: usage.requestId, route: usage.route, credits, at },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
           }),
         );
-        return { ok: true, record: toRecord(res.Attributes!), usage: entry };
+        // A transaction returns no item: read what is left for the budget headers.
+        const record = await this.get(hash);
+        return { ok: true, record: record!, usage: entry };
       } catch (err) {
-        if (!isConditionFailure(err)) throw err;
+        const why = cancellationOf(err);
+        if (why === 'conflict') continue;
+        if (why !== 'refused') throw err;
       }
       const record = await this.get(hash);
       if (!record) return { ok: false, reason: 'not_found' };
       if (record.status !== 'active') return { ok: false, reason: 'revoked', record };
-      if (record.periodEnd > at) return { ok: false, reason: 'quota_exceeded', record };
+      if (record.periodEnd > at) {
+        // Another call renewed the month between our write and this read: try again with the new month.
+        if (record.creditsLeft >= credits) continue;
+        return { ok: false, reason: 'quota_exceeded', record };
+      }
       if (record.paidUntil <= at) return { ok: false, reason: 'expired', record };
       await this.renew(record, now);
     }

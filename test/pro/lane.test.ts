@@ -153,6 +153,18 @@ describe('Pro lane over HTTP (enforced)', () => {
     expect(Date.parse(after.periodEnd)).toBeGreaterThan(now);
     expect(Date.parse(after.periodStart)).toBeLessThanOrEqual(now);
 
+    // Under concurrency the new month starts once: 20 calls at once leave exactly 3000 - 20 credits.
+    const busy = await newKey({
+      periodStart: new Date(now - 40 * day).toISOString(),
+      periodEnd: new Date(now - 10 * day).toISOString(),
+      paidUntil: new Date(now + 300 * day).toISOString(),
+      creditsLeft: 7,
+    });
+    const results = await Promise.all(Array.from({ length: 20 }, () => call('/v1/price/CL', busy)));
+    expect(results.map((r) => `${r.status} ${r.body?.error?.code ?? ''}`).filter((s) => !s.startsWith('200'))).toEqual([]);
+    expect((await ledger.get(hashKey(busy)))!.creditsLeft).toBe(3000 - 20 * PRICE_CL);
+    expect(await ledger.usage(hashKey(busy), new Date().toISOString().slice(0, 7))).toHaveLength(20);
+
     const lapsed = await newKey({ periodEnd: new Date(now - day).toISOString(), paidUntil: new Date(now - day).toISOString() });
     const res = await call('/v1/price/CL', lapsed);
     expectError(res, 401, 'INVALID_API_KEY');

@@ -1,0 +1,105 @@
+/**
+ * TransactWriteItems for the embedded store. Dynalite does not implement it; DynamoDB does. The
+ * emulation runs one transaction at a time: it reads the old image of every item, applies the
+ * writes in order through dynalite itself (so conditions are dynalite's), and on the first
+ * refused write restores the old images and answers TransactionCanceledException with
+ * CancellationReasons, as DynamoDB does. Plain (non-transactional) writes may interleave, so this
+ * is all-or-nothing but not isolated: enough for a local runtime and tests, not a database.
+ */
+import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+type Key = Record<string, AttributeValue>;
+interface TransactItem {
+  Put?: { TableName: string; Item: Key; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Key };
+  Update?: {
+    TableName: string;
+    Key: Key;
+    UpdateExpression: string;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Key;
+  };
+  Delete?: { TableName: string; Key: Key; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Key };
+}
+
+const TARGET = 'DynamoDB_20120810.TransactWriteItems';
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => resolve(body));
+    req.on('error', reject);
+  });
+
+const reply = (res: ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `local-${Date.now()}` });
+  res.end(text);
+};
+
+/** The key attributes of an item, given the table's key schema names. */
+const keyOf = (item: Key, names: readonly string[]): Key => Object.fromEntries(names.map((n) => [n, item[n]!]));
+
+/** Adds TransactWriteItems (Put, Update, Delete) to a running dynalite server. */
+const addTransactWriteItems = (server: Server, endpoint: string, keyNames: readonly string[] = ['pk', 'sk']): void => {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const inner = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const run = async (items: TransactItem[]): Promise<{ ok: true } | { ok: false; reasons: Array<{ Code: string; Message?: string }> }> => {
+    const targets = items.map((i) => {
+      if (i.Put) return { table: i.Put.TableName, key: keyOf(i.Put.Item, keyNames) };
+      if (i.Update) return { table: i.Update.TableName, key: i.Update.Key };
+      if (i.Delete) return { table: i.Delete.TableName, key: i.Delete.Key };
+      throw new Error('only Put, Update and Delete are emulated');
+    });
+    const before = await Promise.all(
+      targets.map((t) => client.send(new GetItemCommand({ TableName: t.table, Key: t.key, ConsistentRead: true })).then((r) => r.Item)),
+    );
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i]!;
+      try {
+        if (it.Put) await client.send(new PutItemCommand(it.Put));
+        else if (it.Update) await client.send(new UpdateItemCommand(it.Update));
+        else if (it.Delete) await client.send(new DeleteItemCommand(it.Delete));
+      } catch (err) {
+        // Undo what was applied, newest first.
+        for (let j = i - 1; j >= 0; j--) {
+          const t = targets[j]!;
+          const old = before[j];
+          if (old) await client.send(new PutItemCommand({ TableName: t.table, Item: old }));
+          else await client.send(new DeleteItemCommand({ TableName: t.table, Key: t.key }));
+        }
+        const code = (err as { name?: string }).name === 'ConditionalCheckFailedException' ? 'ConditionalCheckFailed' : 'ValidationError';
+        return { ok: false, reasons: items.map((_, k) => (k === i ? { Code: code, Message: (err as Error).message } : { Code: 'None' })) };
+      }
+    }
+    return { ok: true };
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers['x-amz-target'] !== TARGET) {
+      for (const l of inner) l.call(server, req, res);
+      return;
+    }
+    const job = queue.then(async () => {
+      const body = JSON.parse(await readBody(req)) as { TransactItems: TransactItem[] };
+      const result = await run(body.TransactItems);
+      if (result.ok) return reply(res, 200, {});
+      reply(res, 400, {
+        __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+        message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${result.reasons.map((r) => r.Code).join(', ')}]`,
+        CancellationReasons: result.reasons,
+      });
+    });
+    queue = job.catch((err: unknown) => reply(res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(err) }));
+  });
+};
+
+export { addTransactWriteItems };
