@@ -46,8 +46,8 @@ const CORS_EXPOSE_HEADERS = [
   'www-authenticate',
 ];
 
-/** Minutes between reconciliation passes of pending x402 settlements. */
-const RECONCILE_EVERY_MINUTES = 5;
+/** Minutes between reconciliation passes of pending x402 settlements (the 504 tells payers to retry after 60 s). */
+const RECONCILE_EVERY_MINUTES = 1;
 
 const pascal = (s: string): string => s.replace(/(^|[-_])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
 

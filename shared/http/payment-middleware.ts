@@ -58,6 +58,8 @@ const toHttpRequestLike = (request: PaymentRequest, services: Services): HttpReq
     url: resourceUrl(services.config.PUBLIC_BASE_URL, headers, event.requestContext?.domainName, path, event.rawQueryString ?? ''),
     headers,
     requestId: context.service.requestId,
+    // The Lambda's own deadline (the local runtime gives the same 29 s as API Gateway).
+    ...(typeof context.getRemainingTimeInMillis === 'function' ? { timeLeftMs: () => context.getRemainingTimeInMillis() } : {}),
   };
 };
 

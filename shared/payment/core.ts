@@ -44,6 +44,8 @@ interface HttpRequestLike {
   /** Lower-cased header names. */
   headers: Readonly<Record<string, string | undefined>>;
   requestId: string;
+  /** Milliseconds left before the answer is due (Lambda: context.getRemainingTimeInMillis); default REQUEST_BUDGET_MS from arrival. */
+  timeLeftMs?: () => number;
 }
 
 /** A complete HTTP response (API Gateway v2 result shape). */
@@ -91,8 +93,8 @@ interface X402Receipt {
   requirements: PaymentRequirements;
   /** The settlement transaction (redeliveries). */
   transaction?: string;
-  /** When the payment was first seen (epoch ms): bounds the time spent on facilitator calls. */
-  startedAtMs: number;
+  /** Milliseconds left before the answer is due: no settlement is started that cannot finish in time. */
+  timeLeftMs: () => number;
 }
 
 /** What a paid request holds until it is settled or released. */
@@ -107,6 +109,10 @@ type SettleOutcome = { type: 'settled'; headers: Record<string, string> } | { ty
 
 /** Time a paid request may spend before its answer is due: API Gateway cuts at 29 s, the Lambda at 28 s. */
 const REQUEST_BUDGET_MS = 25_000;
+/** Left over after the settle call's own timeout, for the ledger write and the answer. */
+const SETTLE_MARGIN_MS = 1_000;
+/** When a retry of a pending settlement may succeed: the reconciler runs every minute (api-stack). */
+const PENDING_RETRY_AFTER_S = 60;
 
 /** Response headers of x402, readable by browser clients. */
 const EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', ...BUDGET_HEADERS.map((h) => h.toUpperCase())].join(', ');
@@ -192,6 +198,16 @@ const bestEffort = async (log: PaymentLog, what: string, fn: () => Promise<unkno
   }
 };
 
+/** 503: the request ran out of time before settlement; the payment was given back. */
+const outOfTime = (): HttpError =>
+  new ServiceUnavailableError(
+    'PAYMENT_NOT_SETTLED',
+    'the request ran out of time before its payment could be settled; nothing was charged, retry the same request',
+    {
+      reason: 'out_of_time',
+    },
+  );
+
 /** A store failure while claiming is a retryable 503, not a payment verdict. */
 const ledgerUnavailable = (): HttpError =>
   new ServiceUnavailableError('PAYMENT_LEDGER_UNAVAILABLE', 'the payment ledger is unavailable; nothing was charged, retry shortly');
@@ -208,6 +224,8 @@ const ledgerUnavailable = (): HttpError =>
  */
 const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: PaymentDeps): Promise<PaymentOutcome> => {
   const { config } = deps;
+  const arrivedAt = deps.now().getTime();
+  const timeLeftMs = req.timeLeftMs ?? (() => arrivedAt + REQUEST_BUDGET_MS - deps.now().getTime());
   if (route.priceKey === null) return { type: 'free', reason: 'free-route' };
   if (!isChargeable(route, config)) return { type: 'free', reason: 'not-chargeable' };
 
@@ -267,7 +285,7 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     payTo: getAddress(config.X402_PAY_TO),
     facilitatorPayload: facilitatorPayloadOf(decoded, requirements, route, req.url),
     requirements,
-    startedAtMs: deps.now().getTime(),
+    timeLeftMs,
   };
 
   if (owed) return onClaimConflict(owed, receipt, route, req, deps);
@@ -351,11 +369,18 @@ const owedRetry = async (decoded: DecodedPayment, expected: Parameters<typeof ch
   if (await checkPayment(decoded, expected, atSigning < decoded.authorization.validAfter ? decoded.authorization.validAfter : atSigning)) return null;
   try {
     const existing = await deps.ledger.get({ payer: decoded.authorization.from.toLowerCase(), nonce: decoded.authorization.nonce.toLowerCase() });
-    return existing && (existing.state === 'PENDING' || (existing.state === 'SETTLED' && existing.delivered === false)) ? existing : null;
+    return existing && (awaitsOutcome(existing) || (existing.state === 'SETTLED' && existing.delivered === false)) ? existing : null;
   } catch {
     return null;
   }
 };
+
+/**
+ * Submitted (or being submitted) for settlement with no recorded outcome: the payer's money may be
+ * moving, so it is never told to sign a new authorization. Either the holding request finishes, or
+ * reconciliation settles it from the chain; a retry of the same header then gets the data.
+ */
+const awaitsOutcome = (rec: ClaimRecord): boolean => rec.state === 'PENDING' || rec.state === 'SETTLING';
 
 /** A proof that is already claimed: a replay, a settlement still pending, or data still owed. */
 const onClaimConflict = async (
@@ -376,17 +401,10 @@ const onClaimConflict = async (
     // Paid on chain (found by reconciliation) but never answered: this retry gets the data.
     if (taken) return { type: 'verified', receipt: { ...receipt, mode: 'redeliver', transaction: existing.transaction ?? '' } };
   }
-  if (existing?.state === 'PENDING') {
+  if (existing && awaitsOutcome(existing)) {
     return {
       type: 'rejected',
-      response: errorResponse(
-        new SettlementPendingError('the settlement of this payment is not confirmed yet; retry the same request with the same payment header later', {
-          reason: 'settlement_pending',
-          transaction: existing.transaction || null,
-        }),
-        req.requestId,
-        { 'retry-after': '30' },
-      ),
+      response: pendingResponse(existing.transaction ?? '', req.requestId),
     };
   }
   return {
@@ -398,6 +416,18 @@ const onClaimConflict = async (
     }),
   };
 };
+
+/** 504: submitted, outcome unknown; the same header is retried once reconciliation has run. */
+const pendingResponse = (transaction: string, requestId: string): HttpResponseLike =>
+  errorResponse(
+    new SettlementPendingError('the settlement of this payment is not confirmed yet; retry the same request with the same payment header later', {
+      reason: 'settlement_pending',
+      transaction: transaction || null,
+      retry_after_seconds: PENDING_RETRY_AFTER_S,
+    }),
+    requestId,
+    { 'retry-after': String(PENDING_RETRY_AFTER_S) },
+  );
 
 const facilitatorDown = (timeout: boolean, requestId: string): HttpResponseLike =>
   errorResponse(
@@ -436,13 +466,36 @@ const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: P
     return { type: 'settled', headers: settlementHeaders({ transaction: receipt.transaction ?? '', network: receipt.network, payer: receipt.payer }) };
   }
 
+  // Never start a settlement that cannot finish before the answer is due (the payer would be
+  // charged with nobody left to deliver to): give the payment back instead.
+  const settleTime = deps.config.X402_FACILITATOR_TIMEOUT_MS + SETTLE_MARGIN_MS;
+  if (receipt.timeLeftMs() < settleTime) {
+    await bestEffort(log, 'release', () => ledger.release(receipt.key, receipt.claimId, 'out_of_time_before_settle'), who);
+    log.warn('x402 settle skipped: out of time', { ...who, timeLeftMs: receipt.timeLeftMs() });
+    return { type: 'rejected', response: errorResponse(outOfTime(), requestId) };
+  }
+  // SETTLING (payload + pending-index entry) is written before /settle: whatever happens after
+  // the call (a crash, a timeout, a lost store), reconciliation finds the payment.
+  let settling: boolean;
+  try {
+    settling = await ledger.markSettling(receipt.key, receipt.claimId, JSON.stringify(receipt.facilitatorPayload));
+  } catch (err) {
+    log.error('payment ledger: mark settling failed', { ...who, error: err instanceof Error ? err.message : String(err) });
+    await bestEffort(log, 'release', () => ledger.release(receipt.key, receipt.claimId, 'ledger_unavailable_before_settle'), who);
+    return { type: 'rejected', response: errorResponse(ledgerUnavailable(), requestId) };
+  }
+  if (!settling) {
+    // The claim is not ours any more (held past its lifetime): nothing is submitted.
+    log.warn('x402 settle skipped: claim lost', who);
+    return { type: 'rejected', response: errorResponse(outOfTime(), requestId) };
+  }
+
   let result: Awaited<ReturnType<FacilitatorClient['settle']>>;
   try {
     result = await deps.facilitator.settle(receipt.facilitatorPayload, receipt.requirements);
     // Like x402ResourceServer: one retry lets the facilitator reconcile a broadcast it is still
     // waiting on, but only if it still fits before API Gateway (29 s) and Lambda give up.
-    const elapsed = deps.now().getTime() - receipt.startedAtMs;
-    if (isSettlementPending(result) && elapsed + deps.config.X402_FACILITATOR_TIMEOUT_MS <= REQUEST_BUDGET_MS) {
+    if (isSettlementPending(result) && receipt.timeLeftMs() >= settleTime) {
       result = await deps.facilitator.settle(receipt.facilitatorPayload, receipt.requirements);
     }
   } catch (err) {
@@ -458,31 +511,21 @@ const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: P
   }
 
   if (result.success) {
-    const settledAt = deps.now().toISOString();
-    await bestEffort(
-      log,
-      'mark settled',
-      () => ledger.markSettled(receipt.key, receipt.claimId, { transaction: result.transaction, settledAt, delivered: true }),
-      who,
-    );
-    await bestEffort(
-      log,
-      'record sale',
-      () =>
-        ledger.recordSale({
-          ...receipt.key,
-          amount: receipt.amount,
-          asset: receipt.asset,
-          network: receipt.network,
-          payTo: receipt.payTo,
-          route: receipt.route,
-          path: receipt.path,
-          transaction: result.transaction,
-          settledAt,
-          requestId,
-        }),
-      who,
-    );
+    const sale = {
+      ...receipt.key,
+      amount: receipt.amount,
+      asset: receipt.asset,
+      network: receipt.network,
+      payTo: receipt.payTo,
+      route: receipt.route,
+      path: receipt.path,
+      transaction: result.transaction,
+      settledAt: deps.now().toISOString(),
+      requestId,
+    };
+    // The money moved: the data is served even if this write fails (the claim then stays
+    // SETTLING, and reconciliation records the sale from the chain).
+    await bestEffort(log, 'mark settled', () => ledger.markSettled(receipt.key, receipt.claimId, { sale, delivered: true }), who);
     log.info('x402 payment settled', { ...who, amount: receipt.amount, transaction: result.transaction });
     return { type: 'settled', headers: settlementHeaders({ transaction: result.transaction, network: receipt.network, payer: receipt.payer }) };
   }
@@ -519,8 +562,8 @@ const settleFailed = async (
 };
 
 /**
- * The outcome is unknown: record PENDING (never unpaid) with whatever transaction is known, keep the
- * payload for reconciliation, and serve no data now. The same header can be retried: once
+ * The outcome is unknown: record PENDING (never unpaid) with whatever transaction is known (the
+ * payload is kept since SETTLING, for reconciliation), and serve no data now. The same header can be retried: once
  * reconciliation confirms the settlement, the retry gets the data.
  */
 const settlePending = async (
@@ -537,16 +580,11 @@ const settlePending = async (
       deps.ledger.markPending(receipt.key, receipt.claimId, {
         transaction: p.transaction,
         reason: p.reason,
-        payload: JSON.stringify(receipt.facilitatorPayload),
       }),
     who,
   );
   deps.log.warn('x402 settlement pending', { ...who, transaction: p.transaction, reason: p.reason });
-  const err = new SettlementPendingError('the payment settlement is not confirmed yet; retry the same request with the same payment header later', {
-    reason: 'settlement_pending',
-    transaction: p.transaction || null,
-  });
-  return { type: 'rejected', response: errorResponse(err, requestId, { 'retry-after': '30' }) };
+  return { type: 'rejected', response: pendingResponse(p.transaction, requestId) };
 };
 
 /**

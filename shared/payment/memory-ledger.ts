@@ -4,20 +4,33 @@
  * other move only from the expected state and by the request holding the claim); the DynamoDB
  * ledger stays for integration and end-to-end tests.
  */
-import type { ClaimKey, ClaimRecord, ClaimResult, ClaimState, NewClaim, PaymentLedger, SaleRecord } from './ledger';
+import {
+  CLAIM_LIFETIME_MS,
+  type ClaimKey,
+  type ClaimRecord,
+  type ClaimResult,
+  type ClaimState,
+  type NewClaim,
+  type PaymentLedger,
+  type PendingEntry,
+  type Resolution,
+  type SaleRecord,
+} from './ledger';
 
 const id = (k: ClaimKey) => `${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}`;
 
 class MemoryPaymentLedger implements PaymentLedger {
   private readonly claims = new Map<string, ClaimRecord>();
-  private readonly pending = new Set<string>();
+  /** Pending index: claim id -> since. */
+  private readonly pending = new Map<string, string>();
   private readonly sales: SaleRecord[] = [];
 
   constructor(private readonly now: () => Date = () => new Date()) {}
 
   async claim(rec: NewClaim): Promise<ClaimResult> {
     const existing = this.claims.get(id(rec));
-    if (existing && existing.state !== 'RELEASED' && existing.state !== 'FAILED') return { ok: false, existing: { ...existing } };
+    const abandoned = existing?.state === 'CLAIMED' && Date.parse(existing.updatedAt) < this.now().getTime() - CLAIM_LIFETIME_MS;
+    if (existing && existing.state !== 'RELEASED' && existing.state !== 'FAILED' && !abandoned) return { ok: false, existing: { ...existing } };
     this.claims.set(id(rec), {
       ...rec,
       payer: rec.payer.toLowerCase(),
@@ -43,19 +56,29 @@ class MemoryPaymentLedger implements PaymentLedger {
   }
 
   async release(k: ClaimKey, claimId: string, reason: string): Promise<void> {
-    this.move(k, 'CLAIMED', claimId, { state: 'RELEASED', reason });
+    if (this.move(k, 'CLAIMED', claimId, { state: 'RELEASED', reason })) return;
+    if (this.move(k, 'SETTLING', claimId, { state: 'RELEASED', reason, payload: undefined })) this.pending.delete(id(k));
   }
 
-  async markSettled(k: ClaimKey, claimId: string, s: { transaction: string; settledAt: string; delivered: boolean }): Promise<void> {
-    this.move(k, 'CLAIMED', claimId, { state: 'SETTLED', transaction: s.transaction, settledAt: s.settledAt, delivered: s.delivered });
+  async markSettling(k: ClaimKey, claimId: string, payload: string): Promise<boolean> {
+    if (!this.move(k, 'CLAIMED', claimId, { state: 'SETTLING', payload })) return false;
+    this.pending.set(id(k), this.now().toISOString());
+    return true;
   }
 
-  async markPending(k: ClaimKey, claimId: string, p: { transaction: string; reason: string; payload: string }): Promise<void> {
-    if (this.move(k, 'CLAIMED', claimId, { state: 'PENDING', transaction: p.transaction, reason: p.reason, payload: p.payload })) this.pending.add(id(k));
+  async markSettled(k: ClaimKey, claimId: string, s: { sale: SaleRecord; delivered: boolean }): Promise<void> {
+    const set = { state: 'SETTLED' as const, transaction: s.sale.transaction, settledAt: s.sale.settledAt, delivered: s.delivered, payload: undefined };
+    if (!this.move(k, 'SETTLING', claimId, set)) return;
+    this.pending.delete(id(k));
+    this.addSale(s.sale);
+  }
+
+  async markPending(k: ClaimKey, claimId: string, p: { transaction: string; reason: string }): Promise<void> {
+    this.move(k, 'SETTLING', claimId, { state: 'PENDING', transaction: p.transaction, reason: p.reason });
   }
 
   async markFailed(k: ClaimKey, claimId: string, p: { transaction: string; reason: string }): Promise<void> {
-    this.move(k, 'CLAIMED', claimId, { state: 'FAILED', transaction: p.transaction, reason: p.reason });
+    if (this.move(k, 'SETTLING', claimId, { state: 'FAILED', transaction: p.transaction, reason: p.reason, payload: undefined })) this.pending.delete(id(k));
   }
 
   async takeDelivery(k: ClaimKey, claimId: string): Promise<boolean> {
@@ -66,7 +89,7 @@ class MemoryPaymentLedger implements PaymentLedger {
     this.move(k, 'SETTLED', claimId, { delivered: false });
   }
 
-  async recordSale(sale: SaleRecord): Promise<void> {
+  private addSale(sale: SaleRecord): void {
     this.sales.push({ ...sale, payer: sale.payer.toLowerCase(), nonce: sale.nonce.toLowerCase() });
   }
 
@@ -74,23 +97,22 @@ class MemoryPaymentLedger implements PaymentLedger {
     return this.sales.filter((s) => s.settledAt.startsWith(`${month}-`)).sort((a, b) => a.settledAt.localeCompare(b.settledAt));
   }
 
-  async listPending(limit = 100): Promise<ClaimKey[]> {
-    return [...this.pending].slice(0, limit).map((k) => {
+  async listPending(limit = 100): Promise<PendingEntry[]> {
+    return [...this.pending].slice(0, limit).map(([k, since]) => {
       const [payer, nonce] = k.split('#') as [string, string];
-      return { payer, nonce };
+      return { payer, nonce, since };
     });
   }
 
-  async resolvePending(
-    k: ClaimKey,
-    outcome: { state: 'SETTLED'; transaction: string; settledAt: string } | { state: 'UNPAID' | 'FAILED'; reason: string },
-  ): Promise<void> {
+  async resolvePending(k: ClaimKey, outcome: Resolution): Promise<boolean> {
     const set: Partial<ClaimRecord> =
       outcome.state === 'SETTLED'
-        ? { state: 'SETTLED', transaction: outcome.transaction, settledAt: outcome.settledAt, delivered: false, payload: undefined }
-        : { state: outcome.state as ClaimState, reason: outcome.reason, payload: undefined };
-    this.move(k, 'PENDING', undefined, set);
+        ? { state: 'SETTLED', transaction: outcome.sale.transaction, settledAt: outcome.sale.settledAt, delivered: false, payload: undefined }
+        : { state: outcome.state, reason: outcome.reason, payload: undefined };
+    const resolved = this.move(k, 'PENDING', undefined, set) || this.move(k, 'SETTLING', undefined, set);
     this.pending.delete(id(k));
+    if (resolved && outcome.state === 'SETTLED') this.addSale(outcome.sale);
+    return resolved;
   }
 }
 

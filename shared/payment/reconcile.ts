@@ -1,11 +1,13 @@
 /**
- * Reconciliation of settlements whose outcome was unknown (PENDING in the ledger). The chain is
- * the authority: EIP-3009's `authorizationState(payer, nonce)` says whether the authorization
+ * Reconciliation of settlements whose outcome was not recorded: PENDING in the ledger (the
+ * facilitator's answer was unknown) and SETTLING claims older than any request can live (the
+ * process died or lost the store between /settle and the ledger write). The chain is the authority: EIP-3009's `authorizationState(payer, nonce)` says whether the authorization
  * was used, and the token's AuthorizationUsed event names the transaction that used it.
  *
  *   used on chain                -> SETTLED (delivered = false: a retry of the same header gets the data)
  *   unused, window expired       -> UNPAID  (it can never settle now)
- *   unused, still valid          -> re-submitted to the facilitator when one is given, else left PENDING
+ *   unused, still valid          -> PENDING: re-submitted to the facilitator when one is given;
+ *                                   SETTLING: left until the chain shows it used or its window ends
  *
  * The scheduled reconciler Lambda (functions/reconcile-payments.ts, EventBridge) runs it in production;
  * tests and operators call `reconcilePendingPayments(...)` directly.
@@ -14,7 +16,7 @@ import type { PaymentPayload } from '@x402/core/types';
 import { createPublicClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
 import type { X402Network } from '../config';
 import type { FacilitatorClient } from './facilitator';
-import type { ClaimKey, PaymentLedger } from './ledger';
+import { CLAIM_LIFETIME_MS, type ClaimKey, type PaymentLedger } from './ledger';
 import type { PaymentLog } from './core';
 
 /** What reconciliation reads from the chain. */
@@ -105,10 +107,13 @@ interface ReconcileReport {
  */
 const reconcilePendingPayments = async (deps: ReconcileDeps): Promise<ReconcileReport> => {
   const report: ReconcileReport = { checked: 0, settled: [], unpaid: [], failed: [], stillPending: [] };
-  for (const key of await deps.ledger.listPending()) {
-    report.checked++;
+  for (const entry of await deps.ledger.listPending()) {
+    const key: ClaimKey = { payer: entry.payer, nonce: entry.nonce };
     const rec = await deps.ledger.get(key);
-    if (rec?.state !== 'PENDING') {
+    // A SETTLING claim whose request may still be running is that request's to finish.
+    if (rec?.state === 'SETTLING' && Date.parse(rec.updatedAt) > deps.now().getTime() - CLAIM_LIFETIME_MS) continue;
+    report.checked++;
+    if (rec?.state !== 'PENDING' && rec?.state !== 'SETTLING') {
       // Already resolved elsewhere: only the index entry is left to drop.
       await deps.ledger.resolvePending(key, { state: 'FAILED', reason: 'index_entry_stale' });
       continue;
@@ -117,9 +122,7 @@ const reconcilePendingPayments = async (deps: ReconcileDeps): Promise<ReconcileR
     const payer = getAddress(rec.payer);
     const nonce = rec.nonce as Hex;
     const settle = async (transaction: string) => {
-      const settledAt = deps.now().toISOString();
-      await deps.ledger.resolvePending(key, { state: 'SETTLED', transaction, settledAt });
-      await deps.ledger.recordSale({
+      const sale = {
         ...key,
         amount: rec.amount,
         asset: rec.asset,
@@ -128,9 +131,11 @@ const reconcilePendingPayments = async (deps: ReconcileDeps): Promise<ReconcileR
         route: rec.route,
         path: rec.path,
         transaction,
-        settledAt,
+        settledAt: deps.now().toISOString(),
         requestId: rec.claimId,
-      });
+      };
+      // The claim and its sale in one transaction: finance never sees one without the other.
+      if (!(await deps.ledger.resolvePending(key, { state: 'SETTLED', sale }))) return;
       report.settled.push({ ...key, transaction });
       deps.log?.info('x402 pending payment reconciled as settled', { ...key, transaction });
     };
@@ -150,7 +155,10 @@ const reconcilePendingPayments = async (deps: ReconcileDeps): Promise<ReconcileR
       deps.log?.info('x402 pending payment reconciled as unpaid', { ...key });
       continue;
     }
-    if (deps.facilitator && rec.payload) {
+    // Only a PENDING payment (the facilitator acknowledged it) is submitted again. A SETTLING one may
+    // never have reached /settle (its ledger write can land after the request gave the payment
+    // back): it is settled only if the chain shows it used, and otherwise waits for its window.
+    if (deps.facilitator && rec.payload && rec.state === 'PENDING') {
       const payload = JSON.parse(rec.payload) as PaymentPayload;
       try {
         const result = await deps.facilitator.settle(payload, payload.accepted);

@@ -81,7 +81,9 @@ const event = (headers: Record<string, string>): APIGatewayProxyEventV2 =>
 const main = async () => {
   const id = Math.random().toString(36).slice(2, 8);
   // The per-key rate limit would refuse a benchmark's burst; it is not what is measured here.
-  const stack = await startLocalStack({ env: { OBSERVATIONS_TABLE: `bench-obs-${id}`, CREDITS_TABLE: `bench-cred-${id}`, PRO_RATE_LIMIT_PER_SECOND: '10000' } });
+  const stack = await startLocalStack({
+    env: { OBSERVATIONS_TABLE: `bench-obs-${id}`, CREDITS_TABLE: `bench-cred-${id}`, PRO_RATE_LIMIT_PER_SECOND: '10000' },
+  });
   const port = Number(new URL(stack.url).port);
   try {
     const rssAtStart = process.memoryUsage().rss;

@@ -255,12 +255,12 @@ describe('CDK app (prod and dev)', () => {
     expect(s.api.stackName).toBe('commodity-data-prod-api');
   });
 
-  it('runs the x402 reconciler every 5 minutes with RW on credits only', () => {
+  it('runs the x402 reconciler every minute (the 504 says retry after 60 s) with RW on credits only', () => {
     const s = synthService({ stage: 'staging', payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', rpcUrl: 'https://rpc.example/base-sepolia' });
     const id = logicalId(s.api, s.api.reconciler);
     const schedules = Object.values(s.templates.api.findResources('AWS::Scheduler::Schedule')) as any[];
     expect(schedules).toHaveLength(1);
-    expect(schedules[0].Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(schedules[0].Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(JSON.stringify(schedules[0].Properties.Target.Arn)).toContain(id);
     const fn = s.templates.api.toJSON().Resources[id];
     expect(envOf(fn)).toMatchObject({ [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia', [ENV.X402_NETWORK]: 'eip155:84532' });

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
-import type { NewClaim } from '../../shared/payment/ledger';
+import type { ClaimKey, NewClaim, PaymentLedger, SaleRecord } from '../../shared/payment/ledger';
+import { expect } from 'vitest';
 
 const NETWORK = 'eip155:84532' as const;
 const USDC = USDC_BY_NETWORK[NETWORK];
@@ -127,6 +128,33 @@ const readJson = (req: IncomingMessage): Promise<any> =>
 
 const txHash = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 
+/** The sale record of a claim settled by `transaction` at `settledAt`. */
+const saleOf = (claim: Pick<NewClaim, 'payer' | 'nonce' | 'claimId'> & Partial<NewClaim>, transaction: string, settledAt: Date): SaleRecord => ({
+  payer: claim.payer.toLowerCase(),
+  nonce: claim.nonce.toLowerCase(),
+  amount: claim.amount ?? '10000',
+  asset: claim.asset ?? '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  network: claim.network ?? 'eip155:84532',
+  payTo: claim.payTo ?? '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  route: claim.route ?? 'GET /v1/price/{code}',
+  path: claim.path ?? '/v1/price/CL',
+  transaction,
+  settledAt: settledAt.toISOString(),
+  requestId: claim.claimId,
+});
+
+/** Drives a held claim through SETTLING to SETTLED, as the core does after a confirmed /settle. */
+const settleClaim = async (ledger: PaymentLedger, key: ClaimKey, claimId: string, transaction: string, at: Date, delivered: boolean) => {
+  expect(await ledger.markSettling(key, claimId, '{}')).toBe(true);
+  await ledger.markSettled(key, claimId, { sale: saleOf({ ...key, claimId }, transaction, at), delivered });
+};
+
+/** Drives a held claim through SETTLING to PENDING, as the core does after a /settle timeout. */
+const pendClaim = async (ledger: PaymentLedger, key: ClaimKey, claimId: string, transaction = '', payload = '{}') => {
+  expect(await ledger.markSettling(key, claimId, payload)).toBe(true);
+  await ledger.markPending(key, claimId, { transaction, reason: 'facilitator_timeout' });
+};
+
 /** A ledger claim of a 0.01 USD price call on Base Sepolia, as the core writes it. */
 const newClaim = (payer: string, nonce: string, claimedAt: Date, claimId = 'req-1'): NewClaim => ({
   payer: payer.toLowerCase(),
@@ -205,5 +233,22 @@ const closedPortUrl = async (): Promise<string> => {
   return `http://127.0.0.1:${port}`;
 };
 
-export { newClaim, USDC, nowS, randomNonce, signAuthorization, acceptedFor, v1Payload, v2Payload, b64, unb64, txHash, startFakeFacilitator, closedPortUrl };
+export {
+  saleOf,
+  settleClaim,
+  pendClaim,
+  newClaim,
+  USDC,
+  nowS,
+  randomNonce,
+  signAuthorization,
+  acceptedFor,
+  v1Payload,
+  v2Payload,
+  b64,
+  unb64,
+  txHash,
+  startFakeFacilitator,
+  closedPortUrl,
+};
 export type { SignOptions, SignedAuthorization, FakeFacilitator, FacilitatorHandler };

@@ -26,6 +26,7 @@ import {
   b64,
   closedPortUrl,
   newClaim,
+  settleClaim,
   nowS,
   signAuthorization,
   startFakeFacilitator,
@@ -276,7 +277,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
         payTo,
         amount: '10000',
       });
-      await ledger.markSettled(key, 'earlier-request', { transaction: '0xfeed', settledAt: new Date().toISOString(), delivered: false });
+      await settleClaim(ledger, key, 'earlier-request', '0xfeed', new Date(), false);
       await new Promise((r) => setTimeout(r, 2_100)); // now the authorization is stale by the freshness check
       fake.reset();
       const retry = await get('/v1/price/CL', { 'payment-signature': sent.header });
@@ -301,12 +302,20 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       const results = await Promise.all(Array.from({ length: 50 }, () => get('/v1/price/CL', { 'payment-signature': sent.header })));
       const ok = results.filter((r) => r.status === 200);
       expect(ok).toHaveLength(1);
+      // A copy that arrives while the winner is at the facilitator's /settle is told to retry (its
+      // money may be moving); every other copy is a replay.
       for (const r of results.filter((x) => x.status !== 200)) {
-        expectError(r, 402, 'INVALID_PAYMENT');
-        expect(r.body.error.details.reason).toBe('nonce_already_used');
+        if (r.status === 504) expect(r.body.error).toMatchObject({ code: 'SETTLEMENT_PENDING', details: { reason: 'settlement_pending' } });
+        else {
+          expectError(r, 402, 'INVALID_PAYMENT');
+          expect(r.body.error.details.reason).toBe('nonce_already_used');
+        }
       }
       expect(fake.calls.verify).toHaveLength(1);
       expect(fake.calls.settle).toHaveLength(1);
+      // Once the winner is done, the retry a 504 asked for is a replay: nothing more is owed.
+      fake.reset();
+      await expectRefused(await get('/v1/price/CL', { 'payment-signature': sent.header }), 'nonce_already_used');
     });
   });
 

@@ -9,7 +9,7 @@ import { DynamoPaymentLedger, type ClaimKey, type NewClaim } from '../../shared/
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
-import { newClaim, randomNonce, txHash } from './helpers';
+import { newClaim, pendClaim, randomNonce, settleClaim, txHash } from './helpers';
 
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const T0 = new Date('2026-03-31T23:59:30.000Z');
@@ -60,12 +60,12 @@ describe('DynamoPaymentLedger (embedded store)', () => {
   it('never lets a settled or pending proof be claimed again', async () => {
     const settled = randomNonce();
     await ledger.claim(claimOf(settled));
-    await ledger.markSettled({ payer: PAYER, nonce: settled }, 'req-1', { transaction: '0xabc', settledAt: T0.toISOString(), delivered: true });
+    await settleClaim(ledger, { payer: PAYER, nonce: settled }, 'req-1', '0xabc', T0, true);
     expect((await ledger.claim(claimOf(settled, 'req-9'))).ok).toBe(false);
 
     const pending = randomNonce();
     await ledger.claim(claimOf(pending));
-    await ledger.markPending({ payer: PAYER, nonce: pending }, 'req-1', { transaction: '', reason: 'facilitator_timeout', payload: '{}' });
+    await pendClaim(ledger, { payer: PAYER, nonce: pending }, 'req-1');
     const conflict = await ledger.claim(claimOf(pending, 'req-9'));
     expect(conflict.ok === false && conflict.existing?.state).toBe('PENDING');
   });
@@ -74,7 +74,7 @@ describe('DynamoPaymentLedger (embedded store)', () => {
     const nonce = randomNonce();
     const key = { payer: PAYER, nonce };
     await ledger.claim(claimOf(nonce));
-    await ledger.markSettled(key, 'req-1', { transaction: '0xdef', settledAt: T0.toISOString(), delivered: false });
+    await settleClaim(ledger, key, 'req-1', '0xdef', T0, false);
     const takers = await Promise.all(['r-a', 'r-b', 'r-c'].map((id) => ledger.takeDelivery(key, id)));
     expect(takers.filter(Boolean)).toHaveLength(1);
     const winner = ['r-a', 'r-b', 'r-c'][takers.indexOf(true)]!;
@@ -113,7 +113,7 @@ describe('DynamoPaymentLedger (embedded store)', () => {
     });
     const pend = async (nonce: string, transaction = '') => {
       await ledger.claim(claimOf(nonce));
-      await ledger.markPending({ payer: PAYER, nonce }, 'req-1', { transaction, reason: 'facilitator_timeout', payload: '{}' });
+      await pendClaim(ledger, { payer: PAYER, nonce }, 'req-1', transaction);
     };
 
     it('settles what the chain shows as paid, marks expired unused ones unpaid, and leaves the rest pending', async () => {

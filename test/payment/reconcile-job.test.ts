@@ -3,7 +3,7 @@ import type { LocalStack } from '../../infra/local/stack';
 import type { ChainReader } from '../../shared/payment/reconcile';
 import { runReconciliation } from '../../shared/payment/reconcile-job';
 import { startTestStack } from '../helpers/stack';
-import { newClaim, randomNonce } from './helpers';
+import { newClaim, pendClaim, randomNonce } from './helpers';
 
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 
@@ -20,7 +20,7 @@ describe('scheduled reconciliation job (functions/reconcile-payments.ts)', () =>
     const nonce = randomNonce();
     const now = payment.now();
     await ledger.claim(newClaim(PAYER, nonce, now, 'req-pending'));
-    await ledger.markPending({ payer: PAYER, nonce }, 'req-pending', { transaction: '', reason: 'facilitator_timeout', payload: '{}' });
+    await pendClaim(ledger, { payer: PAYER, nonce }, 'req-pending');
 
     const tx = `0x${'ab'.repeat(32)}` as const;
     const chain: ChainReader = {
