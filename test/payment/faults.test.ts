@@ -5,7 +5,7 @@
  * the same header, and that finance's sales records match the chain.
  */
 import { createServer } from 'node:net';
-import type { SettleResponse } from '@x402/core/types';
+import { FacilitatorTimeoutError, type SettleResponse } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
@@ -212,4 +212,100 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
     expect(before - (await balanceOf(buyer.address))).toBe(10_000n);
     expect(await salesFor(key.nonce)).toHaveLength(1);
   });
+
+  it('100 paid calls with injected faults: every buyer got the data, was not charged, or gets it by retrying; sales equal the chain', async () => {
+    type Fault = 'none' | 'killed-after-settle' | 'facilitator-timeout' | 'store-down-before-settle' | 'store-down-after-settle' | 'facilitator-unreachable';
+    const FAULTS: Fault[] = [
+      'none',
+      'killed-after-settle',
+      'none',
+      'facilitator-timeout',
+      'store-down-before-settle',
+      'none',
+      'store-down-after-settle',
+      'facilitator-unreachable',
+    ];
+    const real = stack.services.payment.facilitator;
+    const realLedger = stack.services.payment.ledger;
+    const background: Promise<unknown>[] = [];
+    const payToBefore = await balanceOf(net.payTo);
+    const calls: Array<{ key: { payer: string; nonce: string }; header: string; fault: Fault; served: boolean }> = [];
+
+    for (let i = 0; i < 100; i++) {
+      const fault = FAULTS[i % FAULTS.length]!;
+      const { header, key } = await buyerHeader(2 + (i % 8));
+      let markDead = () => undefined as void;
+      const died = new Promise<void>((resolve) => {
+        markDead = resolve;
+      });
+      const facilitator: FacilitatorClient = {
+        verify: (p, r) => real.verify(p, r),
+        getSupported: () => real.getSupported(),
+        settle: async (p, r) => {
+          if (fault === 'facilitator-unreachable') throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+          const settling = real.settle(p, r);
+          background.push(settling.catch(() => undefined));
+          if (fault === 'facilitator-timeout') throw new FacilitatorTimeoutError('settle', 4_000); // it goes on without us
+          const result = await settling;
+          if (fault === 'killed-after-settle') {
+            markDead();
+            return new Promise<never>(() => undefined);
+          }
+          return result;
+        },
+      };
+      const ledgerWithFault = Object.create(realLedger) as typeof realLedger;
+      if (fault === 'store-down-before-settle') ledgerWithFault.markSettling = async () => Promise.reject(new Error('store timeout'));
+      if (fault === 'store-down-after-settle') ledgerWithFault.markSettled = async () => Promise.reject(new Error('store timeout'));
+      const deps: PaymentDeps = { ...stack.services.payment, facilitator, ledger: ledgerWithFault };
+      const outcome = await processPayment(request(header, `run-${i}`), PRICE_ROUTE, deps);
+      expect(outcome.type, `call ${i}`).toBe('verified');
+      if (outcome.type !== 'verified') continue;
+      let served = false;
+      if (fault === 'killed-after-settle') {
+        void settlePayment(outcome.receipt, `run-${i}`, deps);
+        await died; // the settlement it started reached the chain
+      } else {
+        const so = await settlePayment(outcome.receipt, `run-${i}`, deps);
+        served = so.type === 'settled';
+      }
+      calls.push({ key, header, fault, served });
+      // The local facilitator sends from one account and cannot overlap two settlements (its
+      // nonces collide); the service did not wait for the background one, the test does.
+      await Promise.all(background);
+    }
+    await Promise.all(background);
+    await sleep(200);
+    await reconcileAt(CLAIM_LIFETIME_MS + 1_000);
+
+    const chain = viemChainReader(net.chain.rpcUrl);
+    const sales = (await ledger.salesOfMonth(new Date().toISOString().slice(0, 7))).filter((s) => calls.some((c) => c.key.nonce === s.nonce));
+    let charged = 0;
+    for (const c of calls) {
+      const used = await chain.authorizationUsed(net.chain.asset, c.key.payer as `0x${string}`, c.key.nonce as `0x${string}`);
+      const booked = sales.filter((s) => s.nonce === c.key.nonce);
+      // Finance books exactly the payments the chain shows, once each, with the chain's transaction.
+      expect(booked.length, `${c.fault} ${c.key.nonce}`).toBe(used ? 1 : 0);
+      if (used) {
+        charged++;
+        expect(booked[0]!.transaction).toBe(
+          await chain.findAuthorizationTransaction(net.chain.asset, c.key.payer as `0x${string}`, c.key.nonce as `0x${string}`),
+        );
+        if (!c.served) {
+          // Charged without the data: the same header gets it now.
+          const retry = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': c.header } });
+          expect(retry.status, `${c.fault}: ${JSON.stringify(retry.body)}`).toBe(200);
+          expect(retry.body).toMatchObject({ instrument: 'CL' });
+        }
+      } else {
+        expect(c.served, `${c.fault}: served without payment`).toBe(false);
+      }
+    }
+    expect(calls).toHaveLength(100);
+    expect((await balanceOf(net.payTo)) - payToBefore).toBe(BigInt(charged) * 10_000n);
+    expect(sales.reduce((sum, s) => sum + BigInt(s.amount), 0n)).toBe(BigInt(charged) * 10_000n);
+    // Each fault had its expected money outcome.
+    const chargedBy = (f: Fault) => calls.filter((c) => c.fault === f).length;
+    expect(charged).toBe(100 - chargedBy('store-down-before-settle') - chargedBy('facilitator-unreachable'));
+  }, 120_000);
 });
