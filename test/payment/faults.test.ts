@@ -234,7 +234,10 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
     for (let i = 0; i < 100; i++) {
       const fault = FAULTS[i % FAULTS.length]!;
       const { header, key } = await buyerHeader(2 + (i % 8));
-      const { promise: died, resolve: markDead } = Promise.withResolvers<void>();
+      let markDead: () => void = () => undefined;
+      const died = new Promise<void>((resolve) => {
+        markDead = resolve;
+      });
       const facilitator: FacilitatorClient = {
         verify: (p, r) => real.verify(p, r),
         getSupported: () => real.getSupported(),
