@@ -75,6 +75,7 @@ const paidResponses = (r: RouteDef) => ({
     headers: { 'PAYMENT-REQUIRED': header('Base64 of the PaymentRequired object (x402 v2).'), 'X-Request-Id': REQUEST_ID },
     content: json({ oneOf: [ref('PaymentRequired'), ref('Error')] }),
   },
+  409: errorResponse('PAYMENT_ID_CONFLICT: the x402 payment-identifier id was already used with another payment or resource; nothing was charged.'),
   502: errorResponse('The payment facilitator could not be reached; nothing was charged.'),
   504: errorResponse(`Settlement still pending; retry the same request with the same payment header to receive the data (${r.id}).`),
 });
@@ -109,7 +110,9 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
       404: errorResponse('Unknown instrument, series, sector or root (the valid values are listed); checked before any payment.'),
       ...(r.method === 'GET' && r.family === 'mcp' ? { 405: errorResponse('An event-stream GET: this MCP endpoint is stateless (Allow: POST).') } : {}),
       ...(paid ? paidResponses(r) : {}),
-      503: errorResponse('No data stored yet for this request (NO_DATA, retryable); nothing is charged.'),
+      503: errorResponse(
+        'Retryable, nothing charged: no data stored yet (NO_DATA), the store is unavailable (STORE_UNAVAILABLE), or the request ran out of time before its payment could be settled (PAYMENT_NOT_SETTLED).',
+      ),
     },
   };
 };

@@ -18,7 +18,9 @@
  * header. It returns a `verified` outcome with a `{lane: 'pro'}` receipt (credits debited), and
  * settle/release dispatch on the receipt's lane (release = refund). Adapters do not change.
  */
+import { createHash } from 'node:crypto';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { getAddress, isAddressEqual, type Address } from 'viem';
 import type { Config, X402Network } from '../config';
 import { mapError } from '../errors/error-mapper';
@@ -27,7 +29,7 @@ import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
 import { buildPaymentRequired, encodeX402Header, paymentOption, type PaymentOption } from './challenge';
 import { checkPayment } from './checks';
-import { FacilitatorUnavailableError, SettlementPendingError } from './errors';
+import { FacilitatorUnavailableError, PaymentIdConflictError, SettlementPendingError } from './errors';
 import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator, type FacilitatorClient } from './facilitator';
 import type { ClaimKey, ClaimRecord, PaymentLedger } from './ledger';
 import { decodePaymentHeader, paymentHeaderOf, type DecodedPayment, type PaymentRefusal } from './payload';
@@ -75,8 +77,11 @@ interface PaymentDeps {
 /** A verified x402 payment, held between the handler and settlement. */
 interface X402Receipt {
   lane: 'x402';
-  /** settle: settle after the handler; redeliver: already settled earlier (reconciled), data still owed. */
-  mode: 'settle' | 'redeliver';
+  /**
+   * settle: settle after the handler; redeliver: already settled earlier (reconciled), data still
+   * owed; replay: a retry of a delivered payment under the same payment id (idempotent, not charged).
+   */
+  mode: 'settle' | 'redeliver' | 'replay';
   key: ClaimKey;
   /** The request holding the claim. */
   claimId: string;
@@ -262,14 +267,51 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     resource: req.url,
     maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
   };
+  // v1 payloads carry no extensions, so no payment id.
+  const paymentId =
+    // (the schema type of the envelope names networks as plain strings; only `extensions` is read)
+    decoded.envelope.x402Version === 2
+      ? extractAndValidatePaymentIdentifier(decoded.envelope as PaymentPayload)
+      : { id: null, validation: { valid: true, errors: [] } };
+  if (!paymentId.validation.valid) {
+    return {
+      type: 'rejected',
+      response: invalidPayment(route, req, config, {
+        reason: 'invalid_payment_identifier',
+        message: 'the payment-identifier extension is malformed',
+        details: { issues: paymentId.validation.errors ?? [] },
+      }),
+    };
+  }
   const refusal = await checkPayment(decoded, expected, nowSeconds(deps.now()));
   // An expired authorization the ledger still owes data for (settled but undelivered, or pending)
-  // is a retry the 504 asked for: look it up before refusing it as stale.
-  const owed = refusal?.reason === 'authorization_expired' ? await owedRetry(decoded, expected, deps) : null;
+  // is a retry the 504 asked for: look it up before refusing it as stale. So is an idempotent retry.
+  const owed = refusal?.reason === 'authorization_expired' ? await owedRetry(decoded, expected, deps, paymentId.id !== null) : null;
   if (refusal && !owed) return { type: 'rejected', response: invalidPayment(route, req, config, refusal) };
 
   const payer = getAddress(decoded.authorization.from);
   const key: ClaimKey = { payer: payer.toLowerCase(), nonce: decoded.authorization.nonce.toLowerCase() };
+  // A payment id binds to one payload and one path, once: the same id again is a retry of that
+  // payment (served without a second charge), with anything else it is a conflict.
+  let idempotentRetry = false;
+  if (paymentId.id !== null) {
+    const use = { nonce: key.nonce, digest: payloadDigest(decoded), path: req.path };
+    let bound: Awaited<ReturnType<PaymentLedger['bindPaymentId']>>;
+    try {
+      bound = await deps.ledger.bindPaymentId(key.payer, paymentId.id, use);
+    } catch (err) {
+      deps.log.error('payment ledger: bind payment id failed', { requestId: req.requestId, error: err instanceof Error ? err.message : String(err) });
+      return { type: 'rejected', response: errorResponse(ledgerUnavailable(), req.requestId) };
+    }
+    if (bound && (bound.nonce !== use.nonce || bound.digest !== use.digest || bound.path !== use.path)) {
+      const err = new PaymentIdConflictError('this payment id was already used with another payment or for another resource; use a new id', {
+        reason: 'payment_id_conflict',
+        payment_id: paymentId.id,
+      });
+      return { type: 'rejected', response: errorResponse(err, req.requestId) };
+    }
+    idempotentRetry = bound !== null;
+  }
   const requirements = requirementsOf(option);
   const receipt: X402Receipt = {
     lane: 'x402',
@@ -288,7 +330,7 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     timeLeftMs,
   };
 
-  if (owed) return onClaimConflict(owed, receipt, route, req, deps);
+  if (owed) return onClaimConflict(owed, receipt, route, req, deps, idempotentRetry);
 
   // The claim comes before the facilitator and the handler: a proof is served once, even when
   // fifty copies of it arrive at once on different Lambdas.
@@ -312,7 +354,7 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
   }
   // A store retry of our own successful write also reads as a conflict: the claim is ours.
   const ours = !claimed.ok && claimed.existing?.state === 'CLAIMED' && claimed.existing.claimId === req.requestId;
-  if (!claimed.ok && !ours) return onClaimConflict(claimed.existing, receipt, route, req, deps);
+  if (!claimed.ok && !ours) return onClaimConflict(claimed.existing, receipt, route, req, deps, idempotentRetry);
 
   let verdict: Awaited<ReturnType<FacilitatorClient['verify']>>;
   try {
@@ -363,17 +405,37 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
  * signature that passes every other check counts (it proves the payer signed this nonce); the
  * freshness check is what is waived.
  */
-const owedRetry = async (decoded: DecodedPayment, expected: Parameters<typeof checkPayment>[1], deps: PaymentDeps): Promise<ClaimRecord | null> => {
+const owedRetry = async (
+  decoded: DecodedPayment,
+  expected: Parameters<typeof checkPayment>[1],
+  deps: PaymentDeps,
+  hasPaymentId: boolean,
+): Promise<ClaimRecord | null> => {
   if (decoded.signature.length !== 132) return null;
   const atSigning = decoded.authorization.validBefore - 60n;
   if (await checkPayment(decoded, expected, atSigning < decoded.authorization.validAfter ? decoded.authorization.validAfter : atSigning)) return null;
   try {
     const existing = await deps.ledger.get({ payer: decoded.authorization.from.toLowerCase(), nonce: decoded.authorization.nonce.toLowerCase() });
-    return existing && (awaitsOutcome(existing) || (existing.state === 'SETTLED' && existing.delivered === false)) ? existing : null;
+    if (!existing) return null;
+    // A delivered payment is only replayed for a payment id; processPayment checks that it matches.
+    const replayable = hasPaymentId && existing.state === 'SETTLED' && existing.delivered === true;
+    return awaitsOutcome(existing) || (existing.state === 'SETTLED' && existing.delivered === false) || replayable ? existing : null;
   } catch {
     return null;
   }
 };
+
+/** How long a delivered payment can be fetched again under its payment id. */
+const REPLAY_WINDOW_MS = 60 * 60 * 1000;
+
+const withinReplayWindow = (rec: ClaimRecord, now: Date): boolean =>
+  rec.settledAt !== undefined && now.getTime() - Date.parse(rec.settledAt) <= REPLAY_WINDOW_MS;
+
+/** Identifies a payment payload for the payment-id binding: the signature over the authorization. */
+const payloadDigest = (p: DecodedPayment): string =>
+  createHash('sha256')
+    .update(JSON.stringify([p.signature.toLowerCase(), p.wireAuthorization]))
+    .digest('hex');
 
 /**
  * Submitted (or being submitted) for settlement with no recorded outcome: the payer's money may be
@@ -389,7 +451,12 @@ const onClaimConflict = async (
   route: RouteDef,
   req: HttpRequestLike,
   deps: PaymentDeps,
+  idempotentRetry: boolean,
 ): Promise<PaymentOutcome> => {
+  if (idempotentRetry && existing?.state === 'SETTLED' && existing.delivered === true && withinReplayWindow(existing, deps.now())) {
+    // The same payment id and payload again: the answer again, with the same settlement, no charge.
+    return { type: 'verified', receipt: { ...receipt, mode: 'replay', transaction: existing.transaction ?? '' } };
+  }
   if (existing?.state === 'SETTLED' && existing.delivered === false) {
     let taken: boolean;
     try {
@@ -461,8 +528,8 @@ const settlePayment = async (receipt: PaymentReceipt, requestId: string, deps: P
     };
   const { ledger, log } = deps;
   const who = { requestId, payer: receipt.payer, nonce: receipt.key.nonce, route: receipt.route };
-  if (receipt.mode === 'redeliver') {
-    log.info('x402 payment redelivered', { ...who, transaction: receipt.transaction });
+  if (receipt.mode !== 'settle') {
+    log.info(`x402 payment ${receipt.mode === 'replay' ? 'replayed (payment id)' : 'redelivered'}`, { ...who, transaction: receipt.transaction });
     return { type: 'settled', headers: settlementHeaders({ transaction: receipt.transaction ?? '', network: receipt.network, payer: receipt.payer }) };
   }
 
@@ -597,6 +664,7 @@ const releasePayment = async (receipt: PaymentReceipt, reason: string, deps: Pay
     return;
   }
   const who = { payer: receipt.payer, nonce: receipt.key.nonce, reason };
+  if (receipt.mode === 'replay') return; // nothing was taken
   if (receipt.mode === 'redeliver') {
     await bestEffort(deps.log, 'return delivery', () => deps.ledger.returnDelivery(receipt.key, receipt.claimId), who);
     return;

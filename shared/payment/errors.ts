@@ -3,7 +3,7 @@
  * or a settlement's outcome is not known yet. They map to DESIGN.md's error body like every
  * other HttpError; nothing is served with them.
  */
-import { BadGatewayError, GatewayTimeoutError } from '../errors/errors';
+import { BadGatewayError, GatewayTimeoutError, HttpError } from '../errors/errors';
 
 /** The facilitator could not be reached, answered nonsense, or timed out: nothing was charged. */
 class FacilitatorUnavailableError extends BadGatewayError {
@@ -19,4 +19,10 @@ class SettlementPendingError extends GatewayTimeoutError {
   override readonly code = 'SETTLEMENT_PENDING';
 }
 
-export { FacilitatorUnavailableError, SettlementPendingError };
+/** 409: a payment id (x402 `payment-identifier`) already names another payment or another resource. */
+class PaymentIdConflictError extends HttpError {
+  readonly statusCode = 409;
+  readonly code = 'PAYMENT_ID_CONFLICT';
+}
+
+export { FacilitatorUnavailableError, SettlementPendingError, PaymentIdConflictError };

@@ -4,6 +4,7 @@
  *   pk X402#<payer>            sk NONCE#<nonce>                 one item per payment proof (the claim)
  *   pk X402SALE#<yyyy-mm>      sk <settled_at>#<payer>#<nonce>  one item per settled payment, for finance
  *   pk X402PENDING             sk <payer>#<nonce>               proofs submitted for settlement, outcome not recorded
+ *   pk X402ID#<payer>          sk ID#<payment id>               x402 payment-identifier: the one payload an id names
  *
  * A proof is claimed with one conditional write before any data is read, so it can be served
  * once only, even by concurrent requests in different Lambdas. Claim states:
@@ -88,6 +89,15 @@ interface PendingEntry extends ClaimKey {
 
 type ClaimResult = { ok: true } | { ok: false; existing: ClaimRecord | null };
 
+/** What a payment id (x402 `payment-identifier` extension) was first used with. */
+interface PaymentIdUse {
+  nonce: string;
+  /** Digest of the payment payload (signature and authorization). */
+  digest: string;
+  /** The request path it paid for. */
+  path: string;
+}
+
 type Resolution = { state: 'SETTLED'; sale: SaleRecord } | { state: 'UNPAID' | 'FAILED'; reason: string };
 
 /** Storage port of the payment core (DynamoDB in AWS and locally; an in-memory twin in unit tests). */
@@ -112,6 +122,11 @@ interface PaymentLedger {
   takeDelivery(key: ClaimKey, claimId: string): Promise<boolean>;
   /** Gives a delivery back (the handler failed), so that another retry can still get the data. */
   returnDelivery(key: ClaimKey, claimId: string): Promise<void>;
+  /**
+   * Binds a payer's payment id to one payload and path, once.
+   * @returns the first use when the id was already bound (equal to `use` for an honest retry)
+   */
+  bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdUse | null>;
   /** Sales settled in a calendar month (YYYY-MM), oldest first. */
   salesOfMonth(month: string): Promise<SaleRecord[]>;
   listPending(limit?: number): Promise<PendingEntry[]>;
@@ -364,6 +379,25 @@ class DynamoPaymentLedger implements PaymentLedger {
     await this.transition(k, { claimId, from: ['SETTLED'] }, { delivered: false });
   }
 
+  async bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdUse | null> {
+    const Key = { pk: `X402ID#${payer.toLowerCase()}`, sk: `ID#${id}` };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...Key, nonce: use.nonce.toLowerCase(), digest: use.digest, path: use.path, bound_at: this.now().toISOString() },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return null;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const res = await this.doc.send(new GetCommand({ TableName: this.table, Key, ConsistentRead: true }));
+      const i = res.Item ?? {};
+      return { nonce: String(i.nonce), digest: String(i.digest), path: String(i.path) };
+    }
+  }
+
   async salesOfMonth(month: string): Promise<SaleRecord[]> {
     const out: SaleRecord[] = [];
     let start: Record<string, unknown> | undefined;
@@ -424,4 +458,4 @@ class DynamoPaymentLedger implements PaymentLedger {
 }
 
 export { DynamoPaymentLedger, CLAIM_LIFETIME_MS };
-export type { PaymentLedger, ClaimKey, ClaimRecord, ClaimState, NewClaim, SaleRecord, ClaimResult, PendingEntry, Resolution };
+export type { PaymentLedger, ClaimKey, ClaimRecord, ClaimState, NewClaim, SaleRecord, ClaimResult, PendingEntry, Resolution, PaymentIdUse };

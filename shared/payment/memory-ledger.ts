@@ -11,6 +11,7 @@ import {
   type ClaimResult,
   type ClaimState,
   type NewClaim,
+  type PaymentIdUse,
   type PaymentLedger,
   type PendingEntry,
   type Resolution,
@@ -24,6 +25,7 @@ class MemoryPaymentLedger implements PaymentLedger {
   /** Pending index: claim id -> since. */
   private readonly pending = new Map<string, string>();
   private readonly sales: SaleRecord[] = [];
+  private readonly paymentIds = new Map<string, PaymentIdUse>();
 
   constructor(private readonly now: () => Date = () => new Date()) {}
 
@@ -91,6 +93,14 @@ class MemoryPaymentLedger implements PaymentLedger {
 
   private addSale(sale: SaleRecord): void {
     this.sales.push({ ...sale, payer: sale.payer.toLowerCase(), nonce: sale.nonce.toLowerCase() });
+  }
+
+  async bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdUse | null> {
+    const k = `${payer.toLowerCase()}#${id}`;
+    const bound = this.paymentIds.get(k);
+    if (bound) return { ...bound };
+    this.paymentIds.set(k, { ...use, nonce: use.nonce.toLowerCase() });
+    return null;
   }
 
   async salesOfMonth(month: string): Promise<SaleRecord[]> {

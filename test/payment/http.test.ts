@@ -7,6 +7,7 @@
 import { SPEC_PAID_ROUTES } from '../helpers/spec-prices';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { parsePaymentRequired } from '@x402/core/schemas';
+import { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
@@ -208,6 +209,89 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expectError(res, 402, 'INVALID_PAYMENT');
       expect(res.body.error.details.reason).toBe('resource_mismatch');
       expect(fake.calls.verify.length + fake.calls.settle.length).toBe(0);
+    });
+  });
+
+  describe('idempotent retries (x402 payment-identifier extension)', () => {
+    /** A v2 payment that names itself, as a client using appendPaymentIdentifierToExtensions sends it. */
+    const namedPayment = async (id: string, path = '/v1/price/CL') => {
+      const buyer = privateKeyToAccount(generatePrivateKey());
+      const signed = await signAuthorization(buyer, { payTo });
+      const challenge = unb64((await get(path)).headers.get('payment-required'));
+      const extensions = appendPaymentIdentifierToExtensions({ [PAYMENT_IDENTIFIER]: challenge.extensions[PAYMENT_IDENTIFIER] }, id);
+      const payload = { ...v2Payload(signed, acceptedFor(payTo), `${stack.url}${path}`), extensions };
+      return { buyer, signed, header: b64(payload), payload };
+    };
+
+    it('the 402 declares the extension as optional, with its schema', async () => {
+      const challenge = unb64((await get('/v1/price/CL')).headers.get('payment-required'));
+      expect(challenge.extensions[PAYMENT_IDENTIFIER]).toEqual({
+        info: { required: false },
+        schema: expect.objectContaining({ required: ['required'], properties: expect.objectContaining({ id: expect.objectContaining({ minLength: 16 }) }) }),
+      });
+    });
+
+    it('the same id and payload again: the answer again with the same PAYMENT-RESPONSE, settled once', async () => {
+      const id = generatePaymentId();
+      const sent = await namedPayment(id);
+      const first = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      const second = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      expect(second.body).toEqual(first.body);
+      expect(unb64(second.headers.get('payment-response'))).toEqual(unb64(first.headers.get('payment-response')));
+      expect(fake.calls.settle).toHaveLength(1);
+      expect(fake.calls.verify).toHaveLength(1);
+      // Without a payment id the same replay is refused as before.
+      const unnamed = await payment();
+      expect((await get('/v1/price/CL', { 'payment-signature': unnamed.header })).status).toBe(200);
+      expectError(await get('/v1/price/CL', { 'payment-signature': unnamed.header }), 402, 'INVALID_PAYMENT');
+    });
+
+    it('the same id with another payload, or for another resource: 409 PAYMENT_ID_CONFLICT, nothing verified or settled', async () => {
+      const id = generatePaymentId();
+      const sent = await namedPayment(id);
+      expect((await get('/v1/price/CL', { 'payment-signature': sent.header })).status).toBe(200);
+      fake.reset();
+      // Another authorization by the same payer under the same id.
+      const signed = await signAuthorization(sent.buyer, { payTo });
+      const other = b64({ ...sent.payload, payload: signed });
+      const conflict = await get('/v1/price/CL', { 'payment-signature': other });
+      expectError(conflict, 409, 'PAYMENT_ID_CONFLICT');
+      expect(conflict.body.error.details).toMatchObject({ reason: 'payment_id_conflict', payment_id: id });
+      // The same id for another resource, with its own fresh payment.
+      const elsewhere = await namedPayment(generatePaymentId(), '/v1/fx/EURUSD');
+      expect((await get('/v1/fx/EURUSD', { 'payment-signature': elsewhere.header })).status).toBe(200);
+      const reused = b64({ ...elsewhere.payload, extensions: sent.payload.extensions });
+      // Ids are per payer: another payer's proof under this id is judged on its own (a replay here).
+      const otherPayer = await get('/v1/fx/EURUSD', { 'payment-signature': reused });
+      expectError(otherPayer, 402, 'INVALID_PAYMENT');
+      expect(otherPayer.body.error.details.reason).toBe('nonce_already_used');
+      expect(fake.calls.settle).toHaveLength(1);
+      expect(conflict.body.instrument).toBeUndefined();
+    });
+
+    it('a malformed id is refused before any claim: 402 invalid_payment_identifier', async () => {
+      const sent = await namedPayment(generatePaymentId());
+      const bad = b64({ ...sent.payload, extensions: { [PAYMENT_IDENTIFIER]: { info: { required: false, id: 'short' } } } });
+      const res = await get('/v1/price/CL', { 'payment-signature': bad });
+      expectError(res, 402, 'INVALID_PAYMENT');
+      expect(res.body.error.details.reason).toBe('invalid_payment_identifier');
+      expect(await claimOf(sent.signed)).toBeNull();
+    });
+
+    it('an idempotent retry after the authorization expired still gets the answer, without a charge', async () => {
+      const id = generatePaymentId();
+      const buyer = privateKeyToAccount(generatePrivateKey());
+      const signed = await signAuthorization(buyer, { payTo, validBefore: nowS() + 16n }); // MIN_REMAINING_VALIDITY_S is 15
+      const challenge = unb64((await get('/v1/price/CL')).headers.get('payment-required'));
+      const extensions = appendPaymentIdentifierToExtensions({ [PAYMENT_IDENTIFIER]: challenge.extensions[PAYMENT_IDENTIFIER] }, id);
+      const header = b64({ ...v2Payload(signed, acceptedFor(payTo), `${stack.url}/v1/price/CL`), extensions });
+      expect((await get('/v1/price/CL', { 'payment-signature': header })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 2_100)); // now stale by the freshness check
+      const retry = await get('/v1/price/CL', { 'payment-signature': header });
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(fake.calls.settle).toHaveLength(1);
     });
   });
 

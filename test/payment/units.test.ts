@@ -106,7 +106,7 @@ describe('challenge document', () => {
 
   it('states the price in atomic units (0.25 USD = 250000) with the token domain', () => {
     const { extensions, ...rest } = doc;
-    expect(Object.keys(extensions)).toEqual(['bazaar']);
+    expect(Object.keys(extensions).sort()).toEqual(['bazaar', 'payment-identifier']);
     expect(rest).toEqual({
       x402Version: 2,
       error: 'PAYMENT_REQUIRED',
