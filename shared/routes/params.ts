@@ -168,7 +168,13 @@ const BundleCodesQuery = CodesQuery.superRefine((codes, ctx) => {
   });
 });
 
+/** Bundles answer headline figures by default; `view=full` has every observation (same price). */
+const ViewQuery = z
+  .object({ view: z.enum(['compact', 'full']).default('compact').describe('compact (default): headline figures; full: every observation and line') })
+  .passthrough();
+
 export {
+  ViewQuery,
   InstrumentParam,
   CotCodeParam,
   FxPairParam,

@@ -25,6 +25,7 @@ import {
   InventoryKeyParam,
   NoParams,
   SectorParam,
+  ViewQuery,
   SlugParam,
 } from './params';
 import * as S from '../schemas';
@@ -298,8 +299,8 @@ const ROUTE_SPECS = {
     price: 'SNAPSHOT',
     summary: 'Sector snapshot',
     params: z.object({ sector: SectorParam }),
-    query: anyQuery,
-    output: S.SnapshotBody,
+    query: ViewQuery,
+    output: S.SnapshotView,
     mcp: {
       tool: 'get_sector_snapshot',
       title: 'Sector snapshot',
@@ -325,8 +326,8 @@ const ROUTE_SPECS = {
     price: 'SNAPSHOT_ALL',
     summary: 'All-sector snapshot bundle',
     params: none,
-    query: anyQuery,
-    output: S.SnapshotAllBody,
+    query: ViewQuery,
+    output: S.SnapshotAllView,
     mcp: { tool: 'get_all_snapshots', title: 'All-sector snapshot', description: 'Snapshots of every sector (energy, metals, ags) in one call.' },
   },
   'GET /v1/decision/all': {

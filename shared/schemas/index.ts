@@ -11,7 +11,7 @@ export { InventoryBundleBody, InventorySeriesBody } from './inventory';
 export { CotBody } from './cot';
 export { SpreadBody } from './spreads';
 export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody } from './fundamentals';
-export { SnapshotBody, SnapshotAllBody } from './snapshot';
+export { SnapshotView, SnapshotAllView } from './snapshot';
 export { DecisionBody, DecisionAllBody } from './decision';
 export {
   HealthBody,

@@ -36,7 +36,7 @@ const SectorPart = z
   .meta({ id: 'SectorSnapshot', description: 'One sector: latest prices, key fundamentals and what is missing.' });
 
 // A derived schema inherits its parent's registry id: give it its own.
-const SnapshotBody = SectorPart.extend({ staleness: Staleness }).meta({
+const SnapshotBody = SectorPart.extend({ view: z.literal('full'), staleness: Staleness }).meta({
   id: 'Snapshot',
   description: 'The snapshot of one sector, with the staleness of its sources.',
 });
@@ -46,7 +46,80 @@ const SnapshotAllBody = z.strictObject({
   as_of: IsoDateSchema.nullable(),
   sectors: z.array(SectorPart),
   fx: z.strictObject({ count: z.number().int().nonnegative(), observations: z.array(ServedObservation), missing: z.array(missingOf('input')) }),
+  view: z.literal('full'),
   staleness: Staleness,
 });
 
-export { SnapshotBody, SnapshotAllBody };
+/** The compact (default) view: headline figures an agent reads into a context window. */
+const HeadlineInstrument = z
+  .strictObject({
+    instrument: z.string(),
+    value: z.number().nullable(),
+    unit: z.string(),
+    as_of: IsoDateSchema,
+    change: z.number().nullable(),
+    change_since: IsoDateSchema.nullable(),
+    quality: z.string().nullable(),
+    derived: z.boolean(),
+    stale: z.boolean(),
+  })
+  .meta({ id: 'HeadlineInstrument', description: 'Latest price of one instrument, its change since the previous observation and a stale flag.' });
+
+const HeadlineLine = z
+  .strictObject({
+    part: z.string(),
+    key: z.string(),
+    label: z.string(),
+    value: z.number().nullable(),
+    unit: z.string(),
+    as_of: IsoDateSchema,
+    change: z.number().nullable(),
+    change_basis: z.enum(['week_over_week', 'previous_report', 'year_ago']).nullable(),
+    quality: z.string().nullable(),
+    derived: z.boolean(),
+    stale: z.boolean(),
+  })
+  .meta({ id: 'HeadlineLine', description: 'One fundamental figure (inventory level, balance-sheet line, crop condition …) with its change.' });
+
+const SectorHeadline = z
+  .strictObject({
+    sector: Sector,
+    as_of: IsoDateSchema.nullable(),
+    instruments: z.array(HeadlineInstrument),
+    fundamentals: z.array(HeadlineLine),
+    missing: z.array(missingOf('input')),
+  })
+  .meta({ id: 'SectorHeadline', description: 'One sector in the compact view.' });
+
+const CompactStaleness = z
+  .strictObject({
+    status: HealthStatus,
+    stale_sources: z.array(z.string()),
+    stale_figures: z.number().int().nonnegative(),
+    oldest_observation: z.strictObject({ instrument: z.string(), as_of: IsoDateSchema, freshness_class: FreshnessClass }).nullable(),
+    rule: z.string(),
+  })
+  .meta({ id: 'CompactStaleness', description: 'Staleness in the compact view (GET /health has every source).' });
+
+const compactEnvelope = { view: z.literal('compact'), full_view: z.string(), staleness: CompactStaleness };
+
+const SnapshotCompactBody = SectorHeadline.extend(compactEnvelope).meta({
+  id: 'SnapshotCompact',
+  description: 'The default, compact snapshot of one sector (view=full has every observation and balance-sheet line).',
+});
+
+const SnapshotAllCompactBody = z
+  .strictObject({
+    sector: z.literal('all'),
+    as_of: IsoDateSchema.nullable(),
+    sectors: z.array(SectorHeadline),
+    fx: z.array(HeadlineInstrument),
+    ...compactEnvelope,
+  })
+  .meta({ id: 'SnapshotAllCompact', description: 'The default, compact all-sector snapshot (view=full has the full bodies).' });
+
+/** What the snapshot routes answer: the compact view by default, the full one with view=full. */
+const SnapshotView = z.discriminatedUnion('view', [SnapshotCompactBody, SnapshotBody]);
+const SnapshotAllView = z.discriminatedUnion('view', [SnapshotAllCompactBody, SnapshotAllBody]);
+
+export { SnapshotView, SnapshotAllView, SectorPart, HeadlineInstrument, HeadlineLine, SectorHeadline, Staleness };

@@ -88,7 +88,7 @@ describe('discovery documents', () => {
         expect(res, `${path} ${r.id}`).toMatchObject({ method: r.method, price_usd: r.priceUsd, price_atomic: usdToAtomic(r.priceUsd!) });
         expect(res.accepts[0]).toMatchObject({ scheme: 'exact', amount: usdToAtomic(r.priceUsd!), network: expect.stringMatching(/^eip155:/) });
         // A self-contained JSON Schema: inline, or a local $ref into its own $defs.
-        expect(res.output.type ?? res.output.anyOf ?? res.output.$defs?.[String(res.output.$ref).split('/').pop()!], r.id).toBeDefined();
+        expect(res.output.type ?? res.output.anyOf ?? res.output.oneOf ?? res.output.$defs?.[String(res.output.$ref).split('/').pop()!], r.id).toBeDefined();
       }
     }
   });

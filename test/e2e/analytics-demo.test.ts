@@ -17,10 +17,10 @@ const PATHS = [
   '/v1/spreads/basis',
   '/v1/curve/CL',
   '/v1/spreads/calendar/NG',
-  '/v1/snapshot/energy',
-  '/v1/snapshot/metals',
-  '/v1/snapshot/ags',
-  '/v1/snapshot/all',
+  '/v1/snapshot/energy?view=full',
+  '/v1/snapshot/metals?view=full',
+  '/v1/snapshot/ags?view=full',
+  '/v1/snapshot/all?view=full',
   '/v1/decision/energy',
   '/v1/decision/metals',
   '/v1/decision/ags',
@@ -38,7 +38,7 @@ describe('spreads, curve, snapshot and decision routes in demo mode (replayed sa
   it('covers every route of the four families', () => {
     const families = new Set(['spreads', 'curve', 'snapshot', 'decision']);
     const templates = ROUTES.filter((r) => families.has(r.family)).map((r) => r.path);
-    const covered = (t: string) => PATHS.some((p) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(p));
+    const covered = (t: string) => PATHS.some((p) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(p.split('?')[0]!));
     expect(templates.filter((t) => !covered(t))).toEqual([]);
   });
 
@@ -51,6 +51,17 @@ describe('spreads, curve, snapshot and decision routes in demo mode (replayed sa
     expect(found.length > 0).toBe(res.body.stub !== true);
     expect(JSON.stringify(res.body)).not.toMatch(/NaN|Infinity/);
   });
+
+  it.each(['/v1/snapshot/energy', '/v1/snapshot/metals', '/v1/snapshot/ags', '/v1/snapshot/all'])(
+    'GET %s (compact by default) is under 32 KB and states how to get the full view',
+    async (path) => {
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(Buffer.byteLength(JSON.stringify(res.body))).toBeLessThan(32 * 1024);
+      expect(res.body).toMatchObject({ view: 'compact', full_view: `${path}?view=full` });
+      expect(walkObservations(res.body)).toEqual([]); // headline figures, not observations
+    },
+  );
 
   it('the crack and basis come from the EIA samples of 2025-06-16', async () => {
     expect((await get('/v1/spreads/crack')).body.observation).toMatchObject({ value: 21.578, as_of: '2025-06-16' });

@@ -36,7 +36,7 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
   it('GET /v1/snapshot/energy: latest of every instrument, inventories and crack, staleness', async () => {
     await seed(stack.services.store, [...energyItems(), ...monthlySeries('GC', '2025-11', [4000, 4087.19])]);
     stack.services.cache.clear();
-    const res = await get('/v1/snapshot/ENERGY'); // sectors are case-insensitive
+    const res = await get('/v1/snapshot/ENERGY?view=full'); // sectors are case-insensitive
     expect(res.status).toBe(200);
     walkObservations(res.body).forEach(expectObservation);
     const b = res.body;
@@ -59,13 +59,13 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
   it('reports a source with a recent success as fresh', async () => {
     const now = new Date().toISOString();
     await stack.services.store.putRunStatus({ source: 'eia-spot', last_attempt_at: now, last_success_at: now, last_error: null, last_items: 30 });
-    const res = await get('/v1/snapshot/energy');
+    const res = await get('/v1/snapshot/energy?view=full');
     expect(res.body.staleness).toMatchObject({ status: 'degraded', stale_sources: ['eia-petroleum', 'eia-gas-storage'] });
     expect(res.body.staleness.sources.find((s: any) => s.id === 'eia-spot')).toMatchObject({ stale: false, last_success_at: now });
   });
 
   it('GET /v1/snapshot/metals: a partial answer lists what is missing and why', async () => {
-    const res = await get('/v1/snapshot/metals');
+    const res = await get('/v1/snapshot/metals?view=full');
     expect(res.status).toBe(200);
     walkObservations(res.body).forEach(expectObservation);
     expect(res.body.instruments.observations.map((o: any) => [o.instrument, o.value])).toEqual([['GC', 4087.19]]);
@@ -77,7 +77,7 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
   });
 
   it('GET /v1/snapshot/all: one call, every sector plus FX context, one staleness summary', async () => {
-    const res = await get('/v1/snapshot/all');
+    const res = await get('/v1/snapshot/all?view=full');
     expect(res.status).toBe(200);
     walkObservations(res.body).forEach(expectObservation);
     expect(res.body.sector).toBe('all');
@@ -90,5 +90,63 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
     expect(res.body.fx).toMatchObject({ count: 0, missing: [{ input: 'price:DTWEXBGS' }, { input: 'price:EURUSD' }, { input: 'price:USDCNY' }] });
     expect(res.body.as_of).toBe('2025-11-01');
     expect(res.body.staleness.sources.map((s: any) => s.id)).toEqual(expect.arrayContaining(['eia-spot', 'worldbank', 'usda-wasde', 'fred']));
+  });
+
+  describe('the compact view (default)', () => {
+    it('energy: each price with its change since the previous observation, the inventory and crack lines, every figure stale', async () => {
+      const res = await get('/v1/snapshot/energy');
+      expect(res.status).toBe(200);
+      const b = res.body;
+      expect(b).toMatchObject({ sector: 'energy', view: 'compact', full_view: '/v1/snapshot/energy?view=full', as_of: '2025-06-16', missing: [] });
+      // CL 68 -> 70 on the last two weekdays (2025-06-13 Fri, 2025-06-16 Mon): +2; BZ 66 -> 65: -1; RB flat: 0
+      const byCode = Object.fromEntries(b.instruments.map((i: any) => [i.instrument, i]));
+      expect(byCode.CL).toEqual({
+        instrument: 'CL',
+        value: 70,
+        unit: 'USD/bbl',
+        as_of: '2025-06-16',
+        change: 2,
+        change_since: '2025-06-13',
+        quality: 'official',
+        derived: false,
+        stale: true,
+      });
+      expect([byCode.BZ.change, byCode.NG.change, byCode.HO.change, byCode.RB.change]).toEqual([-1, 0.25, 0.1, 0]);
+      // crude stocks 420,000 -> 415,000: -5,000 week over week; the crack of 2025-06-16 is 21 (worked above), derived
+      const lines = Object.fromEntries(b.fundamentals.map((l: any) => [l.key, l]));
+      expect(lines.crude_ex_spr).toMatchObject({ part: 'inventories', value: 415_000, change: -5000, change_basis: 'week_over_week', stale: true });
+      expect(lines.CRACK_3_2_1).toMatchObject({
+        part: 'crack',
+        value: 21,
+        unit: 'USD/bbl',
+        derived: true,
+        quality: 'derived',
+        change: null,
+        change_basis: null,
+      });
+      // 2025 figures read in 2026 are older than their cadence allows, whatever the runs say
+      expect(b.staleness.stale_figures).toBe(b.instruments.length + b.fundamentals.length);
+      expect(b.staleness.rule).toMatch(/eod 10 days/);
+      expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThan(8 * 1024);
+    });
+
+    it('a price inside its cadence from a fresh source is not stale', async () => {
+      const today = new Date().toISOString().slice(0, 10);
+      const now = new Date().toISOString();
+      await seed(stack.services.store, [...monthlySeries('GC', today.slice(0, 7), [4100])]);
+      await stack.services.store.putRunStatus({ source: 'worldbank', last_attempt_at: now, last_success_at: now, last_error: null, last_items: 1 });
+      stack.services.cache.clear();
+      const gc = (await get('/v1/snapshot/metals')).body.instruments.find((i: any) => i.instrument === 'GC');
+      expect(gc).toMatchObject({ value: 4100, stale: false, change: 12.81 }); // 4,100 - 4,087.19
+    });
+
+    it('all: every sector and FX as headlines; an unknown view is a 400', async () => {
+      const res = await get('/v1/snapshot/all');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ sector: 'all', view: 'compact', full_view: '/v1/snapshot/all?view=full', fx: [] });
+      expect(res.body.sectors.map((s: any) => s.sector)).toEqual(['energy', 'metals', 'ags']);
+      expect(res.body.staleness).not.toHaveProperty('sources'); // GET /health has them
+      expectError(await get('/v1/snapshot/all?view=everything'), 400, 'INVALID_PARAMETER');
+    });
   });
 });

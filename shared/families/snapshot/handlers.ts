@@ -5,7 +5,12 @@
 import { SECTORS, type Sector } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, RouteHandler } from '../../http/types';
-import { SECTOR_SOURCES, loadInstruments, loadSectorParts, loadStaleness } from './load';
+import { findInstrument } from '../../catalog/instruments';
+import { isoDate } from '../../dates';
+import { STALE_RULE } from '../../observation/staleness';
+import type { Services } from '../../services';
+import { headlineInstrument, sectorHeadline, type StaleContext } from './headline';
+import { SECTOR_SOURCES, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
 
 const noData = (label: string, missing: unknown) =>
   new ServiceUnavailableError('NO_DATA', `nothing of the ${label} snapshot is stored yet`, {
@@ -14,28 +19,72 @@ const noData = (label: string, missing: unknown) =>
     hint: 'GET /health shows when each source last succeeded',
   });
 
-const sectorSnapshot: RouteHandler<'GET /v1/snapshot/{sector}'> = async ({ params, services }) => {
+/** What the compact view judges staleness against. */
+const staleContext = (services: Services, staleSources: readonly string[]): StaleContext => ({
+  today: isoDate(services.now()),
+  staleSources: new Set(staleSources),
+  sourceOf: (code) => findInstrument(code)?.sourceId ?? undefined,
+});
+
+const compactStaleness = (full: Awaited<ReturnType<typeof loadStaleness>>, figures: ReadonlyArray<{ stale: boolean }>) => ({
+  status: full.status,
+  stale_sources: full.stale_sources,
+  stale_figures: figures.filter((f) => f.stale).length,
+  oldest_observation: full.oldest_observation,
+  rule: STALE_RULE,
+});
+
+const sectorSnapshot: RouteHandler<'GET /v1/snapshot/{sector}'> = async ({ params, query, services }) => {
   const sector = params.sector as Sector;
   const parts = await loadSectorParts(services, sector);
   if (!parts.hasData) throw noData(sector, parts.body.missing);
   const staleness = await loadStaleness(services, SECTOR_SOURCES[sector], parts.body.instruments.observations);
-  return { body: { ...parts.body, staleness } };
+  if (query.view === 'full') return { body: { ...parts.body, view: 'full' as const, staleness } };
+  const previous = await loadPrevious(services, parts.body.instruments.observations);
+  const headline = sectorHeadline(parts.body, previous, staleContext(services, staleness.stale_sources));
+  return {
+    body: {
+      ...headline,
+      view: 'compact' as const,
+      full_view: `/v1/snapshot/${sector}?view=full`,
+      staleness: compactStaleness(staleness, [...headline.instruments, ...headline.fundamentals]),
+    },
+  };
 };
 
-const allSnapshot: RouteHandler<'GET /v1/snapshot/all'> = async ({ services }) => {
+const allSnapshot: RouteHandler<'GET /v1/snapshot/all'> = async ({ query, services }) => {
   const parts = [];
   for (const s of SECTORS) parts.push(await loadSectorParts(services, s));
   const fx = await loadInstruments(services, 'fx');
   if (!parts.some((p) => p.hasData) && fx.count === 0) throw noData('all', [...parts.flatMap((p) => p.body.missing), ...fx.missing]);
   const observations = [...parts.flatMap((p) => p.body.instruments.observations), ...fx.observations];
   const staleness = await loadStaleness(services, [...SECTORS.flatMap((s) => SECTOR_SOURCES[s]), ...SECTOR_SOURCES.fx], observations);
+  const as_of = observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
+  if (query.view === 'full') {
+    return {
+      body: {
+        sector: 'all' as const,
+        as_of,
+        sectors: parts.map((p) => p.body),
+        fx: { count: fx.count, observations: fx.observations, missing: fx.missing },
+        view: 'full' as const,
+        staleness,
+      },
+    };
+  }
+  const previous = await loadPrevious(services, observations);
+  const ctx = staleContext(services, staleness.stale_sources);
+  const sectors = parts.map((p) => sectorHeadline(p.body, previous, ctx));
+  const fxLines = fx.observations.map((o) => headlineInstrument(o, previous.get(o.instrument) ?? null, ctx));
   return {
     body: {
-      sector: 'all',
-      as_of: observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null),
-      sectors: parts.map((p) => p.body),
-      fx: { count: fx.count, observations: fx.observations, missing: fx.missing },
-      staleness,
+      sector: 'all' as const,
+      as_of,
+      sectors,
+      fx: fxLines,
+      view: 'compact' as const,
+      full_view: '/v1/snapshot/all?view=full',
+      staleness: compactStaleness(staleness, [...sectors.flatMap((s) => [...s.instruments, ...s.fundamentals]), ...fxLines]),
     },
   };
 };

@@ -4,6 +4,7 @@
  * export sales) and a staleness summary. Everything is read through the other families' load
  * functions; a missing part is listed under `missing`, never a 500.
  */
+import type * as z from 'zod';
 import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../../catalog/instruments';
 import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
@@ -13,6 +14,8 @@ import { loadInventoryBundle } from '../inventory/load';
 import { loadLatest } from '../price/load';
 import { requireSpread, spreadBody } from '../spreads/load';
 import { orMissing, type MissingPart } from './sector';
+import { seriesKey } from '../../catalog/series-keys';
+import type { SectorPart } from '../../schemas/snapshot';
 
 /** Sources whose freshness a sector's snapshot reports (registry ids). */
 const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Object.freeze({
@@ -68,7 +71,7 @@ const latestAsOf = (observations: readonly Observation[]): string | null =>
   observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
 
 /** One sector's snapshot without the staleness summary (the all bundle reports it once). */
-const loadSectorParts = async (services: Services, sector: Sector) => {
+const loadSectorParts = async (services: Services, sector: Sector): Promise<{ hasData: boolean; body: z.infer<typeof SectorPart> }> => {
   const instruments = await loadInstruments(services, sector);
   const missing: MissingPart[] = [...instruments.missing];
   const fundamentals: Record<string, unknown> = {};
@@ -80,10 +83,22 @@ const loadSectorParts = async (services: Services, sector: Sector) => {
       sector,
       as_of: latestAsOf(instruments.observations),
       instruments: { count: instruments.count, observations: instruments.observations },
-      fundamentals,
+      // Each loader returns its own route's body (validated as such); the schema names them.
+      fundamentals: fundamentals as z.infer<typeof SectorPart>['fundamentals'],
       missing,
     },
   };
 };
 
-export { SECTOR_SOURCES, loadInstruments, loadStaleness, loadSectorParts };
+/** The observation before the latest of each instrument (for the compact view's change). */
+const loadPrevious = async (services: Services, observations: readonly Observation[]): Promise<Map<string, Observation | null>> => {
+  const pairs = await Promise.all(
+    observations.map(async (o) => {
+      const recent = await services.reader.recent(seriesKey.price(o.instrument), 2, o.freshness_class);
+      return [o.instrument, recent[1] ?? null] as const;
+    }),
+  );
+  return new Map(pairs);
+};
+
+export { SECTOR_SOURCES, loadInstruments, loadStaleness, loadSectorParts, loadPrevious };
