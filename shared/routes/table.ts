@@ -71,7 +71,7 @@ const mcpRpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') });
 const mcpRpc = z.union([mcpRpcMessage, z.array(mcpRpcMessage)]);
 const none = NoParams;
 const anyQuery = z.object({}).passthrough();
-const commodity = z.object({ commodity: SlugParam.optional() });
+const commodity = z.object({ commodity: SlugParam.optional() }).extend(ViewQuery.shape);
 const stubWhileFuturesOff = (c: Pick<Config, 'INDICATIVE_FUTURES'>) => !c.INDICATIVE_FUTURES;
 
 const spreadMethods = Object.fromEntries(Object.values(SPREADS).map((s) => [s.id, `${s.formula} (${s.unit}). ${s.description}`]));
@@ -239,7 +239,7 @@ const ROUTE_SPECS = {
     summary: 'US supply-and-demand balance sheets (WASDE-shaped)',
     params: none,
     query: commodity,
-    output: S.WasdeBody,
+    output: S.WasdeView,
     methods: WASDE_METHOD,
     mcp: {
       tool: 'get_wasde',
@@ -253,7 +253,7 @@ const ROUTE_SPECS = {
     summary: 'Crop progress and condition',
     params: none,
     query: commodity,
-    output: S.CropProgressBody,
+    output: S.CropProgressView,
     methods: CROP_METHOD,
     mcp: { tool: 'get_crop_progress', title: 'Crop progress', description: 'Weekly US crop progress and condition from USDA NASS.' },
   },
@@ -263,7 +263,7 @@ const ROUTE_SPECS = {
     summary: 'Weekly export sales',
     params: none,
     query: commodity,
-    output: S.ExportSalesBody,
+    output: S.ExportSalesView,
     methods: ESR_METHOD,
     mcp: { tool: 'get_export_sales', title: 'Export sales', description: 'Weekly US export sales from the USDA FAS Export Sales Reporting system.' },
   },
@@ -273,7 +273,7 @@ const ROUTE_SPECS = {
     summary: 'Annual mineral commodity summaries',
     params: none,
     query: commodity,
-    output: S.UsgsBody,
+    output: S.UsgsView,
     methods: USGS_METHOD,
     mcp: {
       tool: 'get_mineral_summaries',

@@ -1,5 +1,6 @@
 /** Bodies of the fundamentals family: WASDE balance sheets, crop progress, export sales, USGS summaries. */
 import * as z from 'zod';
+import { HeadlineLine } from './headline';
 import { IsoDateSchema, IsoDateTimeSchema, MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
 
 /** One statistic with its comparisons (previous report, year ago, 5-year average). */
@@ -78,4 +79,28 @@ const UsgsBody = envelope(
   }),
 ).meta({ id: 'Usgs', description: 'USGS Mineral Commodity Summaries figures.' });
 
-export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody };
+/**
+ * The compact (default) view of a fundamentals route: one headline line per statistic (WASDE: the
+ * projection year's production, use, exports, ending stocks and stocks-to-use).
+ */
+const FundamentalsCompactBody = z
+  .strictObject({
+    report: z.string(),
+    source: z.string(),
+    view: z.literal('compact'),
+    full_view: z.string(),
+    lines: z.array(HeadlineLine),
+    stale_rule: z.string(),
+    missing: z.array(missingOf('commodity')),
+  })
+  .meta({ id: 'FundamentalsCompact', description: 'Headline lines of a fundamentals report (view=full has every line and comparison).' });
+
+const viewOf = <T extends z.ZodObject>(full: T, id: string) =>
+  z.discriminatedUnion('view', [FundamentalsCompactBody, full.extend({ view: z.literal('full') }).meta({ id: `${id}Full` })]);
+
+const WasdeView = viewOf(WasdeBody, 'Wasde');
+const CropProgressView = viewOf(CropProgressBody, 'CropProgress');
+const ExportSalesView = viewOf(ExportSalesBody, 'ExportSales');
+const UsgsView = viewOf(UsgsBody, 'Usgs');
+
+export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody, WasdeView, CropProgressView, ExportSalesView, UsgsView };

@@ -10,7 +10,7 @@ export { CurveBody, CalendarSpreadBody } from './curve';
 export { InventoryBundleBody, InventorySeriesBody } from './inventory';
 export { CotBody } from './cot';
 export { SpreadBody } from './spreads';
-export { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody } from './fundamentals';
+export { WasdeView, CropProgressView, ExportSalesView, UsgsView } from './fundamentals';
 export { SnapshotView, SnapshotAllView } from './snapshot';
 export { DecisionBody, DecisionAllBody } from './decision';
 export {

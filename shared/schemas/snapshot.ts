@@ -4,6 +4,7 @@ import { HealthStatus, IsoDateSchema, FreshnessClass, missingOf, Sector, ServedO
 import { CropProgressBody, ExportSalesBody, UsgsBody, WasdeBody } from './fundamentals';
 import { InventoryBundleBody } from './inventory';
 import { SpreadBody } from './spreads';
+import { HeadlineLine } from './headline';
 
 const Staleness = z
   .strictObject({
@@ -64,22 +65,6 @@ const HeadlineInstrument = z
     stale: z.boolean(),
   })
   .meta({ id: 'HeadlineInstrument', description: 'Latest price of one instrument, its change since the previous observation and a stale flag.' });
-
-const HeadlineLine = z
-  .strictObject({
-    part: z.string(),
-    key: z.string(),
-    label: z.string(),
-    value: z.number().nullable(),
-    unit: z.string(),
-    as_of: IsoDateSchema,
-    change: z.number().nullable(),
-    change_basis: z.enum(['week_over_week', 'previous_report', 'year_ago']).nullable(),
-    quality: z.string().nullable(),
-    derived: z.boolean(),
-    stale: z.boolean(),
-  })
-  .meta({ id: 'HeadlineLine', description: 'One fundamental figure (inventory level, balance-sheet line, crop condition …) with its change.' });
 
 const SectorHeadline = z
   .strictObject({

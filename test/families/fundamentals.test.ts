@@ -36,7 +36,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
 
   describe('GET /v1/fundamentals/wasde', () => {
     it('answers the May 2025 balance sheets with changes vs April 2025 and the prior market year (hand-checked)', async () => {
-      const res = await get('/v1/fundamentals/wasde');
+      const res = await get('/v1/fundamentals/wasde?view=full');
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('private, no-store');
       expect(expectAllObservations(res.body)).toBeGreaterThan(200);
@@ -90,22 +90,50 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
     });
 
     it('narrows to one commodity (case folded) and serves a repeat from the cache', async () => {
-      const first = await get('/v1/fundamentals/wasde?commodity=CORN');
+      const first = await get('/v1/fundamentals/wasde?commodity=CORN&view=full');
       expect(first.status).toBe(200);
       expect(first.body.commodities.map((c: any) => c.commodity)).toEqual(['corn']);
-      const again = await get('/v1/fundamentals/wasde?commodity=corn');
+      const again = await get('/v1/fundamentals/wasde?commodity=corn&view=full');
       expect(line(again.body.commodities[0], '2025/26', 'production').latest.provenance).toMatchObject({ cache_hit: true, cache_ttl_s: 3600 });
     });
 
     it('is the body loadWasde returns (reused by snapshots and decision packs)', async () => {
-      const res = await get('/v1/fundamentals/wasde?commodity=soybeans');
-      expect(withoutCacheFlags(await loadWasde(stack.services, 'soybeans'))).toEqual(withoutCacheFlags(res.body));
+      const res = await get('/v1/fundamentals/wasde?commodity=soybeans&view=full');
+      expect({ ...withoutCacheFlags(await loadWasde(stack.services, 'soybeans')), view: 'full' }).toEqual(withoutCacheFlags(res.body));
+    });
+  });
+
+  describe('the compact view (default)', () => {
+    it("WASDE: the projection year's headline lines, with the change vs the prior market year (no April 2025 column for 2025/26)", async () => {
+      const res = await get('/v1/fundamentals/wasde?commodity=corn');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ report: 'wasde', view: 'compact', full_view: '/v1/fundamentals/wasde?commodity=corn&view=full', missing: [] });
+      expect(res.body.lines.map((l: any) => l.key)).toEqual([
+        'corn 2025/26:production',
+        'corn 2025/26:exports',
+        'corn 2025/26:use_total',
+        'corn 2025/26:ending_stocks',
+        'corn 2025/26:stocks_to_use',
+      ]);
+      const ending = res.body.lines.find((l: any) => l.key === 'corn 2025/26:ending_stocks');
+      // 1,800 - 1,415 = 385 (worked in the full-view test above)
+      expect(ending).toMatchObject({ value: 1800, unit: 'million bushels', as_of: '2025-05-01', change: 385, change_basis: 'year_ago', stale: true });
+      expect(res.body.lines.find((l: any) => l.key === 'corn 2025/26:stocks_to_use')).toMatchObject({ value: 11.64, derived: true });
+    });
+
+    it.each(['wasde', 'crop-progress', 'export-sales', 'usgs'])('/v1/fundamentals/%s is under 32 KB by default and links the full view', async (route) => {
+      const res = await get(`/v1/fundamentals/${route}`);
+      expect(res.status).toBe(200);
+      expect(Buffer.byteLength(JSON.stringify(res.body))).toBeLessThan(32 * 1024);
+      expect(res.body).toMatchObject({ view: 'compact', full_view: `/v1/fundamentals/${route}?view=full` });
+      expect(res.body.lines.length).toBeGreaterThan(0);
+      expect(res.body.stale_rule).toMatch(/cadence/);
     });
   });
 
   describe('GET /v1/fundamentals/crop-progress', () => {
     it('answers the latest week with its changes, labelled as the synthetic sample it is', async () => {
-      const res = await get('/v1/fundamentals/crop-progress');
+      const res = await get('/v1/fundamentals/crop-progress?view=full');
       expect(res.status).toBe(200);
       expectAllObservations(res.body);
       const corn = byCommodity(res.body, 'corn');
@@ -139,14 +167,14 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
     });
 
     it('is the body loadCropProgress returns', async () => {
-      const res = await get('/v1/fundamentals/crop-progress?commodity=wheat');
-      expect(withoutCacheFlags(await loadCropProgress(stack.services, 'wheat'))).toEqual(withoutCacheFlags(res.body));
+      const res = await get('/v1/fundamentals/crop-progress?commodity=wheat&view=full');
+      expect({ ...withoutCacheFlags(await loadCropProgress(stack.services, 'wheat')), view: 'full' }).toEqual(withoutCacheFlags(res.body));
     });
   });
 
   describe('GET /v1/fundamentals/export-sales', () => {
     it('answers soybeans (China + Mexico only, said so) and lists corn and wheat as missing', async () => {
-      const res = await get('/v1/fundamentals/export-sales');
+      const res = await get('/v1/fundamentals/export-sales?view=full');
       expect(res.status).toBe(200);
       expectAllObservations(res.body);
       expect(res.body.missing).toEqual([
@@ -171,21 +199,21 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
     });
 
     it('answers 503 NO_DATA for a commodity with nothing stored', async () => {
-      const res = await get('/v1/fundamentals/export-sales?commodity=corn');
+      const res = await get('/v1/fundamentals/export-sales?commodity=corn&view=full');
       expectError(res, 503, 'NO_DATA');
       expect(res.body.error.details.missing).toEqual([{ commodity: 'corn', reason: 'no export sales stored yet' }]);
       expect(res.body.error.retryable).toBe(true);
     });
 
     it('is the body loadExportSales returns', async () => {
-      const res = await get('/v1/fundamentals/export-sales?commodity=soybeans');
-      expect(withoutCacheFlags(await loadExportSales(stack.services, 'soybeans'))).toEqual(withoutCacheFlags(res.body));
+      const res = await get('/v1/fundamentals/export-sales?commodity=soybeans&view=full');
+      expect({ ...withoutCacheFlags(await loadExportSales(stack.services, 'soybeans')), view: 'full' }).toEqual(withoutCacheFlags(res.body));
     });
   });
 
   describe('GET /v1/fundamentals/usgs', () => {
     it('answers MCS 2026 for the nine metals with year-on-year changes', async () => {
-      const res = await get('/v1/fundamentals/usgs');
+      const res = await get('/v1/fundamentals/usgs?view=full');
       expect(res.status).toBe(200);
       expectAllObservations(res.body);
       expect(res.body.commodities.map((c: any) => c.commodity)).toEqual([
@@ -228,10 +256,10 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
     });
 
     it('accepts iron-ore for iron_ore', async () => {
-      const res = await get('/v1/fundamentals/usgs?commodity=iron-ore');
+      const res = await get('/v1/fundamentals/usgs?commodity=iron-ore&view=full');
       expect(res.status).toBe(200);
       expect(res.body.commodities.map((c: any) => c.commodity)).toEqual(['iron_ore']);
-      expect(withoutCacheFlags(await loadUsgs(stack.services, 'iron_ore'))).toEqual(withoutCacheFlags(res.body));
+      expect({ ...withoutCacheFlags(await loadUsgs(stack.services, 'iron_ore')), view: 'full' }).toEqual(withoutCacheFlags(res.body));
     });
   });
 
@@ -309,7 +337,7 @@ describe('fundamentals family with an empty store, then seeded directly', () => 
       }),
       ...prior.map(([my, asOf, ending]) => stored(`WASDE#wheat#US#${my}`, asOf, { market_year: my, status: 'final', ending_stocks: ending, use_total: 2000 })),
     ]);
-    const res = await getJson(stack.url, '/v1/fundamentals/wasde?commodity=wheat');
+    const res = await getJson(stack.url, '/v1/fundamentals/wasde?commodity=wheat&view=full');
     expect(res.status).toBe(200);
     expectAllObservations(res.body);
     const ending = line(res.body.commodities[0], '2025/26', 'ending_stocks');
@@ -337,7 +365,7 @@ describe('fundamentals family with an empty store, then seeded directly', () => 
     const prior = [1, 2, 3, 4, 5].map((k) => addDays('2022-09-01', -364 * k));
     const values = [100, 200, 300, 400, 500];
     await stack.services.store.upsertMany([...week('2022-09-01', 900), ...week('2022-08-25', 50), ...prior.flatMap((d, i) => week(d, values[i]!))]);
-    const res = await getJson(stack.url, '/v1/fundamentals/export-sales?commodity=corn');
+    const res = await getJson(stack.url, '/v1/fundamentals/export-sales?commodity=corn&view=full');
     expect(res.status).toBe(200);
     expectAllObservations(res.body);
     const net = res.body.commodities[0].lines.find((l: any) => l.statistic === 'net_sales');

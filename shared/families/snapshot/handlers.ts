@@ -9,7 +9,7 @@ import { findInstrument } from '../../catalog/instruments';
 import { isoDate } from '../../dates';
 import { STALE_RULE } from '../../observation/staleness';
 import type { Services } from '../../services';
-import { headlineInstrument, sectorHeadline, type StaleContext } from './headline';
+import { headlineInstrument, sectorHeadline, type StaleContext } from '../headline';
 import { SECTOR_SOURCES, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
 
 const noData = (label: string, missing: unknown) =>

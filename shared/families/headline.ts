@@ -4,9 +4,10 @@
  * a stale flag) of every instrument and fundamental line; `view=full` keeps every observation.
  */
 import type * as z from 'zod';
-import type { Observation } from '../../observation/schema';
-import { isStale } from '../../observation/staleness';
-import type { HeadlineInstrument, HeadlineLine, SectorHeadline, SectorPart as SectorPartSchema } from '../../schemas/snapshot';
+import type { Observation } from '../observation/schema';
+import { isStale } from '../observation/staleness';
+import type { HeadlineLine } from '../schemas/headline';
+import type { HeadlineInstrument, SectorHeadline, SectorPart as SectorPartSchema } from '../schemas/snapshot';
 
 type SectorPart = z.infer<typeof SectorPartSchema>;
 
@@ -82,8 +83,10 @@ const comparedLine = (part: string, prefix: string, l: Compared, sourceStale: bo
 /** The WASDE lines that carry a balance sheet's story, for the projection year. */
 const WASDE_HEADLINES = new Set(['production', 'use_total', 'exports', 'ending_stocks', 'stocks_to_use']);
 
-/** The fundamental lines of one sector part, in a stable order. */
-const fundamentalLines = (f: SectorPart['fundamentals'], staleSources: ReadonlySet<string>, today: string): Line[] => {
+type FundamentalParts = SectorPart['fundamentals'];
+
+/** The headline lines of any fundamental parts (a sector's, or one report's), in a stable order. */
+const fundamentalLines = (f: FundamentalParts, staleSources: ReadonlySet<string>, today: string): Line[] => {
   const out: Line[] = [];
   for (const s of f.inventories?.series ?? []) {
     if (!s.latest) continue;
@@ -122,5 +125,5 @@ const sectorHeadline = (part: SectorPart, previous: ReadonlyMap<string, Observat
   missing: part.missing,
 });
 
-export { sectorHeadline, headlineInstrument };
-export type { StaleContext };
+export { sectorHeadline, headlineInstrument, fundamentalLines };
+export type { StaleContext, FundamentalParts };
