@@ -25,8 +25,13 @@ const Summary = z.strictObject({
 
 const InputsDigest = z.strictObject({ algorithm: z.string(), method: z.string(), count: z.number().int().nonnegative(), value: z.string() });
 
-const SectorPack = z
-  .strictObject({
+/** An input of a rule by reference (the compact view): enough to find and check it, no per-call provenance. */
+const InputRef = z
+  .strictObject({ instrument: z.string(), as_of: IsoDateSchema, value: z.number().nullable(), unit: z.string(), quality: z.string().nullable() })
+  .meta({ id: 'DecisionInputRef', description: 'A rule input by reference: instrument, as_of, value, unit and quality.' });
+
+const sectorPackOf = <I extends z.ZodType>(input: I) =>
+  z.strictObject({
     pack: z.literal('decision'),
     sector: Sector,
     rules_version: z.string(),
@@ -45,32 +50,51 @@ const SectorPack = z
             fired: z.boolean(),
             reason: z.string(),
             values: z.record(z.string(), z.union([z.string(), z.number()]).nullable()),
-            inputs: z.array(ServedObservation),
+            inputs: z.array(input),
           }),
         ),
       }),
     ),
     missing: z.array(missingOf('input')),
     inputs_digest: InputsDigest,
-  })
-  .meta({ id: 'DecisionSectorPack', description: 'The deterministic signals of one sector with their inputs.' });
+  });
 
-// A derived schema inherits its parent's registry id: give it its own.
-const DecisionBody = SectorPack.extend({ ruleset: Ruleset, disclaimer: z.string() }).meta({
+const SectorPack = sectorPackOf(ServedObservation).meta({
+  id: 'DecisionSectorPack',
+  description: 'The deterministic signals of one sector with their inputs.',
+});
+const SectorPackCompact = sectorPackOf(InputRef).meta({
+  id: 'DecisionSectorPackCompact',
+  description: 'The deterministic signals of one sector, inputs by reference.',
+});
+
+const about = { ruleset: Ruleset, disclaimer: z.string() };
+
+const DecisionBody = SectorPack.extend({ ...about, view: z.literal('full') }).meta({
   id: 'DecisionPack',
-  description: 'The decision pack of one sector, with the ruleset.',
+  description: 'The decision pack of one sector, with the ruleset and every input observation (view=full).',
+});
+const DecisionCompactBody = SectorPackCompact.extend({ ...about, view: z.literal('compact'), full_view: z.string() }).meta({
+  id: 'DecisionPackCompact',
+  description: 'The decision pack of one sector (default view): inputs by reference, byte-identical for the same stored inputs.',
 });
 
-const DecisionAllBody = z.strictObject({
-  ruleset: Ruleset,
-  disclaimer: z.string(),
-  pack: z.literal('decision'),
-  sector: z.literal('all'),
-  rules_version: z.string(),
-  as_of: IsoDateSchema.nullable(),
-  summary: Summary,
-  sectors: z.array(SectorPack),
-  inputs_digest: InputsDigest,
-});
+const allOf = <P extends z.ZodType>(sector: P) =>
+  z.strictObject({
+    ...about,
+    pack: z.literal('decision'),
+    sector: z.literal('all'),
+    rules_version: z.string(),
+    as_of: IsoDateSchema.nullable(),
+    summary: Summary,
+    sectors: z.array(sector),
+    inputs_digest: InputsDigest,
+  });
 
-export { DecisionBody, DecisionAllBody };
+const DecisionAllBody = allOf(SectorPack).extend({ view: z.literal('full') });
+const DecisionAllCompactBody = allOf(SectorPackCompact).extend({ view: z.literal('compact'), full_view: z.string() });
+
+const DecisionView = z.discriminatedUnion('view', [DecisionCompactBody, DecisionBody]);
+const DecisionAllView = z.discriminatedUnion('view', [DecisionAllCompactBody, DecisionAllBody]);
+
+export { DecisionView, DecisionAllView, InputRef };

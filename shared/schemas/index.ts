@@ -12,7 +12,7 @@ export { CotBody } from './cot';
 export { SpreadBody } from './spreads';
 export { WasdeView, CropProgressView, ExportSalesView, UsgsView } from './fundamentals';
 export { SnapshotView, SnapshotAllView } from './snapshot';
-export { DecisionBody, DecisionAllBody } from './decision';
+export { DecisionView, DecisionAllView } from './decision';
 export {
   HealthBody,
   CatalogBody,

@@ -32,7 +32,7 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
   it('GET /v1/decision/energy: hand-checked signals from prices, inventory, positioning and spreads', async () => {
     await seed(stack.services.store, energyItems());
     stack.services.cache.clear();
-    const res = await get('/v1/decision/energy');
+    const res = await get('/v1/decision/energy?view=full');
     expect(res.status).toBe(200);
     const pack = res.body;
     expect(pack).toMatchObject({ pack: 'decision', sector: 'energy', rules_version: RULES_VERSION, as_of: '2025-06-16' });
@@ -71,15 +71,25 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
     expect(pack.ruleset.rules.map((r: any) => r.id)).toEqual(['price_range_1y', 'inventory_surprise', 'managed_money_percentile', 'spread_vs_history']);
   });
 
-  it('is deterministic: same stored inputs give the same digest and a byte-identical pack apart from provenance', async () => {
+  it('is deterministic: the default view is byte-identical for the same stored inputs, cold or warm', async () => {
     const first = await get('/v1/decision/energy'); // served from the read cache
     stack.services.cache.clear();
-    const second = await get('/v1/decision/energy'); // read again from the store
-    expect(second.body.inputs_digest).toEqual(first.body.inputs_digest);
-    expect(withoutProvenance(second.body)).toBe(withoutProvenance(first.body));
-    // provenance alone differs: the first answer came from the cache, the second did not
-    expect(first.body.signals[0].evaluations[0].inputs[0].provenance.cache_hit).toBe(true);
-    expect(second.body.signals[0].evaluations[0].inputs[0].provenance.cache_hit).toBe(false);
+    const cold = await fetch(`${stack.url}/v1/decision/energy`); // read again from the store
+    const second = await fetch(`${stack.url}/v1/decision/energy`); // and from the cache
+    const [coldText, warmText] = [await cold.text(), await second.text()];
+    expect(coldText).toBe(warmText);
+    expect(coldText).toBe(JSON.stringify(first.body));
+    // every input is a reference that can be checked: instrument, as_of, value, unit, quality
+    expect(first.body.signals[0].evaluations[0].inputs[0]).toEqual({ instrument: 'CL', as_of: '2025-06-16', value: 70, unit: 'USD/bbl', quality: 'official' });
+    expect(first.body).toMatchObject({ view: 'compact', full_view: '/v1/decision/energy?view=full' });
+    // view=full carries each input's per-call provenance: only that differs between a cold and a warm call
+    stack.services.cache.clear();
+    const fullCold = await get('/v1/decision/energy?view=full');
+    const fullWarm = await get('/v1/decision/energy?view=full');
+    expect(fullWarm.body.inputs_digest).toEqual(first.body.inputs_digest);
+    expect(withoutProvenance(fullWarm.body)).toBe(withoutProvenance(fullCold.body));
+    expect(fullCold.body.signals[0].evaluations[0].inputs[0].provenance.cache_hit).toBe(false);
+    expect(fullWarm.body.signals[0].evaluations[0].inputs[0].provenance.cache_hit).toBe(true);
   });
 
   it('a changed stored input changes the digest', async () => {
@@ -96,7 +106,7 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
   it('GET /v1/decision/all bundles every sector; a sector without data is listed, not fatal', async () => {
     await seed(stack.services.store, monthlySeries('GC', '2025-11', [2600, 2700, 2800, 2900, 3000, 3100, 3200, 3300, 3400, 3500, 3600, 3700, 4087.19]));
     stack.services.cache.clear();
-    const res = await get('/v1/decision/all');
+    const res = await get('/v1/decision/all?view=full');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ pack: 'decision', sector: 'all', rules_version: RULES_VERSION });
     expect(res.body.sectors.map((s: any) => s.sector)).toEqual(['energy', 'metals', 'ags']);
@@ -108,7 +118,11 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
     expect(res.body.sectors[2].signals).toEqual([]);
     expect(res.body.summary).toMatchObject({ instruments: 8, bullish: 4, bearish: 2 });
     // the energy part is the energy pack
-    const energy = await get('/v1/decision/energy');
-    expect(withoutProvenance(res.body.sectors[0])).toBe(withoutProvenance({ ...energy.body, ruleset: undefined, disclaimer: undefined }));
+    const energy = await get('/v1/decision/energy?view=full');
+    expect(withoutProvenance(res.body.sectors[0])).toBe(withoutProvenance({ ...energy.body, ruleset: undefined, disclaimer: undefined, view: undefined }));
+    // the default view of the bundle is under 32 KB
+    const compact = await get('/v1/decision/all');
+    expect(compact.body).toMatchObject({ view: 'compact', full_view: '/v1/decision/all?view=full' });
+    expect(Buffer.byteLength(JSON.stringify(compact.body))).toBeLessThan(32 * 1024);
   });
 });

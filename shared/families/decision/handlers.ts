@@ -1,11 +1,13 @@
 /**
  * Route handlers of the decision family: /v1/decision/{sector} and /v1/decision/all.
- * A pack is deterministic: same stored inputs -> byte-identical body apart from provenance.
+ * A pack is deterministic: the same stored inputs give the same signals and digest; the default
+ * (compact) view is byte-identical, view=full adds each input's per-call provenance.
  */
 import { RULESET, buildAllPack, buildSectorPack, type SectorInputs } from '../../analytics/decision';
 import { SECTORS, type Sector } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, RouteHandler } from '../../http/types';
+import type { Observation } from '../../observation/schema';
 import { loadSectorInputs } from './load';
 
 const DISCLAIMER = 'Mechanical signals computed from published data by the documented rules; not investment advice.';
@@ -21,18 +23,41 @@ const requireSomeInput = (inputs: readonly SectorInputs[], label: string): void 
   }
 };
 
-const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, services }) => {
+type SectorPack = ReturnType<typeof buildSectorPack>;
+
+/** An input by reference: what identifies and checks it, without per-call provenance. */
+const refOf = (o: Observation) => ({ instrument: o.instrument, as_of: o.as_of, value: o.value, unit: o.unit, quality: o.quality });
+
+/**
+ * The compact (default) view of a pack: every rule input by reference. It holds nothing that
+ * depends on the call (cache hits, retrieval times, next releases), so the same stored inputs
+ * give the same bytes.
+ */
+const compactPack = (pack: SectorPack) => ({
+  ...pack,
+  signals: pack.signals.map((s) => ({ ...s, evaluations: s.evaluations.map((e) => ({ ...e, inputs: e.inputs.map(refOf) })) })),
+});
+
+const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, query, services }) => {
   const sector = params.sector as Sector;
   const inputs = await loadSectorInputs(services, sector);
   requireSomeInput([inputs], sector);
-  return { body: { ...buildSectorPack(inputs), ruleset: RULESET, disclaimer: DISCLAIMER } };
+  const pack = buildSectorPack(inputs);
+  const about = { ruleset: RULESET, disclaimer: DISCLAIMER };
+  if (query.view === 'full') return { body: { ...pack, ...about, view: 'full' as const } };
+  return { body: { ...compactPack(pack), ...about, view: 'compact' as const, full_view: `/v1/decision/${sector}?view=full` } };
 };
 
-const allPack: RouteHandler<'GET /v1/decision/all'> = async ({ services }) => {
+const allPack: RouteHandler<'GET /v1/decision/all'> = async ({ query, services }) => {
   const inputs: SectorInputs[] = [];
   for (const s of SECTORS) inputs.push(await loadSectorInputs(services, s));
   requireSomeInput(inputs, 'all');
-  return { body: { ...buildAllPack(inputs), ruleset: RULESET, disclaimer: DISCLAIMER } };
+  const pack = buildAllPack(inputs);
+  const about = { ruleset: RULESET, disclaimer: DISCLAIMER };
+  if (query.view === 'full') return { body: { ...pack, ...about, view: 'full' as const } };
+  return {
+    body: { ...pack, sectors: pack.sectors.map(compactPack), ...about, view: 'compact' as const, full_view: '/v1/decision/all?view=full' },
+  };
 };
 
 const decisionHandlers: FamilyHandlers<'decision'> = Object.freeze({
