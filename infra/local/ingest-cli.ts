@@ -1,5 +1,9 @@
 /**
  * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]`
+ * `npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD`
+ *
+ * `repair` removes a bad range of one series (e.g. `PRICE#CL`, `INV#crude_ex_spr`) so that a
+ * re-run of its source writes the good figures back; it prints what it removed.
  *
  * Runs one source (or all) through the real ingestion path into the local store: the running
  * `npm start` store when it answers on DYNAMODB_PORT, otherwise the on-disk store under .data/.
@@ -14,7 +18,9 @@ import { runSource } from '../../shared/sources/runner';
 import { ensureTables } from './embedded-store';
 import { connectLocalStore } from './store-connection';
 
-const USAGE = 'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]';
+const USAGE =
+  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD';
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -22,6 +28,9 @@ const { values, positionals } = parseArgs({
     live: { type: 'boolean', default: false },
     since: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
+    series: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
   },
 });
 
@@ -32,6 +41,18 @@ const fail = (msg: string): never => {
 
 const [target] = positionals;
 if (!target) fail(`${USAGE}\nsources: ${Object.keys(ADAPTERS).join(', ')}`);
+
+if (target === 'repair') {
+  const { series, from, to } = values;
+  if (!series || !from || !to || !DATE.test(from) || !DATE.test(to) || from > to) fail(`repair needs --series and a --from..--to date range\n${USAGE}`);
+  const { endpoint, close } = await connectLocalStore(process.env);
+  const config = loadConfig({ OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits', ...process.env, DYNAMODB_ENDPOINT: endpoint });
+  await ensureTables(endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
+  const removed = await createServices(config).store.deleteRange(series!, from!, to!);
+  console.log(`removed ${removed} observation(s) of ${series} dated ${from}..${to}; re-run its source to write the good figures back`);
+  await close();
+  process.exit(0);
+}
 if (values.since && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) fail(`--since must be YYYY-MM-DD\n${USAGE}`);
 const concurrency = Number(values.concurrency);
 if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) fail('--concurrency must be 1..16');

@@ -33,6 +33,7 @@ const SourceFreshness = z
     stale: z.boolean(),
     last_error: z.string().nullable(),
     next_release_at: IsoDateTimeSchema.nullable(),
+    quarantined: z.array(z.strictObject({ series: z.string(), as_of: IsoDateSchema, value: z.number().nullable(), reason: z.string() })),
   })
   .meta({ id: 'SourceFreshness', description: 'One source: last attempt and success, age, staleness, next release.' });
 

@@ -7,6 +7,9 @@ import type { Config } from '../config';
 import { SOURCE_KEY_NAMES } from '../config/env-keys';
 import { ObservationSchema } from '../observation/schema';
 import type { ObservationStore, SeriesItem } from '../store/observation-store';
+import { seriesKey } from '../catalog/series-keys';
+import { isoDate } from '../dates';
+import { futureDated, quarantine } from './guards';
 import { nextRelease } from './schedule';
 import { SourceFormatError, type FetchLike, type SourceAdapter } from './types';
 
@@ -80,6 +83,13 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
       validateItems(out, p.name);
       return out;
     });
+    const ahead = futureDated(items, isoDate(now));
+    if (ahead.length > 0) {
+      const first = ahead[0]!;
+      throw new SourceFormatError(
+        `${def.id}: ${ahead.length} observation(s) dated after tomorrow (e.g. ${first.seriesKey} ${first.observation.as_of}); the run is refused`,
+      );
+    }
   } catch (err) {
     // The error is stored and served by /health: no configured secret may survive into it.
     const message = redactSecrets(err instanceof Error ? err.message : String(err), opts.config);
@@ -92,15 +102,27 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
     });
     return { source: def.id, status: 'failed', items: 0, message };
   }
-  const written = await opts.store.upsertMany(items);
+  const { keep, held } = quarantine(items, await previousPoints(opts.store, items));
+  const written = await opts.store.upsertMany(keep);
   await opts.store.putRunStatus({
     source: def.id,
     last_attempt_at: now.toISOString(),
     last_success_at: now.toISOString(),
     last_error: null,
     last_items: written,
+    last_quarantined: held.slice(0, MAX_QUARANTINE_LISTED),
   });
-  return { source: def.id, status: 'ok', items: written, message: `${def.id}: ${written} observations written` };
+  const note = held.length > 0 ? `; ${held.length} implausible price(s) quarantined` : '';
+  return { source: def.id, status: 'ok', items: written, message: `${def.id}: ${written} observations written${note}` };
+};
+
+const MAX_QUARANTINE_LISTED = 20;
+
+/** The newest stored point of each price series in `items`, for the jump guard's first comparison. */
+const previousPoints = async (store: ObservationStore, items: readonly SeriesItem[]) => {
+  const series = [...new Set(items.map((i) => i.seriesKey).filter((k) => k.startsWith(seriesKey.price(''))))];
+  const latest = new Map(await Promise.all(series.map(async (k) => [k, await store.latest(k)] as const)));
+  return (k: string) => latest.get(k) ?? null;
 };
 
 /** Run `fn` over `inputs` with at most `limit` in flight (bounded backfill concurrency). */

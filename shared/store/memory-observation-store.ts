@@ -41,6 +41,13 @@ class MemoryObservationStore implements ObservationStore {
     return items.length;
   }
 
+  async deleteRange(key: string, start: string, end: string): Promise<number> {
+    const series = this.series.get(key);
+    const doomed = [...(series?.keys() ?? [])].filter((d) => d >= start && d <= end);
+    for (const d of doomed) series!.delete(d);
+    return doomed.length;
+  }
+
   async getRunStatus(source: string): Promise<SourceRunStatus | null> {
     return this.runs.get(source) ?? null;
   }

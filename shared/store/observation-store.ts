@@ -35,6 +35,8 @@ interface SourceRunStatus {
   last_error: string | null;
   /** Items written by the last successful run. */
   last_items: number | null;
+  /** Prices the last successful run held back as implausible (at most 20 listed), shown in /health. */
+  last_quarantined?: Array<{ series: string; as_of: string; value: number | null; reason: string }>;
 }
 
 interface ObservationStore {
@@ -46,6 +48,8 @@ interface ObservationStore {
   /** Every observation in [start, end], ascending, reading at most `maxItems` (capped says it stopped early). */
   window(seriesKey: string, start: string, end: string, maxItems: number): Promise<{ items: StoredObservation[]; capped: boolean }>;
   upsertMany(items: SeriesItem[]): Promise<number>;
+  /** Removes every observation of a series dated in [start, end] (operator repair); returns how many. */
+  deleteRange(seriesKey: string, start: string, end: string): Promise<number>;
   getRunStatus(source: string): Promise<SourceRunStatus | null>;
   putRunStatus(status: SourceRunStatus): Promise<void>;
 }
@@ -123,19 +127,33 @@ class DynamoObservationStore implements ObservationStore {
   }
 
   async upsertMany(items: SeriesItem[]): Promise<number> {
-    for (let i = 0; i < items.length; i += BATCH_SIZE) {
-      let requests = items.slice(i, i + BATCH_SIZE).map(({ seriesKey, observation }) => ({
-        PutRequest: { Item: { pk: seriesKey, sk: observation.as_of, ...observation } },
-      }));
-      // BatchWriteItem may hand back unprocessed items under throttling; retry them with backoff.
+    await this.batchWrite(items.map(({ seriesKey, observation }) => ({ PutRequest: { Item: { pk: seriesKey, sk: observation.as_of, ...observation } } })));
+    return items.length;
+  }
+
+  async deleteRange(seriesKey: string, start: string, end: string): Promise<number> {
+    const doomed: string[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.range(seriesKey, { start, end, limit: 1000, after });
+      doomed.push(...page.items.map((o) => o.as_of));
+      after = page.next ?? undefined;
+    } while (after);
+    await this.batchWrite(doomed.map((sk) => ({ DeleteRequest: { Key: { pk: seriesKey, sk } } })));
+    return doomed.length;
+  }
+
+  /** BatchWriteItem in chunks of 25; unprocessed items (throttling) are retried with backoff. */
+  private async batchWrite(all: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+    for (let i = 0; i < all.length; i += BATCH_SIZE) {
+      let requests = all.slice(i, i + BATCH_SIZE);
       for (let attempt = 0; requests.length > 0; attempt++) {
         if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} items unprocessed`);
         if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
+        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests as never } }));
         requests = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
       }
     }
-    return items.length;
   }
 
   async getRunStatus(source: string): Promise<SourceRunStatus | null> {

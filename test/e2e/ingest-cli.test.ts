@@ -37,6 +37,19 @@ describe('npm run ingest', () => {
     expect(r.stdout).toContain('skipped eia-spot: live mode needs EIA_API_KEY; skipped');
   });
 
+  it('repair removes a bad range of one series and says how many; a re-run writes the good figures back', () => {
+    // fred's replay holds EURUSD business days through 2025-11-28: the 24th, 25th, 26th and 28th (Thanksgiving, the 27th, has no rate)
+    const removed = run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-11-24', '--to', '2025-11-30');
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('removed 4 observation(s) of PRICE#EURUSD dated 2025-11-24..2025-11-30');
+    expect(run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-11-24', '--to', '2025-11-30').stdout).toContain('removed 0 observation(s)');
+    expect(run('fred').stdout).toContain('ok      fred: 156 observations written');
+    expect(run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-11-24', '--to', '2025-11-30').stdout).toContain('removed 4 observation(s)');
+    const bad = run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-12-01', '--to', '2025-11-01');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/repair needs --series and a --from..--to date range/);
+  });
+
   it('explains its usage on bad arguments', () => {
     const none = run();
     expect(none.status).toBe(2);

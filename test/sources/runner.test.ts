@@ -28,6 +28,7 @@ describe('runSource', () => {
       last_success_at: now.toISOString(),
       last_error: null,
       last_items: 156,
+      last_quarantined: [],
     });
   });
 
@@ -98,6 +99,57 @@ describe('runSource', () => {
     const r = await runSource(broken, { mode: 'replay', store: t.store, config: t.config, now });
     expect(r.status).toBe('failed');
     expect(r.message).toMatch(/not a valid observation.*value/);
+  });
+});
+
+describe('runSource guards: bad source data never reaches an agent', () => {
+  let t: TestStore;
+  const now = new Date('2026-11-21T22:00:00Z');
+  beforeAll(async () => {
+    t = await startTestStore();
+    await runSource(fred, { mode: 'replay', store: t.store, config: t.config, now });
+  });
+  afterAll(async () => t.close());
+
+  /** FRED's samples with one row of EURUSD changed by `edit`. */
+  const editedFred = (edit: (o: { as_of: string; value: number }) => { as_of: string; value: number }): SourceAdapter => ({
+    ...fred,
+    toItems: (p, ctx) =>
+      fred.toItems(p, ctx).map((i, n) => (i.seriesKey === 'PRICE#EURUSD' && n === 0 ? { ...i, observation: { ...i.observation, ...edit(i.observation) } } : i)),
+  });
+
+  it('refuses a whole run with an observation dated after tomorrow; the stored data stays as it was', async () => {
+    const before = await t.store.latest('PRICE#EURUSD');
+    const r = await runSource(
+      editedFred((o) => ({ ...o, as_of: '2099-01-01' })),
+      { mode: 'replay', store: t.store, config: t.config, now },
+    );
+    expect(r.status).toBe('failed');
+    expect(r.message).toBe('fred: 1 observation(s) dated after tomorrow (e.g. PRICE#EURUSD 2099-01-01); the run is refused');
+    expect(await t.store.latest('PRICE#EURUSD')).toEqual(before);
+    expect((await t.store.getRunStatus('fred'))?.last_error).toMatch(/dated after tomorrow/);
+    // tomorrow itself is allowed (a publisher a time zone ahead): 2026-11-22 on 2026-11-21
+    const ok = await runSource(
+      editedFred((o) => ({ ...o, as_of: '2026-11-22' })),
+      { mode: 'replay', store: t.store, config: t.config, now },
+    );
+    expect(ok.status).toBe('ok');
+    expect(await t.store.deleteRange('PRICE#EURUSD', '2026-11-22', '2026-11-22')).toBe(1);
+  });
+
+  it('quarantines an implausible price (outside its band) and writes the rest; /health lists it', async () => {
+    const r = await runSource(
+      editedFred((o) => ({ ...o, value: 7_253_000 })),
+      { mode: 'replay', store: t.store, config: t.config, now },
+    );
+    expect(r).toMatchObject({ status: 'ok', items: 155 });
+    expect(r.message).toMatch(/1 implausible price\(s\) quarantined/);
+    const status = await t.store.getRunStatus('fred');
+    expect(status?.last_quarantined).toEqual([
+      { series: 'PRICE#EURUSD', as_of: expect.any(String), value: 7_253_000, reason: 'outside the plausible band 0..10 USD/EUR' },
+    ]);
+    const held = status!.last_quarantined![0]!;
+    expect((await t.store.range('PRICE#EURUSD', { start: held.as_of, end: held.as_of, limit: 1 })).items[0]?.value).not.toBe(7_253_000);
   });
 });
 

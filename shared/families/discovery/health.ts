@@ -20,6 +20,8 @@ interface SourceFreshness {
   stale: boolean;
   last_error: string | null;
   next_release_at: string | null;
+  /** Prices the last run held back as implausible (not served). */
+  quarantined: NonNullable<SourceRunStatus['last_quarantined']>;
 }
 
 type HealthStatus = 'ok' | 'degraded' | 'down';
@@ -39,6 +41,7 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
     stale: age === null || age > def.maxAgeHours * 3600,
     last_error: status?.last_error ?? null,
     next_release_at: nextRelease(def.schedule, now)?.toISOString() ?? null,
+    quarantined: status?.last_quarantined ?? [],
   };
 };
 
