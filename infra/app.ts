@@ -5,10 +5,13 @@
  *
  * Stacks are environment-agnostic: the account and region are the CLI profile's.
  */
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { readDeployConfig } from './stacks/deploy-config';
 import { addServiceStacks, APP_CONTEXT } from './stacks/service-stacks';
 
 const app = new App({ postCliContext: { ...APP_CONTEXT } });
 addServiceStacks(app, readDeployConfig(app.node));
+// cdk-nag's AwsSolutions pack: a finding that is not acknowledged next to its resource fails the synth.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

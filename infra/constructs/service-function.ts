@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -30,10 +31,22 @@ const ESM_REQUIRE_BANNER = "import { createRequire as __svcCreateRequire } from 
 
 /** Env keys that carry a table name. */
 type TableEnvKey = typeof ENV.OBSERVATIONS_TABLE | typeof ENV.CREDITS_TABLE;
-type TableAccess = 'RO' | 'RW';
+/**
+ * What a function may do on a table, as the exact DynamoDB actions its code issues (no Scan, no
+ * BatchWrite where nothing batches, no table administration):
+ * - READ: routes reading observations (GetItem, Query);
+ * - LEDGER: the payment lanes on the credit table (claims, debits, usage and sales entries, the
+ *   pending index; TransactWriteItems is authorized per contained Put/Update/Delete/ConditionCheck);
+ * - INGEST: ingestion writing observations in batches and its run status.
+ */
+const TABLE_ACTIONS = Object.freeze({
+  READ: ['dynamodb:GetItem', 'dynamodb:Query'],
+  LEDGER: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+  INGEST: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
+} as const);
+type TableAccess = keyof typeof TABLE_ACTIONS;
 
 interface BindTableOptions {
-  /** RO: read data only; RW: read and write data. */
   access: TableAccess;
   envKey: TableEnvKey;
 }
@@ -49,7 +62,7 @@ interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'runtime' | 'ar
  * A NodejsFunction with the service's fixed runtime, bundling, logging and tracing.
  * @example
  * const fn = new ServiceFunction(this, 'PriceFunction', { entry: functionEntry('price') });
- * fn.bindTable(observations, { access: 'RO', envKey: ENV.OBSERVATIONS_TABLE });
+ * fn.bindTable(observations, { access: 'READ', envKey: ENV.OBSERVATIONS_TABLE });
  */
 class ServiceFunction extends NodejsFunction {
   /** Table access granted through bindTable, by env key (read by tests and reviews). */
@@ -59,7 +72,15 @@ class ServiceFunction extends NodejsFunction {
     const { logRetention, bundling, environment, ...rest } = props;
     // An explicit log group (not the implicit /aws/lambda/<name>) so retention is ours and CloudFormation owns it.
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: logRetention ?? RetentionDays.ONE_MONTH });
+    // Its own role instead of AWSLambdaBasicExecutionRole: it may write to its own log group only.
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so * is their only resource',
+    });
     super(scope, id, {
+      role,
       memorySize: 1024,
       timeout: Duration.seconds(28),
       ...rest,
@@ -96,8 +117,7 @@ class ServiceFunction extends NodejsFunction {
    * @returns this, for chaining
    */
   bindTable(table: ITable, opts: BindTableOptions): this {
-    if (opts.access === 'RO') table.grantReadData(this);
-    else table.grantReadWriteData(this);
+    table.grant(this, ...TABLE_ACTIONS[opts.access]);
     this.addEnvironment(opts.envKey, table.tableName);
     this.tableAccess[opts.envKey] = opts.access;
     return this;
@@ -124,8 +144,23 @@ class ServiceFunction extends NodejsFunction {
   }
 }
 
+/**
+ * The role EventBridge Scheduler assumes to invoke one function. CDK's grantInvoke also covers the
+ * function's versions and aliases (`<arn>:*`), which cdk-nag reports; that wildcard is acknowledged
+ * here, next to the role, for exactly this function.
+ */
+const schedulerRoleFor = (scope: Construct, id: string, fn: ServiceFunction): Role => {
+  const role = new Role(scope, id, { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
+  const logicalId = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
+    reason: 'lambda:InvokeFunction on this one function and its versions/aliases (CDK grantInvoke); no other function',
+  });
+  return role;
+};
+
 /** True when every named entry exists (synth fails early with a clear list otherwise). */
 const missingEntries = (names: readonly string[]): string[] => names.filter((n) => !existsSync(functionEntry(n)));
 
-export { ServiceFunction, functionEntry, missingEntries };
+export { ServiceFunction, functionEntry, missingEntries, schedulerRoleFor, TABLE_ACTIONS };
 export type { ServiceFunctionProps, BindTableOptions, TableAccess, TableEnvKey };

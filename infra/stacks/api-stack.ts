@@ -5,7 +5,7 @@
  * charge get write access to the credits table (nonce claims, Pro credits, payment records).
  */
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -16,7 +16,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES, routesOf, type Family } from '../../shared/routes/table';
-import { functionEntry, ServiceFunction } from '../constructs/service-function';
+import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 
 /** True when a family's function takes payments or debits credits (a priced route, or paid MCP tool calls). */
@@ -126,8 +126,8 @@ class ApiStack extends Stack {
         environment: { ...props.config.apiEnvironment },
         logRetention: props.config.logRetention,
       });
-      fn.bindTable(props.observations, { access: 'RO', envKey: ENV.OBSERVATIONS_TABLE });
-      if (familyCharges(family)) fn.bindTable(props.credits, { access: 'RW', envKey: ENV.CREDITS_TABLE });
+      fn.bindTable(props.observations, { access: 'READ', envKey: ENV.OBSERVATIONS_TABLE });
+      if (familyCharges(family)) fn.bindTable(props.credits, { access: 'LEDGER', envKey: ENV.CREDITS_TABLE });
       else fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
       if (family === 'pro' && props.stripe) fn.bindSecret(props.stripe, ENV.STRIPE_SECRET_ARN);
       functions.set(family, fn);
@@ -138,18 +138,22 @@ class ApiStack extends Stack {
     // API-wide permission (scopePermissionToRoute: false): its source ARN api/*/*/* does not match the
     // $default route's api/<stage>/$default, so the JSON 404 would become API Gateway's 500.
     const integrations = new Map([...functions].map(([family, fn]) => [family, new HttpLambdaIntegration(`${pascal(family)}Integration`, fn)]));
-    for (const r of ROUTES) {
-      new HttpRoute(this, `Route ${r.id}`, {
-        httpApi: this.api,
-        routeKey: HttpRouteKey.with(r.path, HttpMethod[r.method]),
-        integration: integrations.get(r.family)!,
+    const routes = ROUTES.map(
+      (r) =>
+        new HttpRoute(this, `Route ${r.id}`, {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.with(r.path, HttpMethod[r.method]),
+          integration: integrations.get(r.family)!,
+        }),
+    );
+    routes.push(new HttpRoute(this, 'Route $default', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration: integrations.get('discovery')! }));
+    for (const route of routes) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'a public pay-per-call API: anyone may call; paid routes authorize each call in the function (x402 payment or Pro key), free routes are discovery documents',
       });
     }
-    new HttpRoute(this, 'Route $default', {
-      httpApi: this.api,
-      routeKey: HttpRouteKey.DEFAULT,
-      integration: integrations.get('discovery')!,
-    });
 
     // Pending x402 settlements (facilitator timed out after broadcasting) are resolved against the
     // chain on a timer, so a buyer's retry of the same header finds them settled or unpaid.
@@ -161,11 +165,11 @@ class ApiStack extends Stack {
       logRetention: props.config.logRetention,
     });
     this.reconciler.bindTableNameOnly(props.observations, ENV.OBSERVATIONS_TABLE);
-    this.reconciler.bindTable(props.credits, { access: 'RW', envKey: ENV.CREDITS_TABLE });
+    this.reconciler.bindTable(props.credits, { access: 'LEDGER', envKey: ENV.CREDITS_TABLE });
     new Schedule(this, 'ReconcilePaymentsSchedule', {
       description: 'x402 pending-settlement reconciliation',
       schedule: ScheduleExpression.rate(Duration.minutes(RECONCILE_EVERY_MINUTES)),
-      target: new LambdaInvoke(this.reconciler, { retryAttempts: 0 }),
+      target: new LambdaInvoke(this.reconciler, { retryAttempts: 0, role: schedulerRoleFor(this, 'ReconcilePaymentsScheduleRole', this.reconciler) }),
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.url, description: 'Base URL of the API' });

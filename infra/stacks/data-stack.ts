@@ -3,7 +3,7 @@
  * holds the source API keys. Everything here is retained when the stack goes, and the tables are
  * deletion-protected, so the API and ingestion stacks can be torn down and redeployed freely.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -61,6 +61,13 @@ class DataStack extends Stack {
       secretObjectValue: {},
       removalPolicy: RemovalPolicy.RETAIN,
     });
+
+    for (const secret of [sourceKeys, this.stripe]) {
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: "third-party API keys (EIA, NASS, FAS, Stripe) issued in the publishers' consoles: they cannot be rotated by a Lambda; operators replace them",
+      });
+    }
 
     new CfnOutput(this, 'ObservationsTableName', { value: this.observations.tableName });
     new CfnOutput(this, 'CreditsTableName', { value: this.credits.tableName });

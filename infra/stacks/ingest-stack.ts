@@ -10,7 +10,7 @@
  * - the scheduler invokes Lambda asynchronously, so a run that throws (status "failed") is retried
  *   by Lambda's async configuration and then recorded in the same queue by the on-failure destination.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, TimeZone, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, TimeZone, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
@@ -21,7 +21,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
 import { SOURCES } from '../../shared/sources/registry';
 import { scheduleExpression } from '../../shared/sources/schedule';
-import { functionEntry, ServiceFunction } from '../constructs/service-function';
+import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 
 /** Retries after the first attempt, and how long a run may still start after its scheduled time. */
@@ -58,6 +58,10 @@ class IngestStack extends Stack {
       retentionPeriod: Duration.days(14),
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'this queue is the dead-letter queue of the ingestion functions and schedules: failed runs end here for an operator (14 days)',
+    });
 
     const functions = new Map<string, ServiceFunction>();
     const schedules = new Map<string, Schedule>();
@@ -74,7 +78,7 @@ class IngestStack extends Stack {
         maxEventAge: MAX_EVENT_AGE,
         onFailure: new SqsDestination(this.deadLetterQueue),
       });
-      fn.bindTable(props.observations, { access: 'RW', envKey: ENV.OBSERVATIONS_TABLE });
+      fn.bindTable(props.observations, { access: 'INGEST', envKey: ENV.OBSERVATIONS_TABLE });
       fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
       fn.bindSecret(props.sourceKeys, ENV.SOURCE_KEYS_SECRET_ARN);
       functions.set(source.id, fn);
@@ -87,6 +91,7 @@ class IngestStack extends Stack {
           retryAttempts: RETRY_ATTEMPTS,
           maxEventAge: MAX_EVENT_AGE,
           deadLetterQueue: this.deadLetterQueue,
+          role: schedulerRoleFor(this, `Ingest${name}ScheduleRole`, fn),
         }),
       });
       schedules.set(source.id, schedule);
