@@ -6,7 +6,7 @@
  * provenance of its inputs (the newest retrieval, cache_hit only when every input was a hit,
  * the shortest TTL).
  */
-import type { Observation } from '../observation/schema';
+import type { AttributeValue, Observation } from '../observation/schema';
 import { daysBetween } from '../dates';
 
 // ---- numbers ------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ interface DeriveSpec {
   subject: Observation;
   /** Observations the figure is computed from (listed in `attributes.inputs`). */
   inputs: readonly Observation[];
-  attributes?: Record<string, string | number | null>;
+  attributes?: Record<string, AttributeValue>;
 }
 
 /** Provenance of a figure computed from several reads. */
@@ -116,6 +116,8 @@ const derive = (spec: DeriveSpec): Observation => {
       method: spec.method,
       inputs: spec.inputs.map((o) => `${o.instrument}@${o.as_of}=${o.value}`).join('; '),
       ...spec.attributes,
+      // A figure computed from a synthetic sample is synthetic too.
+      ...(all.some((o) => o.attributes.synthetic === true) ? { synthetic: true } : {}),
     },
   };
 };

@@ -72,6 +72,21 @@ const INSTRUMENTS: readonly Instrument[] = Object.freeze([
   row('USDCNY', 'Chinese yuan per USD', 'fx', 'CNY/USD', 'eod', null),
 ]);
 
+/**
+ * Where the served cash figure is not what a trader assumes from the code (World Bank Pink Sheet
+ * series; definitions from its Description sheet, see fixtures/worldbank/SOURCE.md). The catalog
+ * and every observation's attributes say so.
+ */
+const CASH_PROXY_NOTES: Readonly<Record<string, string>> = Object.freeze({
+  CT: 'Cotton, A Index (Cotlook A, a physical cotton index), not ICE Cotton No. 2 futures',
+  ZR: 'Rice, Thai 5% broken (milled, Bangkok export quote), not CBOT rough rice futures',
+  ZS: 'Pink Sheet soybeans: U.S.-origin quotes since January 2025 (another origin before), not CBOT futures',
+  ZL: 'Pink Sheet soybean oil: U.S.-origin quotes since January 2025 (another origin before), not CBOT futures',
+  ZM: 'Pink Sheet soybean meal: U.S.-origin quotes since January 2025 (another origin before), not CBOT futures',
+  GC: 'Pink Sheet gold: the spot average of daily rates from June 2025',
+  PL: 'Pink Sheet platinum: the spot average of daily rates from June 2025',
+});
+
 const BY_CODE: ReadonlyMap<string, Instrument> = new Map(INSTRUMENTS.map((i) => [i.code, i]));
 
 /** Look an instrument up by its (already upper-cased) code. */
@@ -86,5 +101,5 @@ const FX_PAIRS: readonly string[] = Object.freeze(instrumentsOf('fx').map((i) =>
 /** Futures roots for /v1/curve/{root} and /v1/spreads/calendar/{root}. */
 const FUTURES_ROOTS: readonly string[] = Object.freeze(INSTRUMENTS.flatMap((i) => (i.futuresRoot ? [i.futuresRoot] : [])));
 
-export { NOT_LIVE, SECTORS, FRESHNESS_CLASSES, INSTRUMENTS, FX_PAIRS, FUTURES_ROOTS, findInstrument, instrumentsOf };
+export { CASH_PROXY_NOTES, NOT_LIVE, SECTORS, FRESHNESS_CLASSES, INSTRUMENTS, FX_PAIRS, FUTURES_ROOTS, findInstrument, instrumentsOf };
 export type { Sector, InstrumentSector, FreshnessClass, Instrument };

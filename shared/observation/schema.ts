@@ -28,7 +28,9 @@ const ProvenanceSchema = z.object({
 type Provenance = z.infer<typeof ProvenanceSchema>;
 
 /** Extra attributes of multi-field records (COT legs, balance-sheet lines); numbers or labels. */
-const AttributesSchema = z.record(z.string(), z.union([z.number(), z.string(), z.null()]));
+/** An attribute value: a figure, a label, a flag (`synthetic: true`) or null. */
+type AttributeValue = string | number | boolean | null;
+const AttributesSchema = z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()]));
 
 const ObservationSchema = z.object({
   instrument: z.string().min(1),
@@ -55,4 +57,4 @@ type Observation = z.infer<typeof ObservationSchema>;
 type StoredObservation = Omit<Observation, 'provenance'> & { retrieved_at: string };
 
 export { QualitySchema, IsoDateSchema, IsoDateTimeSchema, ObservationSchema };
-export type { Quality, SourceRef, Provenance, Observation, StoredObservation };
+export type { Quality, SourceRef, Provenance, Observation, StoredObservation, AttributeValue };

@@ -13,8 +13,8 @@ import type { PaymentRequirementsV2 } from '@x402/core/schemas';
 import type { Config } from '../config';
 import { SERVICE_NAME } from '../docs/identity';
 import { usdToAtomic } from '../routes/pricing';
-import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { bazaarExtension } from './bazaar';
+import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from './payment-id';
 import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
 
@@ -82,7 +82,7 @@ const buildPaymentRequired = (
   resource: { url, description: route.summary, mimeType: route.mimeType, serviceName: SERVICE_NAME, tags: ['commodities', route.family] },
   accepts: [paymentOption(route, path, config)],
   // payment-identifier (optional): a client that names its payment gets idempotent retries.
-  extensions: { ...bazaarExtension(route, path, url), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) },
+  extensions: { ...bazaarExtension(route, path, url), [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() },
 });
 
 /** Standard base64 of UTF-8 JSON, the encoding of every x402 header. */

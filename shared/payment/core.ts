@@ -20,7 +20,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { getAddress, isAddressEqual, type Address } from 'viem';
 import type { Config, X402Network } from '../config';
 import { mapError } from '../errors/error-mapper';
@@ -29,6 +28,7 @@ import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
 import { buildPaymentRequired, encodeX402Header, paymentOption, type PaymentOption } from './challenge';
 import { checkPayment } from './checks';
+import { paymentIdOf } from './payment-id';
 import { FacilitatorUnavailableError, PaymentIdConflictError, SettlementPendingError } from './errors';
 import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator, type FacilitatorClient } from './facilitator';
 import type { ClaimKey, ClaimRecord, PaymentLedger } from './ledger';
@@ -268,18 +268,14 @@ const processPayment = async (req: HttpRequestLike, route: RouteDef, deps: Payme
     maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
   };
   // v1 payloads carry no extensions, so no payment id.
-  const paymentId =
-    // (the schema type of the envelope names networks as plain strings; only `extensions` is read)
-    decoded.envelope.x402Version === 2
-      ? extractAndValidatePaymentIdentifier(decoded.envelope as PaymentPayload)
-      : { id: null, validation: { valid: true, errors: [] } };
-  if (!paymentId.validation.valid) {
+  const paymentId = paymentIdOf(decoded.envelope.x402Version === 2 ? (decoded.envelope.extensions ?? undefined) : undefined);
+  if (!paymentId.ok) {
     return {
       type: 'rejected',
       response: invalidPayment(route, req, config, {
         reason: 'invalid_payment_identifier',
         message: 'the payment-identifier extension is malformed',
-        details: { issues: paymentId.validation.errors ?? [] },
+        details: { issues: paymentId.issues },
       }),
     };
   }

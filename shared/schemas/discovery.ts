@@ -23,6 +23,7 @@ const CatalogBody = z.strictObject({
       freshness_class: FreshnessClass,
       live: z.boolean(),
       not_live_reason: z.string().nullable(),
+      cash_proxy_note: z.string().nullable(),
       source: z.string().nullable(),
       futures_root: z.string().nullable(),
       /** The newest stored observation's as_of; null before the first ingestion or for instruments not served. */

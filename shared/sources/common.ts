@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FreshnessClass } from '../catalog/instruments';
-import type { Quality, StoredObservation } from '../observation/schema';
+import type { AttributeValue, Quality, StoredObservation } from '../observation/schema';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload } from './types';
 
 interface ObservationFields {
@@ -22,7 +22,7 @@ interface ObservationFields {
   retrievedAt: string;
   observed_at?: string | null;
   published_at?: string | null;
-  attributes?: Record<string, number | string | null>;
+  attributes?: Record<string, AttributeValue>;
 }
 
 /**

@@ -111,6 +111,8 @@ const releaseInstant = (weekEnding: string): string => {
 
 const def = findSource('usda-nass-crop-progress')!;
 const SYNTHETIC_NAME = `${def.name} (synthetic sample: not NASS data)`;
+/** Not a US government work: figures made up for the demo, free to use, worth nothing. */
+const SYNTHETIC_LICENSE = 'synthetic sample (made-up figures, not USDA data; no license needed)';
 const PAGE = 'https://www.nass.usda.gov/Publications/National_Crop_Progress/';
 
 interface CropPoint {
@@ -181,10 +183,11 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
     year: c.record.year,
     load_time: c.record.load_time || null,
     published_at_basis: 'NASS regular release: Monday after the week ending, 16:00 ET (Tuesday after a Monday holiday)',
-    ...(synthetic ? { synthetic: 'yes: made-up figures in the Quick Stats format, not NASS data' } : {}),
+    ...(synthetic ? { synthetic: true, synthetic_note: 'made-up figures in the Quick Stats format, not NASS data' } : {}),
   });
   // Synthetic figures must never look official: indicative, and the source name says so.
-  const label = (o: StoredObservation): StoredObservation => (synthetic ? { ...o, source: { ...o.source!, name: SYNTHETIC_NAME } } : o);
+  const label = (o: StoredObservation): StoredObservation =>
+    synthetic ? { ...o, source: { ...o.source!, name: SYNTHETIC_NAME }, license_tag: SYNTHETIC_LICENSE } : o;
   const quality = (q: Quality): Quality => (synthetic ? 'indicative' : q);
 
   const items: SeriesItem[] = progress.map((p) => ({
@@ -260,5 +263,5 @@ const usdaNassCropProgress: SourceAdapter = {
   toItems,
 };
 
-export { usdaNassCropProgress, parseQuickStats, classPrefix };
+export { usdaNassCropProgress, parseQuickStats, classPrefix, SYNTHETIC_LICENSE };
 export type { QuickStatsRecord };

@@ -23,6 +23,7 @@
  *   an annual figure: it is served on /v1/fundamentals/usgs, never as PRICE#PA.
  */
 import { parse } from 'csv-parse/sync';
+import type { AttributeValue } from '../observation/schema';
 import type { SeriesItem } from '../store/observation-store';
 import { seriesKey } from '../catalog/series-keys';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
@@ -298,7 +299,7 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   const known = EDITIONS[edition];
   return points.flatMap((p) => {
     if (p.parsed.value === null) return [];
-    const attributes: Record<string, string | number | null> = {
+    const attributes: Record<string, AttributeValue> = {
       frequency: 'annual',
       year: p.year,
       edition: `MCS ${edition}`,

@@ -24,7 +24,7 @@
  */
 import ExcelJS from 'exceljs';
 import * as z from 'zod';
-import { findInstrument } from '../catalog/instruments';
+import { CASH_PROXY_NOTES, findInstrument } from '../catalog/instruments';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, parseNumber, payloadText, readSamples } from './common';
@@ -138,6 +138,8 @@ interface PinkSheetColumn {
   col: number;
   /** Name in row 5, trimmed (e.g. "Rice, Thai 5%"). */
   name: string;
+  /** The series code exactly as the sheet writes it (`Zinc`, not `ZINC`): the publisher's id. */
+  publishedCode: string;
 }
 
 interface PinkSheet {
@@ -184,7 +186,7 @@ const parsePinkSheet = (grid: Grid, name: string): PinkSheet => {
     if (unit !== series.publishedUnit) {
       throw new SourceFormatError(`${name}: ${series.wb} is published in ${JSON.stringify(unit)}, expected ${series.publishedUnit}`);
     }
-    return { series, col, name: text(rows[codeRow - 2]![col]) || series.wb };
+    return { series, col, name: text(rows[codeRow - 2]![col]) || series.wb, publishedCode: text(rows[codeRow]![col]) };
   });
 
   const seen = new Set<string>();
@@ -235,11 +237,18 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   const sheet = parsePinkSheet(parseGridPayload(payload), payload.name);
   const publishedAt = `${sheet.updatedOn}T00:00:00.000Z`;
   return sheet.months.flatMap(({ period, asOf, values }) =>
-    sheet.columns.flatMap(({ series, name }) => {
+    sheet.columns.flatMap(({ series, name, publishedCode }) => {
       const raw = values.get(series.code);
       if (raw === null || raw === undefined) return [];
       const instrument = findInstrument(series.code)!;
-      const base = { wb_series: name, period, published_unit: series.publishedUnit.replace(/[()]/g, ''), published_on: sheet.updatedOn };
+      const proxy = CASH_PROXY_NOTES[series.code];
+      const base = {
+        wb_series: name,
+        period,
+        published_unit: series.publishedUnit.replace(/[()]/g, ''),
+        published_on: sheet.updatedOn,
+        ...(proxy ? { cash_proxy_note: proxy } : {}),
+      };
       const converted = series.conversion
         ? {
             value: convert(raw, series.conversion),
@@ -257,7 +266,7 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
             as_of: asOf,
             freshness_class: instrument.freshness,
             quality: converted.quality,
-            series_id: series.wb,
+            series_id: publishedCode,
             url: LANDING_PAGE,
             retrievedAt: payload.retrievedAt,
             published_at: publishedAt,

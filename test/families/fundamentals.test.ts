@@ -150,6 +150,11 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       });
       expect(planted.previous_report).toMatchObject({ as_of: '2025-06-01', value: 88 });
       expect(planted.change_vs_previous_report).toMatchObject({ value: 6, unit: 'percentage points', quality: 'derived' });
+      // computed from synthetic figures: synthetic too, under the synthetic license tag
+      for (const o of [planted.latest, planted.change_vs_previous_report, planted.five_year_average]) {
+        expect(o.attributes.synthetic).toBe(true);
+        expect(o.license_tag).toMatch(/^synthetic sample/);
+      }
       expect(planted.year_ago).toMatchObject({ as_of: '2024-06-09', value: 86 });
       expect(planted.change_vs_year_ago.value).toBe(8);
       expect(planted.five_year_average).toMatchObject({ value: 84, attributes: { periods: '2024-06-09,2023-06-11,2022-06-12,2021-06-13,2020-06-14' } });

@@ -82,7 +82,8 @@ describe('NASS Quick Stats crop progress parser', () => {
       expect(observation.source?.name).toMatch(/synthetic sample/);
       expect(observation.quality).toBe('indicative');
       expect(observation.derived).toBe(false);
-      expect(observation.attributes.synthetic).toMatch(/^yes/);
+      expect(observation.attributes.synthetic).toBe(true);
+      expect(observation.license_tag).toMatch(/^synthetic sample/);
     }
     expect(readFileSync(`${SAMPLES_DIR}usda-nass-crop-progress/README.md`, 'utf8')).toMatch(/SYNTHETIC/);
     // Real payloads are not labelled.

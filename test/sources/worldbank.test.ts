@@ -29,7 +29,7 @@ describe('World Bank Pink Sheet parser', () => {
       source: { series_id: 'GOLD', url: 'https://www.worldbank.org/en/research/commodity-markets' },
       attributes: { period: '2025M11', published_unit: '$/troy oz', published_on: '2025-12-02' },
     });
-    expect(find(items, 'ZN', '2025-11-01')).toMatchObject({ value: 3176.84, unit: 'USD/metric ton', source: { series_id: 'ZINC' } });
+    expect(find(items, 'ZN', '2025-11-01')).toMatchObject({ value: 3176.84, unit: 'USD/metric ton', source: { series_id: 'Zinc' } }); // the sheet's own code
     expect(find(items, 'IO', '2025-11-01')).toMatchObject({ value: 102.48, unit: 'USD/dmtu', quality: 'official' });
   });
 

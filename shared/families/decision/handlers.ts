@@ -8,6 +8,8 @@ import { SECTORS, type Sector } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import type { Observation } from '../../observation/schema';
+import type { Services } from '../../services';
+import { computedOnce } from '../computed-cache';
 import { loadSectorInputs } from './load';
 
 const DISCLAIMER = 'Mechanical signals computed from published data by the documented rules; not investment advice.';
@@ -38,26 +40,40 @@ const compactPack = (pack: SectorPack) => ({
   signals: pack.signals.map((s) => ({ ...s, evaluations: s.evaluations.map((e) => ({ ...e, inputs: e.inputs.map(refOf) })) })),
 });
 
-const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, query, services }) => {
-  const sector = params.sector as Sector;
+const ABOUT = { ruleset: RULESET, disclaimer: DISCLAIMER };
+
+const sectorPackOf = async (services: Services, sector: Sector) => {
   const inputs = await loadSectorInputs(services, sector);
   requireSomeInput([inputs], sector);
-  const pack = buildSectorPack(inputs);
-  const about = { ruleset: RULESET, disclaimer: DISCLAIMER };
-  if (query.view === 'full') return { body: { ...pack, ...about, view: 'full' as const } };
-  return { body: { ...compactPack(pack), ...about, view: 'compact' as const, full_view: `/v1/decision/${sector}?view=full` } };
+  return buildSectorPack(inputs);
 };
 
-const allPack: RouteHandler<'GET /v1/decision/all'> = async ({ query, services }) => {
+const allPackOf = async (services: Services) => {
   const inputs: SectorInputs[] = [];
   for (const s of SECTORS) inputs.push(await loadSectorInputs(services, s));
   requireSomeInput(inputs, 'all');
-  const pack = buildAllPack(inputs);
-  const about = { ruleset: RULESET, disclaimer: DISCLAIMER };
-  if (query.view === 'full') return { body: { ...pack, ...about, view: 'full' as const } };
-  return {
-    body: { ...pack, sectors: pack.sectors.map(compactPack), ...about, view: 'compact' as const, full_view: '/v1/decision/all?view=full' },
-  };
+  return buildAllPack(inputs);
+};
+
+const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, query, services }) => {
+  const sector = params.sector as Sector;
+  if (query.view === 'full') return { body: { ...(await sectorPackOf(services, sector)), ...ABOUT, view: 'full' as const } };
+  const body = await computedOnce(services, `decision:${sector}`, async () => ({
+    ...compactPack(await sectorPackOf(services, sector)),
+    ...ABOUT,
+    view: 'compact' as const,
+    full_view: `/v1/decision/${sector}?view=full`,
+  }));
+  return { body };
+};
+
+const allPack: RouteHandler<'GET /v1/decision/all'> = async ({ query, services }) => {
+  if (query.view === 'full') return { body: { ...(await allPackOf(services)), ...ABOUT, view: 'full' as const } };
+  const body = await computedOnce(services, 'decision:all', async () => {
+    const pack = await allPackOf(services);
+    return { ...pack, sectors: pack.sectors.map(compactPack), ...ABOUT, view: 'compact' as const, full_view: '/v1/decision/all?view=full' };
+  });
+  return { body };
 };
 
 const decisionHandlers: FamilyHandlers<'decision'> = Object.freeze({

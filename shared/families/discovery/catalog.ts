@@ -2,7 +2,7 @@
  * The catalog body: every instrument, whether it is live, and what each of its routes costs,
  * generated from the catalog and the route table.
  */
-import { INSTRUMENTS, NOT_LIVE, FX_PAIRS, FUTURES_ROOTS } from '../../catalog/instruments';
+import { CASH_PROXY_NOTES, INSTRUMENTS, NOT_LIVE, FX_PAIRS, FUTURES_ROOTS } from '../../catalog/instruments';
 import { COT_INSTRUMENTS } from '../../catalog/cot-markets';
 import { INVENTORY_SERIES } from '../../catalog/inventory';
 import type { Config } from '../../config';
@@ -40,6 +40,7 @@ const buildCatalog = (config: Config, latest: ReadonlyMap<string, string | null>
     freshness_class: i.freshness,
     live: i.sourceId !== null,
     not_live_reason: NOT_LIVE[i.code] ?? null,
+    cash_proxy_note: CASH_PROXY_NOTES[i.code] ?? null,
     source: i.sourceId,
     futures_root: i.futuresRoot,
     latest_as_of: latest.get(i.code) ?? null,

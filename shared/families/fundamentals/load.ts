@@ -14,10 +14,13 @@ import { seriesKey } from '../../catalog/series-keys';
 import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../../analytics/fundamentals-methods';
 import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
-import type { Observation } from '../../observation/schema';
+import type { AttributeValue, Observation } from '../../observation/schema';
 import { CROP_COMMODITIES, CROP_STATISTICS, ESR_COMMODITY_SLUGS, WASDE_COMMODITIES } from '../../catalog/fundamentals';
 import { USGS_SERIES } from '../../sources/usgs-mcs';
 import { addDays } from '../../dates';
+
+/** An attribute shown as a report label (a flag is not a label, so it reads as text). */
+const labelOf = (v: AttributeValue | undefined): string | number | null => (v === undefined || v === null ? null : typeof v === 'boolean' ? String(v) : v);
 
 // ---- cached reads -------------------------------------------------------------------------
 
@@ -105,7 +108,7 @@ const loadWasde = async (services: Services, commodity?: string) => {
           : `${my} is not in the ${previous.attributes.report_month ?? previous.as_of} report (first projected in ${latest.attributes.report_month ?? latest.as_of})`;
         return {
           market_year: my,
-          status: now.attributes.status ?? null,
+          status: labelOf(now.attributes.status),
           lines: WASDE_LINES.flatMap(({ statistic, label }) => {
             const line = lines.get(statistic);
             if (!line) return [];
@@ -126,10 +129,10 @@ const loadWasde = async (services: Services, commodity?: string) => {
       }),
     );
     const meta = (o: Observation) => ({
-      report_month: o.attributes.report_month ?? null,
+      report_month: labelOf(o.attributes.report_month),
       as_of: o.as_of,
       published_at: o.published_at,
-      wasde_number: o.attributes.wasde_number ?? null,
+      wasde_number: labelOf(o.attributes.wasde_number),
     });
     return {
       found: {
@@ -235,9 +238,9 @@ const esrLine = (item: Observation, commodity: string, statistic: string): Obser
     value: v,
     attributes: {
       statistic,
-      market_year: a.market_year ?? null,
+      market_year: labelOf(a.market_year),
       countries: a.countries ?? null,
-      scope: a.scope ?? null,
+      scope: labelOf(a.scope),
       method: a.method ?? null,
       published_at_basis: a.published_at_basis ?? null,
     },
@@ -280,9 +283,9 @@ const loadExportSales = async (services: Services, commodity?: string) => {
       found: {
         commodity: c,
         week_ending: inputs.latest.as_of,
-        market_year: a.market_year ?? null,
+        market_year: labelOf(a.market_year),
         published_at: inputs.latest.published_at,
-        scope: a.scope ?? null,
+        scope: labelOf(a.scope),
         unit: inputs.latest.unit,
         lines,
       },
@@ -325,7 +328,7 @@ const loadUsgs = async (services: Services, commodity?: string) => {
     return {
       found: {
         commodity: c,
-        edition: newest.attributes.edition ?? null,
+        edition: labelOf(newest.attributes.edition),
         published_at: newest.published_at,
         statistics,
         statistics_without_data: series

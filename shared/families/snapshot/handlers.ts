@@ -9,6 +9,7 @@ import { findInstrument } from '../../catalog/instruments';
 import { isoDate } from '../../dates';
 import { STALE_RULE } from '../../observation/staleness';
 import type { Services } from '../../services';
+import { computedOnce } from '../computed-cache';
 import { headlineInstrument, sectorHeadline, type StaleContext } from '../headline';
 import { SECTOR_SOURCES, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
 
@@ -36,23 +37,36 @@ const compactStaleness = (full: Awaited<ReturnType<typeof loadStaleness>>, figur
 
 const sectorSnapshot: RouteHandler<'GET /v1/snapshot/{sector}'> = async ({ params, query, services }) => {
   const sector = params.sector as Sector;
+  if (query.view === 'full') {
+    const parts = await loadSectorParts(services, sector);
+    if (!parts.hasData) throw noData(sector, parts.body.missing);
+    const staleness = await loadStaleness(services, SECTOR_SOURCES[sector], parts.body.instruments.observations);
+    return { body: { ...parts.body, view: 'full' as const, staleness } };
+  }
+  return { body: await computedOnce(services, `snapshot:${sector}`, () => compactSector(services, sector)) };
+};
+
+/** A sector's compact snapshot, computed from its full parts. */
+const compactSector = async (services: Services, sector: Sector) => {
   const parts = await loadSectorParts(services, sector);
   if (!parts.hasData) throw noData(sector, parts.body.missing);
   const staleness = await loadStaleness(services, SECTOR_SOURCES[sector], parts.body.instruments.observations);
-  if (query.view === 'full') return { body: { ...parts.body, view: 'full' as const, staleness } };
   const previous = await loadPrevious(services, parts.body.instruments.observations);
   const headline = sectorHeadline(parts.body, previous, staleContext(services, staleness.stale_sources));
   return {
-    body: {
-      ...headline,
-      view: 'compact' as const,
-      full_view: `/v1/snapshot/${sector}?view=full`,
-      staleness: compactStaleness(staleness, [...headline.instruments, ...headline.fundamentals]),
-    },
+    ...headline,
+    view: 'compact' as const,
+    full_view: `/v1/snapshot/${sector}?view=full`,
+    staleness: compactStaleness(staleness, [...headline.instruments, ...headline.fundamentals]),
   };
 };
 
-const allSnapshot: RouteHandler<'GET /v1/snapshot/all'> = async ({ query, services }) => {
+const allSnapshot: RouteHandler<'GET /v1/snapshot/all'> = async ({ query, services }) =>
+  query.view === 'full'
+    ? { body: await allBody(services, 'full') }
+    : { body: await computedOnce(services, 'snapshot:all', () => allBody(services, 'compact')) };
+
+const allBody = async <V extends 'compact' | 'full'>(services: Services, view: V) => {
   const parts = [];
   for (const s of SECTORS) parts.push(await loadSectorParts(services, s));
   const fx = await loadInstruments(services, 'fx');
@@ -60,16 +74,14 @@ const allSnapshot: RouteHandler<'GET /v1/snapshot/all'> = async ({ query, servic
   const observations = [...parts.flatMap((p) => p.body.instruments.observations), ...fx.observations];
   const staleness = await loadStaleness(services, [...SECTORS.flatMap((s) => SECTOR_SOURCES[s]), ...SECTOR_SOURCES.fx], observations);
   const as_of = observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
-  if (query.view === 'full') {
+  if (view === 'full') {
     return {
-      body: {
-        sector: 'all' as const,
-        as_of,
-        sectors: parts.map((p) => p.body),
-        fx: { count: fx.count, observations: fx.observations, missing: fx.missing },
-        view: 'full' as const,
-        staleness,
-      },
+      sector: 'all' as const,
+      as_of,
+      sectors: parts.map((p) => p.body),
+      fx: { count: fx.count, observations: fx.observations, missing: fx.missing },
+      view: 'full' as const,
+      staleness,
     };
   }
   const previous = await loadPrevious(services, observations);
@@ -77,15 +89,13 @@ const allSnapshot: RouteHandler<'GET /v1/snapshot/all'> = async ({ query, servic
   const sectors = parts.map((p) => sectorHeadline(p.body, previous, ctx));
   const fxLines = fx.observations.map((o) => headlineInstrument(o, previous.get(o.instrument) ?? null, ctx));
   return {
-    body: {
-      sector: 'all' as const,
-      as_of,
-      sectors,
-      fx: fxLines,
-      view: 'compact' as const,
-      full_view: '/v1/snapshot/all?view=full',
-      staleness: compactStaleness(staleness, [...sectors.flatMap((s) => [...s.instruments, ...s.fundamentals]), ...fxLines]),
-    },
+    sector: 'all' as const,
+    as_of,
+    sectors,
+    fx: fxLines,
+    view: 'compact' as const,
+    full_view: '/v1/snapshot/all?view=full',
+    staleness: compactStaleness(staleness, [...sectors.flatMap((s) => [...s.instruments, ...s.fundamentals]), ...fxLines]),
   };
 };
 
