@@ -1,13 +1,13 @@
 /**
- * The stateful part: both DynamoDB tables (key schema from shared/store/tables.ts) and the secret that
- * holds the source API keys. Everything here is retained when the stack goes, and the tables are
- * deletion-protected, so the API and ingestion stacks can be torn down and redeployed freely.
+ * The stateful part: both DynamoDB tables (key schema from shared/store/tables.ts) and the secrets
+ * (one per source API key, one for Stripe). Everything here is retained when the stack goes, and the
+ * tables are deletion-protected, so the API and ingestion stacks can be torn down and redeployed freely.
  */
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { SOURCE_KEY_NAMES } from '../../shared/config/env-keys';
+import { SOURCES } from '../../shared/sources/registry';
 import { CREDITS_TABLE, OBSERVATIONS_TABLE, type KeyAttr, type TableDef } from '../../shared/store/tables';
 import type { DeployConfig } from './deploy-config';
 
@@ -29,15 +29,22 @@ const tableFromDef = (scope: Construct, def: TableDef): Table =>
     ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
   });
 
+/** The env keys the registry's sources require (one secret each), and which sources use each. */
+const sourceKeyNames = (): string[] => [...new Set(SOURCES.flatMap((s) => (s.requiresKey ? [s.requiresKey] : [])))];
+const usersOf = (name: string): string =>
+  SOURCES.filter((s) => s.requiresKey === name)
+    .map((s) => s.id)
+    .join(', ');
+
 /**
- * Tables and the source-keys secret.
+ * Tables, the source-key secrets and the Stripe secret.
  * @example const data = new DataStack(app, 'commodity-data-prod-data', { config });
  */
 class DataStack extends Stack {
   readonly observations: ITable;
   readonly credits: ITable;
-  /** JSON object of source API keys (names: SOURCE_KEY_NAMES); the value is set by an operator, not by CDK. */
-  readonly sourceKeys: ISecret;
+  /** The secret of each source API key a registry source requires, by env key; values are set by an operator. */
+  readonly sourceKeys: ReadonlyMap<string, ISecret>;
   /** Stripe keys of the Pro checkout as JSON {STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET}; "{}" until an operator sets it. */
   readonly stripe: ISecret;
 
@@ -46,14 +53,22 @@ class DataStack extends Stack {
     this.observations = tableFromDef(this, OBSERVATIONS_TABLE);
     this.credits = tableFromDef(this, CREDITS_TABLE);
 
-    // Created holding "{}" (no keys: live runs of keyed sources are skipped, not failed). CloudFormation
-    // only writes the value on creation, so a value put later with the CLI survives every deploy.
-    const sourceKeys = new Secret(this, 'SourceKeys', {
-      secretName: `${props.config.stackPrefix}/source-keys`,
-      description: `Source API keys as JSON; allowed names: ${SOURCE_KEY_NAMES.join(', ')}`,
-      secretObjectValue: {},
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    // One secret per source API key, so each ingestion function may read its own source's key only
+    // (IAM cannot split one JSON secret). Each holds JSON {"<NAME>": "…"}, the format the config loader
+    // reads. Created holding "{}" (no key: live runs of that source are skipped, not failed);
+    // CloudFormation only writes the value on creation, so a value put later survives every deploy.
+    const sourceKeys = new Map<string, ISecret>();
+    for (const name of sourceKeyNames()) {
+      const secretName = `${props.config.stackPrefix}/source-keys/${name}`;
+      const secret = new Secret(this, `SourceKey${name}`, {
+        secretName,
+        description: `${name} of ${usersOf(name)} as JSON {"${name}": "…"}; read by that ingestion only`,
+        secretObjectValue: {},
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      sourceKeys.set(name, secret);
+      new CfnOutput(this, `${name}SecretName`, { value: secretName });
+    }
     this.sourceKeys = sourceKeys;
     this.stripe = new Secret(this, 'Stripe', {
       secretName: `${props.config.stackPrefix}/stripe`,
@@ -62,7 +77,7 @@ class DataStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    for (const secret of [sourceKeys, this.stripe]) {
+    for (const secret of [...sourceKeys.values(), this.stripe]) {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: "third-party API keys (EIA, NASS, FAS, Stripe) issued in the publishers' consoles: they cannot be rotated by a Lambda; operators replace them",
@@ -71,7 +86,6 @@ class DataStack extends Stack {
 
     new CfnOutput(this, 'ObservationsTableName', { value: this.observations.tableName });
     new CfnOutput(this, 'CreditsTableName', { value: this.credits.tableName });
-    new CfnOutput(this, 'SourceKeysSecretName', { value: `${props.config.stackPrefix}/source-keys` });
     new CfnOutput(this, 'StripeSecretName', { value: `${props.config.stackPrefix}/stripe` });
   }
 }

@@ -34,7 +34,8 @@ interface IngestStackProps extends StackProps {
   config: DeployConfig;
   observations: ITable;
   credits: ITable;
-  sourceKeys: ISecret;
+  /** Secret of each source API key, by env key (DataStack.sourceKeys). */
+  sourceKeys: ReadonlyMap<string, ISecret>;
   /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
   entry?: (name: string) => string;
 }
@@ -80,7 +81,12 @@ class IngestStack extends Stack {
       });
       fn.bindTable(props.observations, { access: 'INGEST', envKey: ENV.OBSERVATIONS_TABLE });
       fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
-      fn.bindSecret(props.sourceKeys, ENV.SOURCE_KEYS_SECRET_ARN);
+      // Its own source's key only: a keyless source gets no secret, the EIA functions never see NASS's key.
+      if (source.requiresKey) {
+        const secret = props.sourceKeys.get(source.requiresKey);
+        if (!secret) throw new Error(`${source.id}: no secret for ${source.requiresKey}`);
+        fn.bindSecret(secret, ENV.SOURCE_KEYS_SECRET_ARN);
+      }
       functions.set(source.id, fn);
 
       const schedule = new Schedule(this, `Ingest${name}Schedule`, {

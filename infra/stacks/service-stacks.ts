@@ -49,7 +49,7 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
   const description = (what: string) => `Commodity data service (${config.stage}): ${what}`;
   const data = new DataStack(app, `${p}-data`, {
     config,
-    description: description('tables and source-keys secret'),
+    description: description('tables, source-key and Stripe secrets'),
     terminationProtection: config.stage === 'prod',
   });
   const api = new ApiStack(app, `${p}-api`, {

@@ -23,6 +23,8 @@ const ConfigSchema = z
     [ENV.OBSERVATIONS_TABLE]: z.string().min(1),
     [ENV.CREDITS_TABLE]: z.string().min(1),
     [ENV.DYNAMODB_ENDPOINT]: z.string().url().optional(),
+    // Per attempt (3 attempts): a stalled store fails the call inside the request budget.
+    [ENV.STORE_TIMEOUT_MS]: z.coerce.number().int().min(100).max(20_000).default(3_000),
     [ENV.AWS_REGION]: z.string().min(1).default('us-east-1'),
     [ENV.X402_ENFORCE]: truthy,
     [ENV.X402_NETWORK]: X402NetworkSchema.default('eip155:84532'),

@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { SOURCE_KEY_NAMES } from './env-keys';
 import { loadConfig, type Config } from './index';
 
-/** The env keys the source-keys secret may hold. */
+/** The env keys a source-key secret may hold (each secret holds one of them in production). */
 type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
 
 // Strict: a misspelt name ("EIA_KEY") would otherwise be dropped silently and the source skipped forever.

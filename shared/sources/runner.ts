@@ -73,7 +73,9 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
             onProgress: opts.onProgress,
             now,
           })
-        : await adapter.samples();
+        : // A replay is a retrieval by this service now: retrieved_at says when it happened, not
+          // when the sample was recorded (its figures keep their own as_of and published_at).
+          (await adapter.samples()).map((p) => ({ ...p, retrievedAt: now.toISOString() }));
     if (payloads.length === 0) throw new SourceFormatError(`${def.id}: no payloads`);
     const next = nextRelease(def.schedule, now);
     const ctx = { def, nextReleaseAt: next ? next.toISOString() : null, now };

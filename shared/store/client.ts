@@ -7,20 +7,17 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config';
 
 /**
- * Every store call is bounded: a store that stops answering fails the call in seconds (the
- * request then answers 503 and nothing is charged) instead of holding a paid request past API
- * Gateway's 29 s. Three attempts of at most 3 s each fit inside the request budget with room for
- * the release that follows.
+ * Build a document client for a configuration. Every store call is bounded: a store that stops
+ * answering fails the call in seconds (the request then answers 503 and nothing is charged)
+ * instead of holding a paid request past API Gateway's 29 s. Three attempts of STORE_TIMEOUT_MS
+ * (default 3 s) fit inside the request budget with room for the release that follows.
  */
-const STORE_TIMEOUTS = { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true };
-
-/** Build a document client for a configuration. */
-const createDocumentClient = (config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'AWS_REGION'>): DynamoDBDocumentClient => {
+const createDocumentClient = (config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'AWS_REGION'> & Partial<Pick<Config, 'STORE_TIMEOUT_MS'>>): DynamoDBDocumentClient => {
   const local = config.DYNAMODB_ENDPOINT;
   const client = new DynamoDBClient({
     region: config.AWS_REGION,
     maxAttempts: 3,
-    requestHandler: STORE_TIMEOUTS,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: config.STORE_TIMEOUT_MS ?? 3_000, throwOnRequestTimeout: true },
     ...(local ? { endpoint: local, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, {

@@ -152,10 +152,15 @@ describe('CDK app (staging)', () => {
       );
     });
 
-    it('has exactly the two tables, and retained source-keys and Stripe secrets created without any key in them', () => {
+    it('has exactly the two tables, and retained secrets created without any key in them: one per required source key, one for Stripe', () => {
       s.templates.data.resourceCountIs('AWS::DynamoDB::Table', 2);
       const secrets = Object.values(s.templates.data.findResources('AWS::SecretsManager::Secret')) as any[];
-      expect(secrets.map((x) => String(x.Properties.Name).split('/').pop()).sort()).toEqual(['source-keys', 'stripe']);
+      expect(secrets.map((x) => String(x.Properties.Name).replace(/^commodity-data-staging\//, '')).sort()).toEqual([
+        'source-keys/EIA_API_KEY',
+        'source-keys/FAS_API_KEY',
+        'source-keys/NASS_API_KEY',
+        'stripe',
+      ]);
       for (const secret of secrets) expect(secret).toMatchObject({ DeletionPolicy: 'Retain', Properties: { SecretString: '{}' } });
     });
   });
@@ -204,8 +209,10 @@ describe('CDK app (staging)', () => {
       }
     });
 
-    it('lets ingestion write observations and read the source-keys secret, and nothing on credits', () => {
-      const secretId = logicalId(s.data, s.data.sourceKeys);
+    it('lets ingestion upsert observations (no delete, no scan), read its own source key only, and nothing on credits', () => {
+      const keySecrets = [...s.data.sourceKeys].map(([name, secret]) => [name, logicalId(s.data, secret)] as const);
+      expect(keySecrets.map(([name]) => name).sort()).toEqual(['EIA_API_KEY', 'FAS_API_KEY', 'NASS_API_KEY']);
+      expect(SOURCES.some((src) => !src.requiresKey)).toBe(true);
       for (const source of SOURCES) {
         const id = ingestId(source.id);
         expect([...actionsOn(s.templates.ingest, id, obsId(), s.templates.data)].sort(), source.id).toEqual([
@@ -215,9 +222,15 @@ describe('CDK app (staging)', () => {
           'dynamodb:Query',
         ]);
         expect(actionsOn(s.templates.ingest, id, creditsId(), s.templates.data), source.id).toEqual([]);
-        expect(actionsOn(s.templates.ingest, id, secretId, s.templates.data), source.id).toContain('secretsmanager:GetSecretValue');
         const env = envOf(s.templates.ingest.toJSON().Resources[id]);
-        expect(refersTo(env[ENV.SOURCE_KEYS_SECRET_ARN], secretId, s.templates.data), source.id).toBe(true);
+        for (const [name, secretId] of keySecrets) {
+          const actions = actionsOn(s.templates.ingest, id, secretId, s.templates.data);
+          if (name === source.requiresKey) {
+            expect(actions, `${source.id} ${name}`).toContain('secretsmanager:GetSecretValue');
+            expect(refersTo(env[ENV.SOURCE_KEYS_SECRET_ARN], secretId, s.templates.data), source.id).toBe(true);
+          } else expect(actions, `${source.id} ${name}`).toEqual([]);
+        }
+        if (!source.requiresKey) expect(env, source.id).not.toHaveProperty(ENV.SOURCE_KEYS_SECRET_ARN);
       }
     });
   });

@@ -51,9 +51,10 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
         X402_ENFORCE: '1',
         X402_LOCAL_CHAIN: '1',
         X402_FACILITATOR_TIMEOUT_MS: '4000',
+        STORE_TIMEOUT_MS: '3000', // as on AWS: three attempts fit the request budget
       },
       // The service reaches its store through the proxy; the test's own ledger does not.
-      overrides: { doc: createDocumentClient({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${proxy.port}`, AWS_REGION: 'us-east-1' }) },
+      overrides: { doc: createDocumentClient({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${proxy.port}`, AWS_REGION: 'us-east-1', STORE_TIMEOUT_MS: 3_000 }) },
     });
     net = stack.payments!;
     ledger = new DynamoPaymentLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
