@@ -18,6 +18,8 @@ import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES, routesOf, type Family } from '../../shared/routes/table';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
+import { addApiAlarms, addDashboard } from './observability';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 
 /** True when a family's function takes payments or debits credits (a priced route, or paid MCP tool calls). */
 const familyCharges = (family: Family): boolean => routesOf(family).some((r) => r.priceKey !== null || r.usesCredits === true);
@@ -74,6 +76,8 @@ class ApiStack extends Stack {
   readonly url: string;
   /** Scheduled resolver of pending x402 settlements. */
   readonly reconciler: ServiceFunction;
+  /** 5xx and unresolved payments (infra/stacks/observability.ts). */
+  readonly alarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -171,6 +175,9 @@ class ApiStack extends Stack {
       schedule: ScheduleExpression.rate(Duration.minutes(RECONCILE_EVERY_MINUTES)),
       target: new LambdaInvoke(this.reconciler, { retryAttempts: 0, role: schedulerRoleFor(this, 'ReconcilePaymentsScheduleRole', this.reconciler) }),
     });
+
+    this.alarms = addApiAlarms(this, { api: this.api, namespace: props.config.metricsNamespace });
+    addDashboard(this, { name: `${props.config.stackPrefix}`, namespace: props.config.metricsNamespace, api: this.api });
 
     new CfnOutput(this, 'ApiUrl', { value: this.url, description: 'Base URL of the API' });
   }

@@ -39,10 +39,12 @@ interface DeployConfig {
   stage: Stage;
   /** Prefix of the stack names, e.g. "commodity-data-prod". */
   stackPrefix: string;
-  /** STAGE plus the X402_* variables of every API function. */
+  /** STAGE, METRICS_NAMESPACE and the X402_* variables of every API function. */
   apiEnvironment: Readonly<Record<string, string>>;
-  /** STAGE for the ingestion functions. */
+  /** STAGE and METRICS_NAMESPACE for the ingestion functions. */
   ingestEnvironment: Readonly<Record<string, string>>;
+  /** CloudWatch namespace of the business metrics, e.g. CommodityData/prod. */
+  metricsNamespace: string;
   logRetention: RetentionDays;
 }
 
@@ -95,8 +97,10 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
   }
 
   const network = NETWORK_OF_STAGE[stage] ?? NETWORK_OF_STAGE.dev;
+  const metricsNamespace = `CommodityData/${stage}`;
   const x402: Record<string, string | undefined> = {
     [ENV.STAGE]: stage,
+    [ENV.METRICS_NAMESPACE]: metricsNamespace,
     [ENV.X402_ENFORCE]: enforce ? '1' : '0',
     [ENV.X402_NETWORK]: network,
     [ENV.X402_PAY_TO]: ctx.payTo || undefined,
@@ -131,7 +135,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     stage,
     stackPrefix: `commodity-data-${stage}`,
     apiEnvironment: Object.freeze(definedOnly(x402)),
-    ingestEnvironment: Object.freeze({ [ENV.STAGE]: stage }),
+    ingestEnvironment: Object.freeze({ [ENV.STAGE]: stage, [ENV.METRICS_NAMESPACE]: metricsNamespace }),
+    metricsNamespace,
     logRetention: (days as RetentionDays | undefined) ?? (stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_MONTH),
   };
 };

@@ -23,6 +23,8 @@ import { SOURCES } from '../../shared/sources/registry';
 import { scheduleExpression } from '../../shared/sources/schedule';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
+import { addIngestAlarms } from './observability';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 
 /** Retries after the first attempt, and how long a run may still start after its scheduled time. */
 const RETRY_ATTEMPTS = 2;
@@ -48,6 +50,8 @@ class IngestStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly schedules: ReadonlyMap<string, Schedule>;
   readonly deadLetterQueue: Queue;
+  /** Failed runs and stale sources (infra/stacks/observability.ts). */
+  readonly alarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: IngestStackProps) {
     super(scope, id, props);
@@ -104,6 +108,8 @@ class IngestStack extends Stack {
     }
     this.functions = functions;
     this.schedules = schedules;
+
+    this.alarms = addIngestAlarms(this, { failures: this.deadLetterQueue, namespace: props.config.metricsNamespace, sources: SOURCES });
 
     new CfnOutput(this, 'IngestFailuresQueueUrl', { value: this.deadLetterQueue.queueUrl });
   }

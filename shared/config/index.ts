@@ -25,6 +25,8 @@ const ConfigSchema = z
     [ENV.DYNAMODB_ENDPOINT]: z.string().url().optional(),
     // Per attempt (3 attempts): a stalled store fails the call inside the request budget.
     [ENV.STORE_TIMEOUT_MS]: z.coerce.number().int().min(100).max(20_000).default(3_000),
+    // CloudWatch namespace of the business metrics; unset (local runtime, tests): none are emitted.
+    [ENV.METRICS_NAMESPACE]: z.string().min(1).max(255).optional(),
     [ENV.AWS_REGION]: z.string().min(1).default('us-east-1'),
     [ENV.X402_ENFORCE]: truthy,
     [ENV.X402_NETWORK]: X402NetworkSchema.default('eip155:84532'),

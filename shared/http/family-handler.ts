@@ -58,6 +58,13 @@ class ResponseValidationError extends Error {
   }
 }
 
+/** Flushes the invocation's business metrics last, whatever the outcome (middy runs `after` in reverse). */
+const metricsLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+  name: 'metricsLayer',
+  after: async () => services().metrics.publish(),
+  onError: async () => services().metrics.publish(),
+});
+
 /** Error layer: the only place errors become responses. */
 const errorLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'errorLayer',
@@ -176,6 +183,7 @@ const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandle
   if (missing.length) throw new Error(`family ${family} has no handler for: ${missing.join(', ')}`);
 
   const stack = middy<Event, Result, Error, ServiceContext>()
+    .use(metricsLayer(services))
     .use(errorLayer(services))
     .use(routeLayer(family, services))
     .use(paymentMiddleware({ services }))

@@ -5,6 +5,7 @@
  * then gets the data of a payment found settled.
  */
 import { logger } from '../observability/logger';
+import { METRIC, type MetricsSink } from '../observability/metrics';
 import type { PaymentDeps } from './core';
 import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type ChainReader, type ReconcileReport } from './reconcile';
 
@@ -12,7 +13,7 @@ import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type Chain
  * One reconciliation pass over the process's payment services (ledger, facilitator, clock).
  * @param chain injectable for tests; default reads X402_RPC_URL or the network's public RPC
  */
-const runReconciliation = async (payment: PaymentDeps, chain?: ChainReader): Promise<ReconcileReport> => {
+const runReconciliation = async (payment: PaymentDeps, chain?: ChainReader, metrics?: MetricsSink): Promise<ReconcileReport> => {
   const { config } = payment;
   const report = await reconcilePendingPayments({
     ledger: payment.ledger,
@@ -21,6 +22,9 @@ const runReconciliation = async (payment: PaymentDeps, chain?: ChainReader): Pro
     now: payment.now,
     log: payment.log,
   });
+  // Open after the pass: an alarm fires when payments stay unresolved (infra/stacks/observability.ts).
+  metrics?.count(METRIC.pendingAfterReconcile, report.stillPending.length);
+  metrics?.publish();
   logger.info('x402 reconciliation pass', {
     checked: report.checked,
     settled: report.settled.length,

@@ -8,6 +8,7 @@ import { DynamoCreditLedger } from '../pro/credit-ledger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig, type Config } from '../config';
 import { logger } from '../observability/logger';
+import { createMetrics, type MetricsSink } from '../observability/metrics';
 import { createFacilitatorClient } from '../payment/facilitator';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import type { PaymentDeps, PaymentLog } from '../payment/core';
@@ -29,6 +30,8 @@ interface Services {
   payment: PaymentDeps;
   /** Clock, injectable so that time-dependent answers are testable. */
   now: () => Date;
+  /** Business metrics (dropped unless METRICS_NAMESPACE is set). */
+  metrics: MetricsSink;
 }
 
 /** Parts a caller may supply instead of the defaults (in-memory stores, fake facilitator, fixed clock). */
@@ -38,6 +41,7 @@ interface ServiceOverrides {
   cache?: ReadCache;
   payment?: Partial<PaymentDeps>;
   now?: () => Date;
+  metrics?: MetricsSink;
 }
 
 /** The service logger behind the payment core's small logging port. */
@@ -67,7 +71,8 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     log: overrides.payment?.log ?? paymentLog,
   };
   const cache = overrides.cache ?? new ReadCache();
-  return { config, doc, store, reader: new ObservationReader(store, cache), cache, payment, now };
+  const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, 'commodity-data');
+  return { config, doc, store, reader: new ObservationReader(store, cache), cache, payment, now, metrics };
 };
 
 let coldStart: Services | undefined;

@@ -13,6 +13,7 @@ import type { Config } from '../config';
 import { loadConfigWithSecrets } from '../config/secrets';
 import { logger } from '../observability/logger';
 import { findAdapter } from './adapters';
+import { createMetrics, METRIC, type MetricsSink } from '../observability/metrics';
 import { redactSecrets, runSource, type RunResult } from './runner';
 import type { FetchLike, SourceAdapter } from './types';
 import { createDocumentClient } from '../store/client';
@@ -65,6 +66,9 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
       throw err;
     }));
 
+  let metrics: MetricsSink | undefined;
+  const metricsOf = (cfg: Config): MetricsSink => (metrics ??= createMetrics(cfg.METRICS_NAMESPACE, 'commodity-data-ingest'));
+
   let defaultStore: ObservationStore | undefined;
   const storeOf = (cfg: Config): ObservationStore => {
     if (opts.store) return opts.store(cfg);
@@ -98,6 +102,10 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
     });
     const result: RunResult = { ...raw, message: redactSecrets(raw.message, cfg) };
     const fields = { source: result.source, status: result.status, items: result.items, since: parsed.data?.since ?? null };
+    // A source with no successful run in its cadence raises the stale-source alarm (infra/stacks/observability.ts).
+    metricsOf(cfg).count(result.status === 'failed' ? METRIC.ingestFailed : METRIC.ingestOk, 1, { source: id });
+    if (result.quarantined) metricsOf(cfg).count(METRIC.quarantined, result.quarantined, { source: id });
+    metricsOf(cfg).publish();
     if (result.status === 'failed') {
       logger.error(result.message, fields);
       throw new IngestionFailedError(result.message);

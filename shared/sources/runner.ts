@@ -31,6 +31,8 @@ interface RunResult {
   status: 'ok' | 'skipped' | 'failed';
   items: number;
   message: string;
+  /** Prices held back by the guards (ok runs). */
+  quarantined?: number;
 }
 
 const StoredItemSchema = ObservationSchema.omit({ provenance: true });
@@ -115,7 +117,7 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
     last_quarantined: held.slice(0, MAX_QUARANTINE_LISTED),
   });
   const note = held.length > 0 ? `; ${held.length} implausible price(s) quarantined` : '';
-  return { source: def.id, status: 'ok', items: written, message: `${def.id}: ${written} observations written${note}` };
+  return { source: def.id, status: 'ok', items: written, message: `${def.id}: ${written} observations written${note}`, quarantined: held.length };
 };
 
 const MAX_QUARANTINE_LISTED = 20;

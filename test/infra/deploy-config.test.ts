@@ -22,8 +22,13 @@ describe('readDeployConfig', () => {
     const cfg = readDeployConfig(ctx({}));
     expect(cfg.stage).toBe('dev');
     expect(cfg.stackPrefix).toBe('commodity-data-dev');
-    expect(cfg.apiEnvironment).toEqual({ [ENV.STAGE]: 'dev', [ENV.X402_ENFORCE]: '0', [ENV.X402_NETWORK]: 'eip155:84532' });
-    expect(cfg.ingestEnvironment).toEqual({ [ENV.STAGE]: 'dev' });
+    expect(cfg.apiEnvironment).toEqual({
+      [ENV.STAGE]: 'dev',
+      [ENV.METRICS_NAMESPACE]: 'CommodityData/dev',
+      [ENV.X402_ENFORCE]: '0',
+      [ENV.X402_NETWORK]: 'eip155:84532',
+    });
+    expect(cfg.ingestEnvironment).toEqual({ [ENV.STAGE]: 'dev', [ENV.METRICS_NAMESPACE]: 'CommodityData/dev' });
     expect(cfg.logRetention).toBe(RetentionDays.ONE_MONTH);
   });
 
@@ -33,6 +38,7 @@ describe('readDeployConfig', () => {
     );
     expect(cfg.apiEnvironment).toEqual({
       [ENV.STAGE]: 'staging',
+      [ENV.METRICS_NAMESPACE]: 'CommodityData/staging',
       [ENV.X402_ENFORCE]: '1',
       [ENV.X402_NETWORK]: 'eip155:84532',
       [ENV.X402_PAY_TO]: PAY_TO,

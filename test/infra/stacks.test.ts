@@ -235,6 +235,36 @@ describe('CDK app (staging)', () => {
     });
   });
 
+  it('alarms on 5xx, unresolved payments, failed ingestion and each source without a success in its cadence; one dashboard', () => {
+    const alarms = (t: Synthesized['templates']['api']) => Object.values(t.findResources('AWS::CloudWatch::Alarm')) as any[];
+    const api = alarms(s.templates.api);
+    expect(api.map((a) => a.Properties.MetricName).sort()).toEqual(['5xx', 'PendingSettlementsOpen']);
+    expect(api.find((a) => a.Properties.MetricName === 'PendingSettlementsOpen').Properties).toMatchObject({
+      Namespace: 'CommodityData/staging',
+      EvaluationPeriods: 3,
+      Threshold: 1,
+    });
+    const ingest = alarms(s.templates.ingest);
+    expect(ingest.find((a) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')?.Properties).toMatchObject({ Threshold: 1 });
+    const stale = ingest.filter((a) => a.Properties.MetricName === 'IngestRunsSucceeded');
+    const watched = SOURCES.filter((src) => src.maxAgeHours <= 168);
+    expect(stale.map((a) => a.Properties.Dimensions[0].Value).sort()).toEqual(watched.map((src) => src.id).sort());
+    for (const a of stale) {
+      const src = SOURCES.find((x) => x.id === a.Properties.Dimensions[0].Value)!;
+      // no success in the source's max age: evaluation periods x 6 h covers it, and no data is a breach
+      expect(a.Properties.EvaluationPeriods * a.Properties.Period, src.id).toBeGreaterThanOrEqual(src.maxAgeHours * 3600);
+      expect(a.Properties.EvaluationPeriods * a.Properties.Period, src.id).toBeLessThanOrEqual(7 * 24 * 3600);
+      expect(a.Properties).toMatchObject({ TreatMissingData: 'breaching', ComparisonOperator: 'LessThanThreshold', Namespace: 'CommodityData/staging' });
+    }
+    s.templates.api.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    // every function is told where to emit
+    for (const [, t] of Object.entries(s.templates)) {
+      for (const fn of Object.values(t.findResources('AWS::Lambda::Function')) as any[]) {
+        expect(envOf(fn)[ENV.METRICS_NAMESPACE]).toBe('CommodityData/staging');
+      }
+    }
+  });
+
   it('gives only the Pro function the Stripe secret (read permission and STRIPE_SECRET_ARN), and no Stripe key in any environment', () => {
     const secretId = logicalId(s.data, s.data.stripe);
     for (const family of FAMILIES) {

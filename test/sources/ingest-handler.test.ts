@@ -45,7 +45,7 @@ describe('ingestion handler (functions/ingest.ts)', () => {
 
     const result = await handler({ source: 'fred', since: '2026-11-01' });
 
-    expect(result).toEqual({ source: 'fred', status: 'ok', items: 3, message: 'fred: 3 observations written' });
+    expect(result).toEqual({ source: 'fred', status: 'ok', items: 3, message: 'fred: 3 observations written', quarantined: 0 });
     expect(await t.store.latest('PRICE#EURUSD')).toMatchObject({ as_of: '2026-11-20', value: 1.0842, retrieved_at: NOW.toISOString() });
     expect(urls).toHaveLength(3);
     for (const u of urls) expect(u).toContain('cosd=2026-11-01'); // the event's backfill start reached the adapter
