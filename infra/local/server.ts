@@ -3,8 +3,8 @@
  * builds the payload-2.0 event and calls the family's Lambda handler: the same middy stack and
  * handler map a Lambda entry (functions/) builds, composed here with the local services.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { FAMILY_HANDLERS } from '../../shared/families';
 import { createFamilyHandler, type FamilyLambdaHandler } from '../../shared/http/family-handler';
 import { FAMILIES, matchRoute, type Family } from '../../shared/routes';
@@ -30,6 +30,43 @@ const jsonError = (status: number, code: string, message: string) => ({
   body: JSON.stringify({ error: { code, message, retryable: false, request_id: 'local-edge', details: {} } }),
 });
 
+/**
+ * The request target as a URL. Origin-form targets are appended to our own origin rather than
+ * resolved against it, so `//host/x` stays a path (API Gateway's rawPath) instead of naming a
+ * host; absolute-form targets are parsed as they are. Anything else (`*`, authority-form) is null.
+ */
+const requestUrl = (target: string, host: string): URL | null => {
+  try {
+    return new URL(target.startsWith('/') ? `http://${host}${target}` : target);
+  } catch {
+    return null;
+  }
+};
+
+/** What node's parser refused, answered the way API Gateway answers it: a status and a JSON error body. */
+const CLIENT_ERRORS: Record<string, [status: number, code: string, message: string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'the request was not received in time'],
+  HPE_HEADERS_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'the request headers were not received in time'],
+};
+
+/**
+ * node:http answers a request its parser refuses (bad request line, header or framing; oversized
+ * headers) with a bare status line; API Gateway answers such requests with JSON, so we do too.
+ */
+const answerClientError = (err: NodeJS.ErrnoException, socket: Socket): void => {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'BAD_REQUEST', 'malformed HTTP request'];
+  const { body } = jsonError(status, code, message);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncache-control: no-store\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+};
+
 interface LocalServer {
   server: Server;
   url: string;
@@ -43,7 +80,8 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
     try {
       // API Gateway refuses over-long request lines before any Lambda runs.
       if ((req.url ?? '').length > MAX_URL_LENGTH) return writeResult(res, jsonError(414, 'URI_TOO_LONG', 'request URL is too long'));
-      const url = new URL(req.url ?? '/', `http://${host}`);
+      const url = requestUrl(req.url ?? '/', host);
+      if (!url) return writeResult(res, jsonError(400, 'BAD_REQUEST', 'the request target is not a path'));
       const method = (req.method ?? 'GET').toUpperCase();
       const match = matchRoute(method, url.pathname);
       if (match === 'method') return writeResult(res, jsonError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`));
@@ -64,6 +102,7 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
       else res.end();
     }
   });
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

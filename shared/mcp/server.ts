@@ -4,6 +4,7 @@
  * handlers as HTTP, in-process, after the same input validation and payment decision.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import * as z from 'zod';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { mapError } from '../errors/error-mapper';
@@ -94,6 +95,9 @@ const callTool = async (name: string, args: Record<string, unknown>, meta: Recor
   return dataResult(result.body, settled.receipt ? { [PAYMENT_RESPONSE_META_KEY]: settled.receipt } : { [PRO_BUDGET_META_KEY]: settled.budget });
 };
 
+/** tools/call by its method alone; the params are checked by the SDK's tools/call wrapper (-32602). */
+const ToolsCallMethodSchema = z.looseObject({ method: z.literal('tools/call') });
+
 const buildServer = (ctx: CallContext): Server => {
   const { services } = ctx;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
@@ -108,7 +112,13 @@ const buildServer = (ctx: CallContext): Server => {
       _meta: { route: t.route.id, price_usd: t.route.priceUsd },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx));
+  // Registered under a schema that names only the method: the SDK parses a request with the
+  // registered schema before its own tools/call check, and a failed parse there is a JSON-RPC
+  // -32603 internal error; its check answers bad params as -32602, as the protocol says.
+  server.setRequestHandler(ToolsCallMethodSchema, (raw) => {
+    const req = CallToolRequestSchema.parse(raw);
+    return callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx);
+  });
   return server;
 };
 
