@@ -95,12 +95,32 @@ const callTool = async (name: string, args: Record<string, unknown>, meta: Recor
   return dataResult(result.body, settled.receipt ? { [PAYMENT_RESPONSE_META_KEY]: settled.receipt } : { [PRO_BUDGET_META_KEY]: settled.budget });
 };
 
-/** tools/call by its method alone; the params are checked by the SDK's tools/call wrapper (-32602). */
-const ToolsCallMethodSchema = z.looseObject({ method: z.literal('tools/call') });
+type SetRequestHandler = Server['setRequestHandler'];
+
+/**
+ * The SDK's Server, except that a request whose params fail its method's schema is answered
+ * JSON-RPC -32602 (invalid params), as the protocol says. The SDK parses each request with the
+ * registered schema outside any handler, where a failed parse becomes -32603 (internal error), so
+ * every handler (the SDK's own initialize and ping too) is registered under a schema that names
+ * only its method and parses the request itself.
+ */
+class ParamsCheckingServer extends Server {
+  override setRequestHandler(...[schema, handler]: Parameters<SetRequestHandler>): ReturnType<SetRequestHandler> {
+    const full = schema as unknown as z.ZodType & { shape: { method: { value: string } } };
+    const method = full.shape.method.value;
+    const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as typeof schema;
+    const checked = (request: unknown, extra: unknown) => {
+      const parsed = full.safeParse(request);
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid ${method} request: ${z.prettifyError(parsed.error)}`);
+      return (handler as (r: unknown, e: unknown) => unknown)(parsed.data, extra);
+    };
+    return super.setRequestHandler(byMethod, checked as typeof handler);
+  }
+}
 
 const buildServer = (ctx: CallContext): Server => {
   const { services } = ctx;
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new ParamsCheckingServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
       name: t.name,
@@ -112,13 +132,7 @@ const buildServer = (ctx: CallContext): Server => {
       _meta: { route: t.route.id, price_usd: t.route.priceUsd },
     })),
   }));
-  // Registered under a schema that names only the method: the SDK parses a request with the
-  // registered schema before its own tools/call check, and a failed parse there is a JSON-RPC
-  // -32603 internal error; its check answers bad params as -32602, as the protocol says.
-  server.setRequestHandler(ToolsCallMethodSchema, (raw) => {
-    const req = CallToolRequestSchema.parse(raw);
-    return callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx);
-  });
+  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx));
   return server;
 };
 

@@ -20,7 +20,7 @@ import { startTestStack } from '../helpers/stack';
 
 const SEED = 42;
 /** Runs per property: bounded so the file stays well under a minute on a busy 2-core machine. */
-const RUNS = { paths: 120, query: 120, headers: 120, mcp: 80, raw: 40 };
+const RUNS = { paths: 400, query: 300, headers: 300, pro: 150, x402: 150, mcp: 250, raw: 100 };
 const TIMEOUT_MS = 120_000;
 
 interface RawResponse {
@@ -206,7 +206,7 @@ const routePath: fc.Arbitrary<string> = fc
   .tuple(
     fc.constantFrom(...TEMPLATES),
     fc.array(segment, { minLength: 4, maxLength: 4 }),
-    fc.constantFrom('none', 'literal', 'append', 'trailing', 'double', 'prefix', 'dots'),
+    fc.constantFrom('none', 'none', 'none', 'none', 'literal', 'append', 'trailing', 'double', 'prefix', 'dots'),
     segment,
   )
   .map(([template, segs, twist, extra]) => {
@@ -235,6 +235,14 @@ const routePath: fc.Arbitrary<string> = fc
         break;
     }
     return path;
+  });
+
+/** A route shape with catalog values in its `{params}`: the query and Pro-key fuzzing reach the handlers. */
+const validRoutePath: fc.Arbitrary<string> = fc
+  .tuple(fc.constantFrom(...TEMPLATES), fc.array(fc.constantFrom(...GOOD_SEGMENTS), { minLength: 2, maxLength: 2 }))
+  .map(([template, segs]) => {
+    let i = 0;
+    return template.replace(/\{\w+\}/g, () => segs[i++]!);
   });
 
 const anyPath: fc.Arbitrary<string> = fc.oneof(
@@ -418,11 +426,49 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
   });
 
   describe('regressions found by the fuzzer (plain examples)', () => {
+    const MCP = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+    it('a request target starting with // is a path, not a host: 404 JSON (was 500: new URL("//[", base) threw)', async () => {
+      const res = await sendRaw(stack.url, 'GET //[ HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(res.status).toBe(404);
+      expectWellFormed(res, 'GET //[');
+    });
+
+    it('a target naming another host through // reaches no route: 404 JSON (was served as /v1/price/CL)', async () => {
+      const res = await sendRaw(stack.url, 'GET //evil.example/v1/price/CL HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(res.status).toBe(404);
+      expectWellFormed(res, 'GET //evil.example/v1/price/CL');
+    });
+
+    it('two 12 KB payment headers: 431 with a JSON body (was a bare 431 from node:http)', async () => {
+      const big = 'QUFB'.repeat(3000);
+      const res = await send(stack.url, 'GET', '/v1/price/CL', { 'payment-signature': big, 'x-payment': big });
+      expect(res.status).toBe(431);
+      expectWellFormed(res, 'two 12 KB payment headers');
+    });
+
+    it('a NUL in the header block: 400 with a JSON body (was a bare 400 from node:http)', async () => {
+      const res = await sendRaw(stack.url, 'GET / HTTP/1.1\r\n\u0000\r\n\r\n');
+      expect(res.status).toBe(400);
+      expectWellFormed(res, 'NUL header line');
+    });
+
     it.each([
-      ['GET', '/v1/price/CL'],
-      ['GET', '/v1/price/..%2F..%2Fetc%2Fpasswd'],
-    ])('%s %s', async (m, path) => {
-      expectWellFormed(await send(stack.url, m, path), `${m} ${path}`, m);
+      ['arguments that are not an object', { name: 'get_price', arguments: 0 }],
+      ['no tool name', {}],
+    ])('tools/call with %s is JSON-RPC -32602 invalid params (was -32603 internal error)', async (_n, params) => {
+      const res = await send(stack.url, 'POST', '/api/mcp', MCP, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }));
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.text).error).toMatchObject({ code: -32602, message: expect.stringMatching(/Invalid tools\/call request/) });
+    });
+
+    it.each([
+      ['initialize without params', { jsonrpc: '2.0', id: 0, method: 'initialize' }],
+      ['tools/list with a numeric cursor', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 5 } }],
+    ])('%s is JSON-RPC -32602 invalid params (was -32603 internal error)', async (_n, message) => {
+      const res = await send(stack.url, 'POST', '/api/mcp', MCP, JSON.stringify(message));
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.text).error).toMatchObject({ code: -32602, message: expect.stringMatching(/invalid (initialize|tools\/list) request/) });
     });
   });
 
@@ -443,7 +489,7 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
     'query strings: unknown and repeated keys, bad dates, huge numbers',
     async () => {
       await fc.assert(
-        fc.asyncProperty(routePath, queryString, async (path, query) => {
+        fc.asyncProperty(validRoutePath, queryString, async (path, query) => {
           const target = `${path}?${query}`;
           expectWellFormed(await send(stack.url, 'GET', target), `GET ${target}`);
         }),
@@ -470,11 +516,11 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
     'a real Pro key with fuzzed paths and queries is charged or refused, never a 5xx',
     async () => {
       await fc.assert(
-        fc.asyncProperty(routePath, fc.option(queryString, { nil: undefined }), async (path, query) => {
+        fc.asyncProperty(fc.oneof(validRoutePath, routePath), fc.option(queryString, { nil: undefined }), async (path, query) => {
           const target = query === undefined ? path : `${path}?${query}`;
           expectWellFormed(await send(stack.url, 'GET', target, { authorization: `Bearer ${proKey}` }), `GET ${target} (Pro)`);
         }),
-        { seed: SEED, numRuns: 40 },
+        { seed: SEED, numRuns: RUNS.pro },
       );
     },
     TIMEOUT_MS,
@@ -501,7 +547,7 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
             expectWellFormed(res, `${header} ${JSON.stringify(p)}`);
           },
         ),
-        { seed: SEED, numRuns: 60 },
+        { seed: SEED, numRuns: RUNS.x402 },
       );
     },
     TIMEOUT_MS,
@@ -563,12 +609,13 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
           },
           { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...tools.map((t) => t.name)), wrongType) },
         );
-        const meta = fc.option(
-          fc.record({ 'x402/payment': fc.oneof(payloadJson, paymentValue) }, { requiredKeys: [] }).map((m) => m as unknown),
-          { nil: undefined, freq: 3 },
+        const meta = fc.oneof(
+          { weight: 3, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.record({ 'x402/payment': fc.oneof(payloadJson, paymentValue) }, { requiredKeys: [] }).map((m) => m as unknown) },
         );
+        const auth = fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: authorization });
         await fc.assert(
-          fc.asyncProperty(call, meta, fc.option(authorization, { nil: undefined, freq: 4 }), async ([name, a], m, auth) => {
+          fc.asyncProperty(call, meta, auth, async ([name, a], m, auth) => {
             const body = JSON.stringify({
               jsonrpc: '2.0',
               id: 7,
@@ -587,23 +634,37 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
     it(
       'malformed JSON-RPC envelopes',
       async () => {
+        const method = fc.oneof(
+          fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'resources/list', 'prompts/get', 'notifications/initialized'),
+          wrongType,
+        );
         const envelope = fc.oneof(
-          fc.json({ maxDepth: 3 }),
-          fc.jsonValue({ maxDepth: 2 }).map((params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params })),
-          fc
-            .record({
-              jsonrpc: fc.oneof(fc.constant('2.0'), wrongType),
-              id: wrongType,
-              method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping'), wrongType),
-            })
-            .map((r) => JSON.stringify(r)),
-          fc
-            .array(fc.constantFrom('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","method":"notifications/initialized"}', '{}', '1'), {
-              maxLength: 4,
-            })
-            .map((a) => `[${a.join(',')}]`),
-          fc.tuple(fc.json(), fc.nat()).map(([s, n]) => s.slice(0, n % Math.max(1, s.length))),
-          fc.string({ maxLength: 100 }),
+          { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
+          {
+            weight: 3,
+            arbitrary: fc
+              .tuple(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping'), fc.jsonValue({ maxDepth: 2 }))
+              .map(([m, params]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: m, params })),
+          },
+          {
+            weight: 3,
+            arbitrary: fc
+              .record(
+                { jsonrpc: fc.oneof(fc.constant('2.0'), wrongType), id: fc.oneof(fc.nat(), wrongType), method, params: wrongType },
+                { requiredKeys: ['method'] },
+              )
+              .map((r) => JSON.stringify(r)),
+          },
+          {
+            weight: 1,
+            arbitrary: fc
+              .array(fc.constantFrom('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","method":"notifications/initialized"}', '{}', '1'), {
+                maxLength: 4,
+              })
+              .map((a) => `[${a.join(',')}]`),
+          },
+          { weight: 1, arbitrary: fc.tuple(fc.json(), fc.nat()).map(([s, n]) => s.slice(0, n % Math.max(1, s.length))) },
+          { weight: 1, arbitrary: fc.string({ maxLength: 100 }) },
         );
         await fc.assert(
           fc.asyncProperty(envelope, async (body) => {
