@@ -3,7 +3,8 @@
  * paths, query strings, headers, payment headers and MCP tool arguments. The property is the one
  * API Gateway's clients rely on: never a 5xx, and every error (>= 400) is JSON with the error body
  * of shared/errors (or the x402 challenge, or a JSON-RPC error on the MCP endpoint), the local
- * server's own 400/431 included. Seeds are fixed, so a run is deterministic and a failure replays.
+ * server's own 400/431 included. The only 5xx accepted are answers, not failures (EXPECTED_503).
+ * Seeds are fixed, so a run is deterministic and a failure replays; numRuns bound the runtime.
  */
 import { request as httpRequest, Agent, type OutgoingHttpHeaders } from 'node:http';
 import { connect as netConnect } from 'node:net';
@@ -634,7 +635,7 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
     it(
       'malformed JSON-RPC envelopes',
       async () => {
-        const method = fc.oneof(
+        const rpcMethod = fc.oneof(
           fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'resources/list', 'prompts/get', 'notifications/initialized'),
           wrongType,
         );
@@ -650,7 +651,7 @@ describe('fuzz: the local runtime never answers 5xx and always answers errors as
             weight: 3,
             arbitrary: fc
               .record(
-                { jsonrpc: fc.oneof(fc.constant('2.0'), wrongType), id: fc.oneof(fc.nat(), wrongType), method, params: wrongType },
+                { jsonrpc: fc.oneof(fc.constant('2.0'), wrongType), id: fc.oneof(fc.nat(), wrongType), method: rpcMethod, params: wrongType },
                 { requiredKeys: ['method'] },
               )
               .map((r) => JSON.stringify(r)),
