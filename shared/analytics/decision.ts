@@ -9,6 +9,7 @@
  */
 import type { Sector } from '../catalog/instruments';
 import type { Observation } from '../observation/schema';
+import { isStale } from '../observation/staleness';
 import { percentRank } from './cot';
 import { canonicalJson, sha256Hex, withoutProvenance } from './digest';
 import { round, type SpreadPoint } from './spreads';
@@ -74,7 +75,9 @@ const RULES = Object.freeze([
 
 const COMBINATION =
   'each fired rule scores +1 (bullish) or -1 (bearish); an instrument is bullish when its score is > 0, bearish when < 0, neutral otherwise. ' +
-  'The sector bias compares the count of bullish and bearish instruments the same way.';
+  'An instrument whose newest input is older than its cadence allows (eod 10 days, weekly 14, monthly 62) emits no signal: stale, neutral, score 0. ' +
+  "Each signal says what it speaks for (a spread's reading is about a margin, not a price). " +
+  'The sector bias compares the count of bullish and bearish instruments the same way; the pack as_of is the oldest as_of of the signals it emits.';
 
 const OBSERVATION_KEYS = [
   'instrument',
@@ -264,20 +267,44 @@ const spreadRule = (latest: Observation, history: readonly SpreadPoint[]): RuleE
 
 interface InstrumentSignal {
   instrument: string;
+  /** What a bullish or bearish reading is about (a spread speaks for a margin, not for a price). */
+  signal_for: string;
+  /** The newest as_of among the inputs of its rules. */
+  as_of: string | null;
   signal: Signal;
   score: number;
+  /** Its inputs are older than their cadence allows: no signal is emitted (neutral, score 0). */
+  stale: boolean;
+  stale_reason: string | null;
   fired_rules: RuleId[];
   evaluations: RuleEvaluation[];
 }
 
-/** Combines an instrument's rule evaluations (see COMBINATION). */
-const combine = (instrument: string, evaluations: readonly RuleEvaluation[]): InstrumentSignal => {
-  const score = evaluations.reduce((s, e) => s + (e.signal === 'bullish' ? 1 : e.signal === 'bearish' ? -1 : 0), 0);
+/** What each spread's reading speaks for; an instrument's speaks for its own price. */
+const SIGNAL_FOR: Readonly<Record<string, string>> = Object.freeze({
+  CRACK_3_2_1: "refiners' margins (a wide crack is bullish for refining margins, not a call on crude)",
+  BASIS_WTI_BRENT: 'WTI relative to Brent (the WTI-Brent spread), not the level of either',
+  SOY_CRUSH: "soybean processors' margins (the crush spread), not the level of soybeans",
+});
+
+/**
+ * Combines an instrument's rule evaluations (see COMBINATION).
+ * @param today YYYY-MM-DD: inputs older than their cadence allows on this day emit no signal
+ */
+const combine = (instrument: string, evaluations: readonly RuleEvaluation[], today: string): InstrumentSignal => {
+  const inputs = evaluations.flatMap((e) => e.inputs);
+  const newest = inputs.reduce<Observation | null>((m, o) => (m === null || o.as_of > m.as_of ? o : m), null);
+  const stale = newest !== null && isStale(newest.as_of, newest.freshness_class, today, false);
+  const score = stale ? 0 : evaluations.reduce((s, e) => s + (e.signal === 'bullish' ? 1 : e.signal === 'bearish' ? -1 : 0), 0);
   return {
     instrument,
+    signal_for: SIGNAL_FOR[instrument] ?? `the ${instrument} price`,
+    as_of: newest?.as_of ?? null,
     signal: score > 0 ? 'bullish' : score < 0 ? 'bearish' : 'neutral',
     score,
-    fired_rules: evaluations.filter((e) => e.fired).map((e) => e.rule),
+    stale,
+    stale_reason: stale ? `its newest input (${newest!.as_of}, ${newest!.freshness_class}) is older than its cadence allows on ${today}` : null,
+    fired_rules: stale ? [] : evaluations.filter((e) => e.fired).map((e) => e.rule),
     evaluations: [...evaluations],
   };
 };
@@ -288,6 +315,8 @@ interface SectorSummary {
   bearish: number;
   neutral: number;
   net_score: number;
+  /** Instruments whose inputs were too old to emit a signal (counted as neutral). */
+  stale: number;
   bias: Signal;
   /** e.g. "energy: 2 bullish, 1 bearish, 4 neutral -> bullish" */
   text: string;
@@ -304,8 +333,11 @@ const summarize = (label: string, signals: readonly InstrumentSignal[]): SectorS
     bearish,
     neutral: count('neutral'),
     net_score: signals.reduce((s, x) => s + x.score, 0),
+    stale: signals.filter((x) => x.stale).length,
     bias,
-    text: `${label}: ${bullish} bullish, ${bearish} bearish, ${count('neutral')} neutral -> ${bias}`,
+    text: `${label}: ${bullish} bullish, ${bearish} bearish, ${count('neutral')} neutral${
+      signals.some((x) => x.stale) ? ` (${signals.filter((x) => x.stale).length} stale)` : ''
+    } -> ${bias}`,
   };
 };
 
@@ -341,13 +373,19 @@ const inputsDigest = (read: readonly Observation[]) => {
   return { algorithm: 'SHA-256', method: DIGEST_METHOD, count: texts.length, value: sha256Hex(`[${texts.join(',')}]`) };
 };
 
-const latestAsOf = (read: readonly Observation[]): string | null => read.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
+/**
+ * The pack's as_of: the oldest as_of among the signals it emits (each signal has its own); null when
+ * it emits none.
+ */
+const packAsOf = (signals: readonly InstrumentSignal[]): string | null =>
+  signals.filter((s) => s.signal !== 'neutral' && s.as_of !== null).reduce<string | null>((m, s) => (m === null || s.as_of! < m ? s.as_of : m), null);
 
 /**
  * One sector's decision pack.
- * @example buildSectorPack(inputs).summary.bias // 'bullish'
+ * @param today YYYY-MM-DD (UTC): judges which inputs are too old to emit a signal
+ * @example buildSectorPack(inputs, '2026-11-24').summary.bias // 'bullish'
  */
-const buildSectorPack = (inputs: SectorInputs) => {
+const buildSectorPack = (inputs: SectorInputs, today: string) => {
   const byInstrument = new Map<string, RuleEvaluation[]>();
   const add = (code: string, e: RuleEvaluation | null) => {
     if (!e) return;
@@ -364,12 +402,12 @@ const buildSectorPack = (inputs: SectorInputs) => {
   for (const c of inputs.cot) add(c.code, managedMoneyRule(c.cot));
   for (const s of inputs.spreads) add(s.instrument, spreadRule(s.latest, s.history));
 
-  const signals = [...byInstrument.entries()].map(([code, evals]) => combine(code, evals));
+  const signals = [...byInstrument.entries()].map(([code, evals]) => combine(code, evals, today));
   return {
     pack: 'decision' as const,
     sector: inputs.sector,
     rules_version: RULES_VERSION,
-    as_of: latestAsOf(inputs.read),
+    as_of: packAsOf(signals),
     summary: summarize(inputs.sector, signals),
     signals,
     missing: [...inputs.missing],
@@ -383,13 +421,13 @@ type SectorPack = ReturnType<typeof buildSectorPack>;
 const RULESET = Object.freeze({ version: RULES_VERSION, rules: RULES, thresholds: THRESHOLDS, combination: COMBINATION });
 
 /** The all-sector bundle: each sector's pack, an overall summary and one digest over every input. */
-const buildAllPack = (sectors: readonly SectorInputs[]) => {
-  const packs = sectors.map(buildSectorPack);
+const buildAllPack = (sectors: readonly SectorInputs[], today: string) => {
+  const packs = sectors.map((s) => buildSectorPack(s, today));
   return {
     pack: 'decision' as const,
     sector: 'all' as const,
     rules_version: RULES_VERSION,
-    as_of: latestAsOf(sectors.flatMap((s) => s.read)),
+    as_of: packAsOf(packs.flatMap((p) => p.signals)),
     summary: summarize(
       'all',
       packs.flatMap((p) => p.signals),

@@ -19,6 +19,7 @@ const Summary = z.strictObject({
   bearish: z.number().int().nonnegative(),
   neutral: z.number().int().nonnegative(),
   net_score: z.number().int(),
+  stale: z.number().int().nonnegative(),
   bias: Signal,
   text: z.string(),
 });
@@ -40,8 +41,12 @@ const sectorPackOf = <I extends z.ZodType>(input: I) =>
     signals: z.array(
       z.strictObject({
         instrument: z.string(),
+        signal_for: z.string(),
+        as_of: IsoDateSchema.nullable(),
         signal: Signal,
         score: z.number().int(),
+        stale: z.boolean(),
+        stale_reason: z.string().nullable(),
         fired_rules: z.array(RuleId),
         evaluations: z.array(
           z.strictObject({

@@ -33,6 +33,9 @@ const obs = (instrument: string, as_of: string, value: number, over: Partial<Obs
 });
 
 /** A window of daily observations 2025-06-02.. with the given values. */
+/** A day on which the hand-made inputs (June 2025) are fresh. */
+const TODAY = '2025-06-16';
+
 const window = (code: string, values: number[]) => values.map((v, i) => obs(code, `2025-06-${String(i + 2).padStart(2, '0')}`, v));
 
 describe('rule price_range_1y (hand-checked)', () => {
@@ -127,13 +130,13 @@ describe('combination and packs', () => {
   it('sums fired rules into an instrument signal', () => {
     const up = priceRangeRule(window('CL', [60, 70, 65, 80, 78]))!;
     const down = managedMoneyRule({ percentile: 95, inputs: [obs('CL', '2025-06-10', 1)] })!;
-    expect(combine('CL', [up, down, up])).toMatchObject({
+    expect(combine('CL', [up, down, up], TODAY)).toMatchObject({
       signal: 'bullish',
       score: 1,
       fired_rules: ['price_range_1y', 'managed_money_percentile', 'price_range_1y'],
     });
-    expect(combine('CL', [up, down])).toMatchObject({ signal: 'neutral', score: 0 });
-    expect(combine('CL', [])).toMatchObject({ signal: 'neutral', score: 0, fired_rules: [] });
+    expect(combine('CL', [up, down], TODAY)).toMatchObject({ signal: 'neutral', score: 0 });
+    expect(combine('CL', [], TODAY)).toMatchObject({ signal: 'neutral', score: 0, fired_rules: [] });
   });
 
   const inputs = (provenanceHit: boolean, attrOrder: 'ab' | 'ba' = 'ab'): SectorInputs => {
@@ -157,8 +160,13 @@ describe('combination and packs', () => {
   };
 
   it('builds a sector pack: signals, summary, rules version, digest', () => {
-    const pack = buildSectorPack(inputs(false));
-    expect(pack).toMatchObject({ pack: 'decision', sector: 'energy', rules_version: RULES_VERSION, as_of: '2025-06-13' });
+    const pack = buildSectorPack(inputs(false), TODAY);
+    // as_of: the oldest of the emitted signals' own as_of: NG's window ends 2025-06-06, CL's newest input is the 06-13 surprise
+    expect(pack).toMatchObject({ pack: 'decision', sector: 'energy', rules_version: RULES_VERSION, as_of: '2025-06-06' });
+    expect(pack.signals.map((s) => [s.instrument, s.as_of, s.stale, s.signal_for])).toEqual([
+      ['CL', '2025-06-13', false, 'the CL price'],
+      ['NG', '2025-06-06', false, 'the NG price'],
+    ]);
     // CL: range 90 (bullish) + crude surprise -5000 (bullish) = +2; NG: (3.0 - 3.0) / 0.3 = 0 (bearish) = -1
     expect(pack.signals.map((s) => [s.instrument, s.signal, s.score])).toEqual([
       ['CL', 'bullish', 2],
@@ -170,6 +178,7 @@ describe('combination and packs', () => {
       bearish: 1,
       neutral: 0,
       net_score: 1,
+      stale: 0,
       bias: 'neutral',
       text: 'energy: 1 bullish, 1 bearish, 0 neutral -> neutral',
     });
@@ -178,9 +187,29 @@ describe('combination and packs', () => {
     expect(pack.inputs_digest).toMatchObject({ algorithm: 'SHA-256', count: 11, value: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
+  it('emits no signal from inputs older than their cadence allows: on 2026-11-24 both are stale, neutral, and said so', () => {
+    const pack = buildSectorPack(inputs(false), '2026-11-24');
+    expect(pack.signals.map((s) => [s.instrument, s.signal, s.score, s.stale, s.fired_rules])).toEqual([
+      ['CL', 'neutral', 0, true, []],
+      ['NG', 'neutral', 0, true, []],
+    ]);
+    expect(pack.signals[1]!.stale_reason).toBe('its newest input (2025-06-06, eod) is older than its cadence allows on 2026-11-24');
+    // the rules' own readings stay visible in the evaluations
+    expect(pack.signals[0]!.evaluations.map((e) => e.signal)).toEqual(['bullish', 'bullish']);
+    expect(pack.summary).toMatchObject({ bullish: 0, bearish: 0, neutral: 2, stale: 2, text: 'energy: 0 bullish, 0 bearish, 2 neutral (2 stale) -> neutral' });
+    expect(pack.as_of).toBeNull(); // it emits no signal
+    // 2025-06-06 + 10 days = 2025-06-16: still fresh on the 16th, stale on the 17th
+    expect(buildSectorPack(inputs(false), '2025-06-17').signals.map((s) => s.stale)).toEqual([false, true]);
+  });
+
+  it('says what a spread reading is about', () => {
+    const crack = combine('CRACK_3_2_1', [], TODAY);
+    expect(crack.signal_for).toMatch(/^refiners' margins/);
+  });
+
   it('is byte-identical apart from provenance, whatever the cache or the attribute order did', () => {
-    const a = buildSectorPack(inputs(false, 'ab'));
-    const b = buildSectorPack(inputs(true, 'ba'));
+    const a = buildSectorPack(inputs(false, 'ab'), TODAY);
+    const b = buildSectorPack(inputs(true, 'ba'), TODAY);
     expect(b.inputs_digest).toEqual(a.inputs_digest);
     const strip = (x: unknown) => JSON.stringify(x, (k, v) => (k === 'provenance' ? undefined : v));
     expect(strip(b)).toBe(strip(a));
@@ -190,14 +219,14 @@ describe('combination and packs', () => {
   it('changes the digest when any input value changes', () => {
     const changed = inputs(false);
     changed.read = changed.read.map((o) => (o.instrument === 'NG' && o.as_of === '2025-06-06' ? { ...o, value: 3.01 } : o));
-    expect(buildSectorPack(changed).inputs_digest.value).not.toBe(buildSectorPack(inputs(false)).inputs_digest.value);
+    expect(buildSectorPack(changed, TODAY).inputs_digest.value).not.toBe(buildSectorPack(inputs(false), TODAY).inputs_digest.value);
   });
 
   it('bundles sectors with one digest over every input', () => {
-    const all = buildAllPack([inputs(false), { ...inputs(false), sector: 'metals', prices: [], inventory: [], read: [], missing: [] }]);
+    const all = buildAllPack([inputs(false), { ...inputs(false), sector: 'metals', prices: [], inventory: [], read: [], missing: [] }], TODAY);
     expect(all.sectors.map((s) => s.sector)).toEqual(['energy', 'metals']);
     expect(all.summary.instruments).toBe(2);
-    expect(all.inputs_digest.value).toBe(buildSectorPack(inputs(false)).inputs_digest.value);
+    expect(all.inputs_digest.value).toBe(buildSectorPack(inputs(false), TODAY).inputs_digest.value);
   });
 
   it('re-keys observations in contract order with sorted attributes', () => {

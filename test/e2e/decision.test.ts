@@ -15,7 +15,8 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
   let stack: LocalStack;
   const get = (path: string) => getJson(stack.url, path);
   beforeAll(async () => {
-    stack = await startTestStack({}, false);
+    // The hand-made energy set ends 2025-06-16: judged the next day, every input is inside its cadence.
+    stack = await startTestStack({}, false, { now: () => new Date('2025-06-17T12:00:00Z') });
   });
   afterAll(async () => stack?.close());
 
@@ -62,9 +63,14 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
       bearish: 2,
       neutral: 2,
       net_score: 1,
+      stale: 0,
       bias: 'bullish',
       text: 'energy: 3 bullish, 2 bearish, 2 neutral -> bullish',
     });
+    // each signal says what it is about and how fresh it is; the crack speaks for refiners' margins
+    const crack = pack.signals.find((s: any) => s.instrument === 'CRACK_3_2_1');
+    expect(crack).toMatchObject({ as_of: '2025-06-16', stale: false, stale_reason: null });
+    expect(crack.signal_for).toMatch(/^refiners' margins/);
     // inputs it could not get are listed, not fatal
     expect(pack.missing.map((m: any) => m.input)).toEqual(expect.arrayContaining(['inventory:cushing', 'cot:NG', 'cot:HO', 'cot:RB']));
     expect(pack.inputs_digest).toMatchObject({ algorithm: 'SHA-256', value: expect.stringMatching(/^[0-9a-f]{64}$/) });

@@ -3,16 +3,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
+import type { ServiceOverrides } from '../../shared/services';
 
 /**
  * Starts the whole local stack (in-memory dynalite, unique table names, replay seed) for a test file.
  * @param env extra environment such as { X402_ENFORCE: '1' }
+ * @param overrides injected parts (a fixed clock …)
  */
-const startTestStack = async (env: Record<string, string | undefined> = {}, seed = true): Promise<LocalStack> => {
+const startTestStack = async (env: Record<string, string | undefined> = {}, seed = true, overrides?: ServiceOverrides): Promise<LocalStack> => {
   const id = randomUUID().slice(0, 8);
   return startLocalStack({
     env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, ...env },
     seed,
+    ...(overrides ? { overrides } : {}),
   });
 };
 

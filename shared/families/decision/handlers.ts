@@ -8,6 +8,7 @@ import { SECTORS, type Sector } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import type { Observation } from '../../observation/schema';
+import { isoDate } from '../../dates';
 import type { Services } from '../../services';
 import { computedOnce } from '../computed-cache';
 import { loadSectorInputs } from './load';
@@ -45,14 +46,14 @@ const ABOUT = { ruleset: RULESET, disclaimer: DISCLAIMER };
 const sectorPackOf = async (services: Services, sector: Sector) => {
   const inputs = await loadSectorInputs(services, sector);
   requireSomeInput([inputs], sector);
-  return buildSectorPack(inputs);
+  return buildSectorPack(inputs, isoDate(services.now()));
 };
 
 const allPackOf = async (services: Services) => {
   const inputs: SectorInputs[] = [];
   for (const s of SECTORS) inputs.push(await loadSectorInputs(services, s));
   requireSomeInput(inputs, 'all');
-  return buildAllPack(inputs);
+  return buildAllPack(inputs, isoDate(services.now()));
 };
 
 const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, query, services }) => {
