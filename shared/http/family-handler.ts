@@ -58,9 +58,15 @@ class ResponseValidationError extends Error {
   }
 }
 
-/** Flushes the invocation's business metrics last, whatever the outcome (middy runs `after` in reverse). */
+/**
+ * Observability of every invocation: the Lambda context on each log line (function, request id,
+ * cold start), and the business metrics flushed last whatever the outcome (middy runs `after` in reverse).
+ */
 const metricsLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'metricsLayer',
+  before: async (request) => {
+    logger.addContext(request.context);
+  },
   after: async () => services().metrics.publish(),
   onError: async () => services().metrics.publish(),
 });

@@ -15,9 +15,9 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { logger } from '../observability/logger';
-import { METRIC } from '../observability/metrics';
 import { resourceUrl } from '../payment/challenge';
 import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentReceipt } from '../payment/core';
+import { countRefusal, countSettlement } from '../payment/payment-metrics';
 import type { Services } from '../services';
 import type { ServiceContext } from './family-handler';
 
@@ -85,7 +85,7 @@ const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMid
     case 'free':
       return undefined;
     case 'rejected':
-      if (outcome.response.statusCode === 402) services.metrics.count(METRIC.paymentRequired, 1, { family: service.route.family });
+      countRefusal(services.metrics, outcome.response, service.route.family);
       // An early answer skips every `after` phase (metricsLayer's flush included): flush here.
       services.metrics.publish();
       return outcome.response;
@@ -107,27 +107,12 @@ const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMidd
     return;
   }
   const outcome = await settlePayment(receipt, request.context.service.requestId, pd);
-  countPayment(opts.services(), receipt, outcome);
+  countSettlement(opts.services().metrics, receipt, outcome);
   if (outcome.type === 'settled') {
     request.response = { ...response, headers: { ...response.headers, ...outcome.headers } };
   } else {
     // No confirmed payment, no data: the handler's answer is dropped.
     request.response = outcome.response;
-  }
-};
-
-/** What a settled (or unsettled) paid call adds to the business metrics. */
-const countPayment = (services: Services, receipt: PaymentReceipt, outcome: Awaited<ReturnType<typeof settlePayment>>): void => {
-  const { metrics } = services;
-  if (outcome.type !== 'settled') {
-    if (outcome.response.statusCode === 504) metrics.count(METRIC.settlementsPending);
-    return;
-  }
-  metrics.count(METRIC.paidCalls, 1, { lane: receipt.lane });
-  if (receipt.lane === 'pro') metrics.count(METRIC.creditsDebited, receipt.usage.credits);
-  else if (receipt.mode === 'settle') {
-    metrics.count(METRIC.settlements);
-    metrics.count(METRIC.revenueAtomic, Number(receipt.amount));
   }
 };
 

@@ -5,6 +5,7 @@
  * settlement receipt goes back in `result._meta["x402/payment-response"]`.
  */
 import { processPayment, releasePayment, settlePayment, type HttpResponseLike, type PaymentReceipt } from '../payment/core';
+import { countRefusal, countSettlement } from '../payment/payment-metrics';
 import type { Services } from '../services';
 import type { McpTool } from './tools';
 
@@ -54,12 +55,14 @@ const chargeToolCall = async (
   const outcome = await processPayment({ method: 'POST', path: url, url, headers, requestId: call.requestId }, tool.route, services.payment);
   if (outcome.type === 'free') return { type: 'free' };
   if (outcome.type === 'verified') return { type: 'verified', receipt: outcome.receipt };
+  countRefusal(services.metrics, outcome.response, tool.route.family);
   return { type: 'refused', body: refusalBody(outcome.response) };
 };
 
 /** Settles a verified call whose tool answered; a failed settlement returns no data. */
 const settleToolCall = async (receipt: PaymentReceipt, requestId: string, services: Services): Promise<SettledCharge> => {
   const outcome = await settlePayment(receipt, requestId, services.payment);
+  countSettlement(services.metrics, receipt, outcome);
   if (outcome.type === 'rejected') return { type: 'refused', body: refusalBody(outcome.response) };
   const header = outcome.headers['payment-response'];
   if (header) return { type: 'settled', receipt: decodeBase64Json(header) };
