@@ -71,6 +71,17 @@ const metricsLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, 
   onError: async () => services().metrics.publish(),
 });
 
+/**
+ * Headers of every answer: no MIME sniffing, HTTPS only (API Gateway serves HTTPS), no referrer
+ * leaks, and no framing of the HTML pages (home, Pro checkout).
+ */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+});
+
 /** Error layer: the only place errors become responses. */
 const errorLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'errorLayer',
@@ -204,7 +215,12 @@ const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandle
       return withValidators(route!, toResponse(route!, result, requestId), request!.headers['if-none-match']);
     });
   // Lambda hands in a plain Context; routeLayer attaches `service` before anything reads it.
-  return stack as unknown as FamilyLambdaHandler;
+  const run = stack as unknown as FamilyLambdaHandler;
+  // Every answer, whichever layer produced it (an early 402 included), carries the security headers.
+  return async (event, context) => {
+    const result = await run(event, context);
+    return { ...result, headers: { ...SECURITY_HEADERS, ...result.headers } };
+  };
 };
 
 /** The exported Lambda handler: what API Gateway (or the local server) invokes. */
