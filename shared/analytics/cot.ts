@@ -39,7 +39,7 @@ interface CotAnalysis {
   net: number;
   /** net / open interest x 100; null when open interest is 0. */
   netPctOi: number | null;
-  /** The report exactly 7 days earlier, or null when it is not stored. */
+  /** The report before the latest (at most 10 days older), or null when there is none. */
   previous: CotPoint | null;
   netChange: number | null;
   range: CotRange;
@@ -57,6 +57,9 @@ const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
  * normally one of `values` (the latest week is part of its own window).
  * @example percentRank([1, 2, 3, 4], 3) // 62.5 = 100 x (2 + 0.5) / 4
  */
+/** Days a previous report may lie before the latest one and still be "last week's" (holiday shifts). */
+const MAX_PREVIOUS_GAP_DAYS = 10;
+
 const percentRank = (values: readonly number[], x: number): number | null => {
   if (values.length === 0) return null;
   const below = values.filter((v) => v < x).length;
@@ -76,8 +79,10 @@ const analyzeCot = (points: readonly CotPoint[]): CotAnalysis | null => {
   if (points.length === 0) return null;
   const latest = points.reduce((a, b) => (b.as_of > a.as_of ? b : a));
   const net = netOf(latest);
-  const prevDate = addDays(latest.as_of, -7);
-  const previous = points.find((p) => p.as_of === prevDate) ?? null;
+  // The report before it, not "as_of minus 7 days": a holiday can move a report date by a day or two.
+  // One more than 10 days older means a missing week, and no week-over-week change.
+  const before = points.filter((p) => p.as_of < latest.as_of).reduce<CotPoint | null>((a, b) => (a === null || b.as_of > a.as_of ? b : a), null);
+  const previous = before && before.as_of >= addDays(latest.as_of, -MAX_PREVIOUS_GAP_DAYS) ? before : null;
 
   const start = sameDateYearsBefore(latest.as_of, RANGE_YEARS);
   const window = points.filter((p) => p.as_of >= start && p.as_of <= latest.as_of);
@@ -118,7 +123,8 @@ const analyzeCot = (points: readonly CotPoint[]): CotAnalysis | null => {
 const COT_METHOD = Object.freeze({
   net: 'managed-money long minus managed-money short, in contracts (CFTC disaggregated futures-only report, all months)',
   net_pct_oi: 'net as a percent of total open interest',
-  net_change_wow: 'net minus the net of the report exactly 7 days earlier; null when that report is not stored',
+  net_change_wow:
+    'net minus the net of the previous stored report (7 days earlier, or 6-8 when a holiday moved a report date); null when that report is more than 10 days older (a missing week)',
   window: `reports dated from the same calendar date ${RANGE_YEARS} years before the latest report through the latest report, the latest included`,
   coverage: `the ${RANGE_YEARS}-year figures need stored reports reaching back to the window's first week and at least ${COVERAGE_SHARE * 100} % of its weekly reports; otherwise they are null`,
   percentile: "percentile rank of the latest net among the window's nets: 100 x (count below + half the count equal) / count",

@@ -50,6 +50,19 @@ describe('analyzeCot', () => {
     expect(a.range.index).toBe(48.3871); // 750 / 1550
   });
 
+  it('compares with the previous report even when a holiday moved its date, and not across a missing week', () => {
+    // constructed dates: the latest report 6 days after the one before (a holiday-shifted Monday
+    // report), then 8 days, then a missing week (14 days)
+    const point = (as_of: string, long: number): CotPoint => ({ as_of, long, short: 1000, spreading: 0, openInterest: 10_000 });
+    const shifted = analyzeCot([point('2025-12-16', 1500), point('2025-12-22', 1700)])!;
+    expect(shifted.previous?.as_of).toBe('2025-12-16');
+    expect(shifted.netChange).toBe(200); // 700 - 500
+    expect(analyzeCot([point('2025-12-22', 1700), point('2025-12-30', 1600)])!.netChange).toBe(-100); // 600 - 700, 8 days apart
+    const gap = analyzeCot([point('2025-12-02', 1500), point('2025-12-16', 1700)])!;
+    expect(gap.previous).toBeNull();
+    expect(gap.netChange).toBeNull();
+  });
+
   it('answers null 3-year figures when less than 3 years are stored', () => {
     const recent = series().slice(-4);
     const a = analyzeCot(recent)!;

@@ -64,7 +64,7 @@ const historyNote = (a: CotAnalysis, earliest: string): string => {
       `the ${COT_RANGE_YEARS}-year figures need weekly reports back to ${r.start}; ${r.reports} of ${r.expected} are stored, the earliest ${earliest}, so percentile, index, min and max are null`,
     );
   }
-  if (!a.previous) parts.push(`the report 7 days before ${a.latest.as_of} is not stored, so the week-over-week change is null`);
+  if (!a.previous) parts.push(`no report within 10 days before ${a.latest.as_of} is stored, so the week-over-week change is null`);
   return parts.length ? parts.join('; ') : `${r.reports} weekly reports cover the ${COT_RANGE_YEARS}-year window`;
 };
 
