@@ -107,7 +107,9 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
     responses: {
       200: { description: 'OK', headers: okHeaders, content: body },
       400: errorResponse('Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged.'),
-      404: errorResponse('Unknown instrument, series, sector or root (the valid values are listed); checked before any payment.'),
+      404: errorResponse(
+        'Unknown instrument, series, sector or root (the valid values are listed; checked before any payment), or NO_DATA that no release will fill (not live, or not in the replayed samples; `covered` lists what is).',
+      ),
       ...(r.method === 'GET' && r.family === 'mcp' ? { 405: errorResponse('An event-stream GET: this MCP endpoint is stateless (Allow: POST).') } : {}),
       ...(paid ? paidResponses(r) : {}),
       503: errorResponse(

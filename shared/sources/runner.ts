@@ -103,6 +103,7 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
       last_success_at: previous?.last_success_at ?? null,
       last_error: message.slice(0, 1000),
       last_items: previous?.last_items ?? null,
+      ...(previous?.last_mode ? { last_mode: previous.last_mode } : {}),
     });
     return { source: def.id, status: 'failed', items: 0, message };
   }
@@ -114,6 +115,7 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
     last_success_at: now.toISOString(),
     last_error: null,
     last_items: written,
+    last_mode: opts.mode,
     last_quarantined: held.slice(0, MAX_QUARANTINE_LISTED),
   });
   const note = held.length > 0 ? `; ${held.length} implausible price(s) quarantined` : '';

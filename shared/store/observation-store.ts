@@ -35,6 +35,8 @@ interface SourceRunStatus {
   last_error: string | null;
   /** Items written by the last successful run. */
   last_items: number | null;
+  /** How the last successful run got its payloads: a live fetch, or the bundled samples (replay). */
+  last_mode?: 'live' | 'replay';
   /** Prices the last successful run held back as implausible (at most 20 listed), shown in /health. */
   last_quarantined?: Array<{ series: string; as_of: string; value: number | null; reason: string }>;
 }

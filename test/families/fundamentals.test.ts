@@ -203,11 +203,17 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       expect(soy.lines.find((l: any) => l.statistic === 'outstanding_sales').change_vs_previous_report.value).toBe(-67862);
     });
 
-    it('answers 503 NO_DATA for a commodity with nothing stored', async () => {
+    it('answers 404 NO_DATA (not retryable) for a commodity the replayed samples do not cover', async () => {
+      // The replayed samples hold soybeans only: no release fills corn here, so it is a 404 that is
+      // not worth retrying, and it says what is covered.
       const res = await get('/v1/fundamentals/export-sales?commodity=corn&view=full');
-      expectError(res, 503, 'NO_DATA');
-      expect(res.body.error.details.missing).toEqual([{ commodity: 'corn', reason: 'no export sales stored yet' }]);
-      expect(res.body.error.retryable).toBe(true);
+      expectError(res, 404, 'NO_DATA');
+      expect(res.body.error.details).toMatchObject({
+        missing: [{ commodity: 'corn', reason: 'no export sales stored yet' }],
+        covered: ['soybeans'],
+        source: 'usda-fas-esr',
+      });
+      expect(res.body.error.retryable).toBe(false);
     });
 
     it('is the body loadExportSales returns', async () => {

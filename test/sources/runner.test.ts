@@ -28,6 +28,7 @@ describe('runSource', () => {
       last_success_at: now.toISOString(),
       last_error: null,
       last_items: 156,
+      last_mode: 'replay',
       last_quarantined: [],
     });
   });

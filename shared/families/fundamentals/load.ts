@@ -6,7 +6,8 @@
  *
  * Every read goes through the read cache (provenance tells whether it was a hit). A commodity
  * without stored data is listed under `missing` with the reason; when nothing at all is stored
- * the answer is 503 NO_DATA, never a 500.
+ * the answer is NO_DATA (503 while a release can fill it, 404 when only bundled samples were
+ * replayed), never a 500.
  */
 import { compareLine, nearestTo, priorMarketYear, wasdeLines, WASDE_LINES, type LineComparison } from '../../analytics/fundamentals';
 import type { FreshnessClass } from '../../catalog/instruments';
@@ -51,14 +52,36 @@ const selectCommodities = (route: string, valid: readonly string[], commodity: s
   return [c];
 };
 
-/** Throws 503 NO_DATA when no commodity has data; otherwise the partial answer stands. */
-const requireSome = <T>(route: string, found: T[], missing: Missing[]): void => {
-  if (found.length === 0) {
-    throw new ServiceUnavailableError('NO_DATA', `no ${route} data is stored yet for ${missing.map((m) => m.commodity).join(', ')}`, {
+/**
+ * With no commodity answered: 503 NO_DATA (retryable) while a release can still fill it, or 404
+ * NO_DATA (not retryable) when the source's data comes from the bundled samples, which no release
+ * changes; the 404 names what the samples do cover. Otherwise the partial answer stands.
+ * @param covered the commodities the route answers for (asked only on the 404 path)
+ */
+const requireSome = async <T>(
+  services: Services,
+  what: { route: string; source: string; asked: string | undefined },
+  found: T[],
+  missing: Missing[],
+  covered: () => Promise<string[]>,
+): Promise<void> => {
+  if (found.length > 0) return;
+  const names = missing.map((m) => m.commodity).join(', ');
+  const status = await services.store.getRunStatus(what.source);
+  if (status?.last_mode === 'replay' && status.last_success_at) {
+    // Only a narrowed request can ask for the coverage without asking itself again.
+    const cover = what.asked ? await covered().catch(() => []) : [];
+    throw new NotFoundError('NO_DATA', `the bundled samples of ${what.source} hold no ${what.route} for ${names}; a live run of ${what.source} would`, {
       missing,
-      hint: 'GET /health shows when each source last succeeded',
+      covered: cover,
+      source: what.source,
+      hint: 'GET /v1/catalog states what the demo data covers',
     });
   }
+  throw new ServiceUnavailableError('NO_DATA', `no ${what.route} data is stored yet for ${names}`, {
+    missing,
+    hint: 'GET /health shows when each source last succeeded',
+  });
 };
 
 /** What a per-commodity loader answers: its body, or why there is none. */
@@ -148,7 +171,9 @@ const loadWasde = async (services: Services, commodity?: string) => {
       },
     };
   });
-  requireSome('WASDE', found, missing);
+  await requireSome(services, { route: 'WASDE', source: 'usda-wasde', asked: commodity }, found, missing, async () =>
+    (await loadWasde(services)).commodities.map((c) => c.commodity),
+  );
   return { report: 'wasde', source: 'USDA World Agricultural Outlook Board, WASDE', method: WASDE_METHOD, commodities: found, missing };
 };
 
@@ -203,7 +228,9 @@ const loadCropProgress = async (services: Services, commodity?: string) => {
       },
     };
   });
-  requireSome('crop progress', found, missing);
+  await requireSome(services, { route: 'crop progress', source: 'usda-nass-crop-progress', asked: commodity }, found, missing, async () =>
+    (await loadCropProgress(services)).commodities.map((c) => c.commodity),
+  );
   return {
     report: 'crop-progress',
     source: 'USDA National Agricultural Statistics Service, Crop Progress',
@@ -291,7 +318,9 @@ const loadExportSales = async (services: Services, commodity?: string) => {
       },
     };
   });
-  requireSome('export sales', found, missing);
+  await requireSome(services, { route: 'export sales', source: 'usda-fas-esr', asked: commodity }, found, missing, async () =>
+    (await loadExportSales(services)).commodities.map((c) => c.commodity),
+  );
   return { report: 'export-sales', source: 'USDA Foreign Agricultural Service, Export Sales Reporting', method: ESR_METHOD, commodities: found, missing };
 };
 
@@ -337,7 +366,9 @@ const loadUsgs = async (services: Services, commodity?: string) => {
       },
     };
   });
-  requireSome('USGS', found, missing);
+  await requireSome(services, { route: 'USGS', source: 'usgs-mcs', asked: commodity }, found, missing, async () =>
+    (await loadUsgs(services)).commodities.map((c) => c.commodity),
+  );
   return { report: 'usgs-mcs', source: 'U.S. Geological Survey, Mineral Commodity Summaries', method: USGS_METHOD, commodities: found, missing };
 };
 
