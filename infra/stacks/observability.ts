@@ -6,7 +6,17 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TextWidget, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRIC } from '../../shared/observability/metrics';
@@ -19,38 +29,47 @@ const STALE_PERIOD_HOURS = 6;
 const business = (namespace: string, name: string, dimensions: Record<string, string> = {}, period = Duration.minutes(5)): Metric =>
   new Metric({ namespace, metricName: name, dimensionsMap: dimensions, statistic: 'Sum', period });
 
+/** An alarm when `metric` reaches `threshold` in each of `periods` periods; no data is no trouble. */
+const atLeast = (scope: Construct, id: string, description: string, metric: IMetric, threshold: number, periods = 1): Alarm =>
+  new Alarm(scope, id, {
+    alarmDescription: description,
+    metric,
+    threshold,
+    evaluationPeriods: periods,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+
 /** API side: server errors and payments that stay unresolved. */
 const addApiAlarms = (scope: Construct, o: { api: HttpApi; namespace: string }): Alarm[] => [
-  new Alarm(scope, 'Api5xxAlarm', {
-    alarmDescription: 'The API answered 5xx (API Gateway): a store outage, a facilitator outage or a bug',
-    metric: o.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
-    threshold: 5,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  }),
+  atLeast(
+    scope,
+    'Api5xxAlarm',
+    'The API answered 5xx (API Gateway): a store outage, a facilitator outage or a bug',
+    o.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+    5,
+  ),
   // The reconciler runs every minute; a payment still open after three passes over 15 minutes is
   // older than any request budget: look at the chain and the facilitator.
-  new Alarm(scope, 'PendingSettlementsAlarm', {
-    alarmDescription: 'x402 payments still PENDING/SETTLING after reconciliation for 15 minutes',
-    metric: business(o.namespace, METRIC.pendingAfterReconcile).with({ statistic: 'Minimum' }),
-    threshold: 1,
-    evaluationPeriods: 3,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  }),
+  atLeast(
+    scope,
+    'PendingSettlementsAlarm',
+    'x402 payments still PENDING/SETTLING after reconciliation for 15 minutes',
+    business(o.namespace, METRIC.pendingAfterReconcile).with({ statistic: 'Minimum' }),
+    1,
+    3,
+  ),
 ];
 
 /** Ingestion side: failed runs (the failure queue) and sources without a success in their cadence. */
 const addIngestAlarms = (scope: Construct, o: { failures: IQueue; namespace: string; sources: readonly SourceDef[] }): Alarm[] => [
-  new Alarm(scope, 'IngestFailuresAlarm', {
-    alarmDescription: 'An ingestion run failed after its retries and landed in the IngestFailures queue',
-    metric: o.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-    threshold: 1,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  }),
+  atLeast(
+    scope,
+    'IngestFailuresAlarm',
+    'An ingestion run failed after its retries and landed in the IngestFailures queue',
+    o.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    1,
+  ),
   // Stale source: no successful run within its max age (cadence plus grace); no data counts as stale.
   // CloudWatch evaluates at most 7 days, so sources with a longer cadence (monthly, annual) are
   // watched through GET /health and the failure queue only.

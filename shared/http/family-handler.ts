@@ -62,8 +62,8 @@ class ResponseValidationError extends Error {
  * Observability of every invocation: the Lambda context on each log line (function, request id,
  * cold start), and the business metrics flushed last whatever the outcome (middy runs `after` in reverse).
  */
-const metricsLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
-  name: 'metricsLayer',
+const observabilityLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+  name: 'observabilityLayer',
   before: async (request) => {
     logger.addContext(request.context);
   },
@@ -200,7 +200,7 @@ const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandle
   if (missing.length) throw new Error(`family ${family} has no handler for: ${missing.join(', ')}`);
 
   const stack = middy<Event, Result, Error, ServiceContext>()
-    .use(metricsLayer(services))
+    .use(observabilityLayer(services))
     .use(errorLayer(services))
     .use(routeLayer(family, services))
     .use(paymentMiddleware({ services }))

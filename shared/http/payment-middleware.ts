@@ -86,7 +86,7 @@ const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMid
       return undefined;
     case 'rejected':
       countRefusal(services.metrics, outcome.response, service.route.family);
-      // An early answer skips every `after` phase (metricsLayer's flush included): flush here.
+      // An early answer skips every `after` phase (observabilityLayer's flush included): flush here.
       services.metrics.publish();
       return outcome.response;
     case 'verified':

@@ -54,6 +54,9 @@ describe.skipIf(!existsSync(CHROMIUM))('home page in headless Chromium', () => {
   }, 60_000);
 });
 
-describe.runIf(!existsSync(CHROMIUM))('home page in headless Chromium (not run)', () => {
-  it.skip(`needs Debian's Chromium at ${CHROMIUM} (.ci/run installs it: apt-get install chromium)`, () => {});
-});
+// Registered only without Chromium, so a machine that has it reports nothing skipped.
+if (!existsSync(CHROMIUM)) {
+  describe('home page in headless Chromium (not run)', () => {
+    it.skip(`needs Debian's Chromium at ${CHROMIUM} (.ci/run installs it: apt-get install chromium)`, () => {});
+  });
+}
