@@ -2,16 +2,15 @@
  * Route handlers of the snapshot family: /v1/snapshot/{sector} and /v1/snapshot/all (one call
  * for every sector, plus FX context; its fixed path wins over {sector}).
  */
-import { SECTORS, type Sector } from '../../catalog/instruments';
+import { SECTORS, findInstrument, type Sector } from '../../catalog/instruments';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, RouteHandler } from '../../http/types';
-import { findInstrument } from '../../catalog/instruments';
 import { isoDate } from '../../dates';
 import { STALE_RULE } from '../../observation/staleness';
 import type { Services } from '../../services';
 import { computedOnce } from '../computed-cache';
 import { headlineInstrument, sectorHeadline, type StaleContext } from '../headline';
-import { SECTOR_SOURCES, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
+import { SECTOR_SOURCES, latestAsOf, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
 
 const noData = (label: string, missing: unknown) =>
   new ServiceUnavailableError('NO_DATA', `nothing of the ${label} snapshot is stored yet`, {
@@ -35,12 +34,17 @@ const compactStaleness = (full: Awaited<ReturnType<typeof loadStaleness>>, figur
   rule: STALE_RULE,
 });
 
+/** One sector's full parts and the staleness of its sources; NO_DATA when nothing is stored. */
+const sectorParts = async (services: Services, sector: Sector) => {
+  const parts = await loadSectorParts(services, sector);
+  if (!parts.hasData) throw noData(sector, parts.body.missing);
+  return { parts, staleness: await loadStaleness(services, SECTOR_SOURCES[sector], parts.body.instruments.observations) };
+};
+
 const sectorSnapshot: RouteHandler<'GET /v1/snapshot/{sector}'> = async ({ params, query, services }) => {
   const sector = params.sector as Sector;
   if (query.view === 'full') {
-    const parts = await loadSectorParts(services, sector);
-    if (!parts.hasData) throw noData(sector, parts.body.missing);
-    const staleness = await loadStaleness(services, SECTOR_SOURCES[sector], parts.body.instruments.observations);
+    const { parts, staleness } = await sectorParts(services, sector);
     return { body: { ...parts.body, view: 'full' as const, staleness } };
   }
   return { body: await computedOnce(services, `snapshot:${sector}`, () => compactSector(services, sector)) };
@@ -48,9 +52,7 @@ const sectorSnapshot: RouteHandler<'GET /v1/snapshot/{sector}'> = async ({ param
 
 /** A sector's compact snapshot, computed from its full parts. */
 const compactSector = async (services: Services, sector: Sector) => {
-  const parts = await loadSectorParts(services, sector);
-  if (!parts.hasData) throw noData(sector, parts.body.missing);
-  const staleness = await loadStaleness(services, SECTOR_SOURCES[sector], parts.body.instruments.observations);
+  const { parts, staleness } = await sectorParts(services, sector);
   const previous = await loadPrevious(services, parts.body.instruments.observations);
   const headline = sectorHeadline(parts.body, previous, staleContext(services, staleness.stale_sources));
   return {
@@ -73,7 +75,7 @@ const allBody = async <V extends 'compact' | 'full'>(services: Services, view: V
   if (!parts.some((p) => p.hasData) && fx.count === 0) throw noData('all', [...parts.flatMap((p) => p.body.missing), ...fx.missing]);
   const observations = [...parts.flatMap((p) => p.body.instruments.observations), ...fx.observations];
   const staleness = await loadStaleness(services, [...SECTORS.flatMap((s) => SECTOR_SOURCES[s]), ...SECTOR_SOURCES.fx], observations);
-  const as_of = observations.reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
+  const as_of = latestAsOf(observations);
   if (view === 'full') {
     return {
       sector: 'all' as const,

@@ -101,4 +101,4 @@ const loadPrevious = async (services: Services, observations: readonly Observati
   return new Map(pairs);
 };
 
-export { SECTOR_SOURCES, loadInstruments, loadStaleness, loadSectorParts, loadPrevious };
+export { SECTOR_SOURCES, latestAsOf, loadInstruments, loadStaleness, loadSectorParts, loadPrevious };
