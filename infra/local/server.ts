@@ -93,7 +93,7 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
         if (!body) return writeResult(res, jsonError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`));
       }
       const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body });
-      const result = await lambdas[family](event, buildContext(`local-${family}`, event.requestContext.requestId), { signal: AbortSignal.timeout(29_000) });
+      const result = await lambdas[family](event, buildContext(`local-${family}`, event.requestContext.requestId));
       writeResult(res, result);
     } catch (err) {
       // Handlers map their own errors; reaching here means the runtime itself failed.

@@ -72,27 +72,25 @@ const sameDateYearsBefore = (date: string, years: number): string => {
   return `${year}-${String(m).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 };
 
+/** Points by as_of; the analysis indexes a series once instead of scanning it per lookup. */
+type WeekIndex = ReadonlyMap<string, WeeklyPoint>;
+const indexWeeks = (points: readonly WeeklyPoint[] | WeekIndex): WeekIndex =>
+  points instanceof Map ? points : new Map((points as readonly WeeklyPoint[]).map((p) => [p.as_of, p]));
+
 /** The point nearest to `target` within ±`tolerance` days (ties: the earlier), or null. */
-const nearestWithin = (points: readonly WeeklyPoint[], target: string, tolerance = SAME_WEEK_TOLERANCE_DAYS): WeeklyPoint | null => {
+const nearestWithin = (points: readonly WeeklyPoint[] | WeekIndex, target: string, tolerance = SAME_WEEK_TOLERANCE_DAYS): WeeklyPoint | null => {
+  const byDate = indexWeeks(points);
   const t = dayNumber(target);
-  let best: WeeklyPoint | null = null;
-  let bestGap = Infinity;
-  for (const p of points) {
-    const gap = Math.abs(dayNumber(p.as_of) - t);
-    if (gap > tolerance) continue;
-    if (gap < bestGap || (gap === bestGap && best && p.as_of < best.as_of)) {
-      best = p;
-      bestGap = gap;
-    }
+  for (let gap = 0; gap <= tolerance; gap++) {
+    const found = byDate.get(fromDayNumber(t - gap)) ?? byDate.get(fromDayNumber(t + gap));
+    if (found) return found;
   }
-  return best;
+  return null;
 };
 
 /** The point dated exactly 7 days before `date`, or null: a gap never passes for a weekly change. */
-const weekBefore = (points: readonly WeeklyPoint[], date: string): WeeklyPoint | null => {
-  const want = fromDayNumber(dayNumber(date) - 7);
-  return points.find((p) => p.as_of === want) ?? null;
-};
+const weekBefore = (points: readonly WeeklyPoint[] | WeekIndex, date: string): WeeklyPoint | null =>
+  indexWeeks(points).get(fromDayNumber(dayNumber(date) - 7)) ?? null;
 
 /**
  * Analyses a weekly series at its latest week.
@@ -104,14 +102,15 @@ const analyzeInventory = (points: readonly WeeklyPoint[]): InventoryAnalysis | n
   const usable = points.filter((p) => Number.isFinite(p.value));
   if (usable.length === 0) return null;
   const latest = usable.reduce((a, b) => (b.as_of > a.as_of ? b : a));
-  const previous = weekBefore(usable, latest.as_of);
+  const byDate = indexWeeks(usable);
+  const previous = weekBefore(byDate, latest.as_of);
   const change = previous ? round4(latest.value - previous.value) : null;
 
   const priorYears: PriorYearWeek[] = Array.from({ length: YEARS }, (_, i) => {
     const yearsBack = i + 1;
     const target = sameDateYearsBefore(latest.as_of, yearsBack);
-    const level = nearestWithin(usable, target);
-    const before = level ? weekBefore(usable, level.as_of) : null;
+    const level = nearestWithin(byDate, target);
+    const before = level ? weekBefore(byDate, level.as_of) : null;
     return { yearsBack, target, level, weekBefore: before, change: level && before ? round4(level.value - before.value) : null };
   });
   const levels = priorYears.flatMap((y) => (y.level ? [y.level] : []));

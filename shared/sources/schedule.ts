@@ -10,18 +10,32 @@ const INGEST_LAG_MINUTES = 15;
 
 const WEEKDAY_NAMES = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'] as const;
 
+/**
+ * One formatter per time zone: constructing an Intl.DateTimeFormat costs tens of microseconds and
+ * native (ICU) memory, and every /health, /v1/calendar and ingested row asks for an offset.
+ */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+const formatterOf = (timeZone: string): Intl.DateTimeFormat => {
+  let f = FORMATTERS.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    FORMATTERS.set(timeZone, f);
+  }
+  return f;
+};
+
 /** Offset of `timeZone` from UTC at `instant`, in milliseconds (positive east of UTC). */
 const zoneOffsetMs = (instant: number, timeZone: string): number => {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
+  const parts = formatterOf(timeZone).formatToParts(new Date(instant));
   const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return asUtc - Math.floor(instant / 1000) * 1000;

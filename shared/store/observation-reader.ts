@@ -8,7 +8,7 @@ import type { FreshnessClass } from '../catalog/instruments';
 import { addDays, addYears } from '../dates';
 import type { Observation, StoredObservation } from '../observation/schema';
 import { toServed } from '../observation/serve';
-import type { ObservationStore } from './observation-store';
+import type { ObservationStore, SourceRunStatus } from './observation-store';
 import { CACHE_TTL_S, type CacheRead, type ReadCache } from './read-cache';
 
 interface ServedWindow {
@@ -17,7 +17,21 @@ interface ServedWindow {
   capped: boolean;
 }
 
-const served = (read: CacheRead<readonly StoredObservation[]>): Observation[] => read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+/** Freezes a served value and everything in it: one copy is shared by every cache hit. */
+const deepFreeze = <T>(value: T): T => {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+};
+
+/**
+ * Seconds a source's run status is reused. /health, the catalog and the snapshot summaries read
+ * every source's status on every call; a run lands at most a few times a day, and the observations
+ * it writes are cached far longer (CACHE_TTL_S), so a short reuse changes nothing an agent sees.
+ */
+const RUN_STATUS_TTL_S = 10;
 
 /** Cached, served reads of stored series. */
 class ObservationReader {
@@ -26,21 +40,47 @@ class ObservationReader {
     private readonly cache: ReadCache,
   ) {}
 
+  /**
+   * Served copies of cached values, built once per cached value: a cache hit hands every caller
+   * the same frozen observations instead of copying them per call (the inventory bundle copied
+   * about 1,900 per call). Keyed by the cached value itself, so an evicted entry takes its copy along.
+   */
+  private readonly servedHits = new WeakMap<object, unknown>();
+
+  private served(read: CacheRead<readonly StoredObservation[]>): Observation[];
+  private served(read: CacheRead<StoredObservation>): Observation;
+  private served(read: CacheRead<StoredObservation | readonly StoredObservation[]>): Observation | Observation[] {
+    const serve = (s: StoredObservation) => toServed(s, { hit: read.hit, ttlS: read.ttlS });
+    const build = () => (Array.isArray(read.value) ? read.value.map(serve) : serve(read.value as StoredObservation));
+    if (!read.hit) return build();
+    let out = this.servedHits.get(read.value) as Observation | Observation[] | undefined;
+    if (!out) {
+      out = deepFreeze(build());
+      this.servedHits.set(read.value, out);
+    }
+    return out;
+  }
+
+  /** A source's last run (GET /health), or null when it never ran. */
+  async runStatus(source: string): Promise<SourceRunStatus | null> {
+    return (await this.cache.get(`status:${source}`, RUN_STATUS_TTL_S, () => this.store.getRunStatus(source))).value;
+  }
+
   /** The newest observation of a series, or null when nothing is stored. */
   async latest(key: string, freshness: FreshnessClass): Promise<Observation | null> {
     const read = await this.cache.get(`latest:${key}`, CACHE_TTL_S[freshness], () => this.store.latest(key));
-    return read.value ? toServed(read.value, { hit: read.hit, ttlS: read.ttlS }) : null;
+    return read.value ? this.served({ ...read, value: read.value }) : null;
   }
 
   /** The `n` newest observations, newest first. */
   async recent(key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> {
-    return served(await this.cache.get(`recent:${key}:${n}`, CACHE_TTL_S[freshness], () => this.store.recent(key, n)));
+    return this.served(await this.cache.get(`recent:${key}:${n}`, CACHE_TTL_S[freshness], () => this.store.recent(key, n)));
   }
 
   /** Every observation in [start, end], ascending, reading at most `maxItems`. */
   async window(key: string, start: string, end: string, freshness: FreshnessClass, maxItems: number): Promise<ServedWindow> {
     const read = await this.cache.get(`window:${key}:${start}:${end}:${maxItems}`, CACHE_TTL_S[freshness], () => this.store.window(key, start, end, maxItems));
-    return { observations: served({ ...read, value: read.value.items }), capped: read.value.capped };
+    return { observations: this.served({ ...read, value: read.value.items }), capped: read.value.capped };
   }
 
   /**
@@ -55,7 +95,7 @@ class ObservationReader {
       const start = addDays(addYears(latest.as_of, -years), -slackDays);
       return (await this.store.window(key, start, latest.as_of, maxItems)).items;
     });
-    return served(read);
+    return this.served(read);
   }
 }
 

@@ -55,7 +55,7 @@ const overallStatus = (sources: readonly SourceFreshness[]): HealthStatus => {
 const loadFreshness = async (services: Services, ids?: readonly string[]): Promise<SourceFreshness[]> => {
   const defs = ids ? SOURCES.filter((s) => ids.includes(s.id)) : SOURCES;
   const now = services.now();
-  return Promise.all(defs.map(async (def) => freshnessOf(def, await services.store.getRunStatus(def.id), now)));
+  return Promise.all(defs.map(async (def) => freshnessOf(def, await services.reader.runStatus(def.id), now)));
 };
 
 export { overallStatus, loadFreshness };

@@ -67,7 +67,7 @@ const requireSome = async <T>(
 ): Promise<void> => {
   if (found.length > 0) return;
   const names = missing.map((m) => m.commodity).join(', ');
-  const status = await services.store.getRunStatus(what.source);
+  const status = await services.reader.runStatus(what.source);
   if (status?.last_mode === 'replay' && status.last_success_at) {
     // Only a narrowed request can ask for the coverage without asking itself again.
     const cover = what.asked ? await covered().catch(() => []) : [];

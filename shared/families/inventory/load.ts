@@ -54,7 +54,7 @@ interface BlockOptions {
 }
 
 /** One series' figures, every number inside an observation. */
-const seriesBlock = (spec: InventorySeries, observations: Observation[], opts: BlockOptions) => {
+const computeSeriesBlock = (spec: InventorySeries, observations: Observation[], opts: BlockOptions) => {
   const a = analyzeInventory(observations.map((o) => ({ as_of: o.as_of, value: o.value })));
   const head = { key: spec.key, series_id: spec.seriesId, meaning: spec.meaning, unit: spec.unit, source_id: inventorySourceOf(spec.key) ?? null };
   const history = {
@@ -105,6 +105,24 @@ const seriesBlock = (spec: InventorySeries, observations: Observation[], opts: B
         }
       : {}),
   };
+};
+
+/**
+ * Blocks of cached windows, by window and detail. A cache hit hands out the same frozen window
+ * (ObservationReader), and a block is a pure function of it, so a warm process computes each
+ * block once per window instead of once per call (the 5-year analysis of 7 series took about
+ * 0.4 ms per call). A fresh read is a new array and is computed afresh.
+ */
+const BLOCKS = { summary: new WeakMap<object, ReturnType<typeof computeSeriesBlock>>(), detail: new WeakMap<object, ReturnType<typeof computeSeriesBlock>>() };
+const seriesBlock = (spec: InventorySeries, observations: Observation[], opts: BlockOptions) => {
+  if (!Object.isFrozen(observations)) return computeSeriesBlock(spec, observations, opts);
+  const memo = opts.detail ? BLOCKS.detail : BLOCKS.summary;
+  let block = memo.get(observations);
+  if (!block) {
+    block = computeSeriesBlock(spec, observations, opts);
+    memo.set(observations, block);
+  }
+  return block;
 };
 
 /** The catalog entry of an inventory key, or a 404 listing the valid keys. */
