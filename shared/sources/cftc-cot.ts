@@ -15,7 +15,7 @@ import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { releaseAfter } from './schedule';
 import { findSource } from './registry';
-import { mapLimit } from './runner';
+import { mapLimit } from '../concurrency/map-limit';
 import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 
 const BY_CFTC_CODE: ReadonlyMap<string, CotContract> = new Map(COT_CONTRACTS.map((c) => [c.cftcCode, c]));

@@ -16,7 +16,7 @@ import type { SeriesItem } from '../store/observation-store';
 import { makeObservation, readSamples } from './common';
 import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
 import { findSource } from './registry';
-import { mapLimit } from './runner';
+import { mapLimit } from '../concurrency/map-limit';
 import { releaseAfter } from './schedule';
 import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter, type SourceDef } from './types';
 import { addYears, isoDate } from '../dates';

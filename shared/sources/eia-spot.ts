@@ -7,7 +7,7 @@ import { seriesKey } from '../catalog/series-keys';
 import { findSource } from './registry';
 import { makeObservation, readSamples } from './common';
 import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
-import { mapLimit } from './runner';
+import { mapLimit } from '../concurrency/map-limit';
 import { SourceFormatError, type SourceAdapter } from './types';
 import { addDays, isoDate } from '../dates';
 

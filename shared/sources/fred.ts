@@ -8,7 +8,7 @@ import { findInstrument } from '../catalog/instruments';
 import { seriesKey } from '../catalog/series-keys';
 import { findSource } from './registry';
 import { fetchPayload, makeObservation, parseNumber, payloadText, readSamples } from './common';
-import { mapLimit } from './runner';
+import { mapLimit } from '../concurrency/map-limit';
 import { SourceFormatError, type SourceAdapter } from './types';
 import { addDays, isoDate } from '../dates';
 

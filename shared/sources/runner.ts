@@ -131,19 +131,5 @@ const previousPoints = async (store: ObservationStore, items: readonly SeriesIte
   return (k: string) => latest.get(k) ?? null;
 };
 
-/** Run `fn` over `inputs` with at most `limit` in flight (bounded backfill concurrency). */
-const mapLimit = async <T, R>(inputs: readonly T[], limit: number, fn: (x: T, i: number) => Promise<R>): Promise<R[]> => {
-  const out = new Array<R>(inputs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length) {
-      const i = next++;
-      out[i] = await fn(inputs[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, inputs.length)) }, worker));
-  return out;
-};
-
-export { runSource, mapLimit, redactSecrets };
+export { runSource, redactSecrets };
 export type { RunMode, RunOptions, RunResult };

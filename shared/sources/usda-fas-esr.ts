@@ -24,7 +24,7 @@ import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { SourceFetchError, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
-import { mapLimit } from './runner';
+import { mapLimit } from '../concurrency/map-limit';
 import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { ESR_COMMODITIES, ESR_COMMODITY_SLUGS, type EsrCommodity } from '../catalog/fundamentals';

@@ -20,7 +20,7 @@ import type { Quality, StoredObservation } from '../observation/schema';
 import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
-import { mapLimit } from './runner';
+import { mapLimit } from '../concurrency/map-limit';
 import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { CROP_COMMODITIES, type CropCommodity } from '../catalog/fundamentals';

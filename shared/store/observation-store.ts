@@ -4,6 +4,7 @@
  * revision overwrites the old value.
  */
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../concurrency/map-limit';
 import type { StoredObservation } from '../observation/schema';
 
 /** A stored observation addressed by its series key. */
@@ -58,6 +59,8 @@ interface ObservationStore {
 
 const META_SK = 'STATUS';
 const BATCH_SIZE = 25;
+/** Batches in flight at once: a backfill of thousands of items is not written one batch at a time. */
+const BATCH_CONCURRENCY = 4;
 const MAX_BATCH_ATTEMPTS = 8;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -147,15 +150,16 @@ class DynamoObservationStore implements ObservationStore {
 
   /** BatchWriteItem in chunks of 25; unprocessed items (throttling) are retried with backoff. */
   private async batchWrite(all: ReadonlyArray<Record<string, unknown>>): Promise<void> {
-    for (let i = 0; i < all.length; i += BATCH_SIZE) {
-      let requests = all.slice(i, i + BATCH_SIZE);
+    const batches = Array.from({ length: Math.ceil(all.length / BATCH_SIZE) }, (_, i) => all.slice(i * BATCH_SIZE, (i + 1) * BATCH_SIZE));
+    await mapLimit(batches, BATCH_CONCURRENCY, async (batch) => {
+      let requests = batch;
       for (let attempt = 0; requests.length > 0; attempt++) {
         if (attempt >= MAX_BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} items unprocessed`);
         if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
         const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests as never } }));
         requests = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
       }
-    }
+    });
   }
 
   async getRunStatus(source: string): Promise<SourceRunStatus | null> {
