@@ -122,18 +122,43 @@ const PENDING_RETRY_AFTER_S = 60;
 /** Response headers of x402, readable by browser clients. */
 const EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', ...BUDGET_HEADERS.map((h) => h.toUpperCase())].join(', ');
 
+/**
+ * Encoded challenges by configuration and request: a challenge is a pure function of the route,
+ * the path and URL asked for and the configuration, and building and encoding one (JSON Schemas,
+ * JSON, base64) was most of a 402's time. Bounded, so arbitrary query strings cannot grow it.
+ */
+const CHALLENGES = new WeakMap<Config, Map<string, { header: string; body: string }>>();
+const MAX_CACHED_CHALLENGES = 1000;
+
+const encodedChallenge = (route: RouteDef, req: HttpRequestLike, config: Config) => {
+  let cached = CHALLENGES.get(config);
+  if (!cached) {
+    cached = new Map();
+    CHALLENGES.set(config, cached);
+  }
+  const key = `${route.id} ${req.path} ${req.url}`;
+  let encoded = cached.get(key);
+  if (!encoded) {
+    const doc = buildPaymentRequired(route, req.path, req.url, config);
+    encoded = { header: encodeX402Header(doc), body: JSON.stringify(doc) };
+    if (cached.size >= MAX_CACHED_CHALLENGES) cached.delete(cached.keys().next().value!);
+    cached.set(key, encoded);
+  }
+  return encoded;
+};
+
 const challengeResponse = (route: RouteDef, req: HttpRequestLike, config: Config): HttpResponseLike => {
-  const doc = buildPaymentRequired(route, req.path, req.url, config);
+  const { header, body } = encodedChallenge(route, req, config);
   return {
     statusCode: 402,
     headers: {
       'content-type': 'application/json',
       'cache-control': 'no-store',
-      'payment-required': encodeX402Header(doc),
+      'payment-required': header,
       'access-control-expose-headers': EXPOSE_HEADERS,
       'x-request-id': req.requestId,
     },
-    body: JSON.stringify(doc),
+    body,
   };
 };
 
