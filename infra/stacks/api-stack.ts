@@ -7,7 +7,7 @@
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -15,7 +15,7 @@ import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
-import { FAMILIES, ROUTES, routesOf, type Family } from '../../shared/routes/table';
+import { FAMILIES, ROUTES, routesOf, type Family, type RouteDef } from '../../shared/routes/table';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 import { addApiAlarms, addDashboard } from './observability';
@@ -65,6 +65,17 @@ interface ApiStackProps extends StackProps {
   throttle?: { rateLimit: number; burstLimit: number };
 }
 
+/** Per-second limits of the whole stage (a route without its own limit shares them). */
+const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
+/**
+ * Routes that compute a bundle over many series (snapshots, decision packs, history windows, MCP
+ * sessions) get a lower limit of their own, so that a runaway client of one of them cannot take
+ * the whole stage's capacity (and the functions' concurrency) from the cheap reads.
+ */
+const HEAVY_ROUTE_THROTTLE = { rateLimit: 20, burstLimit: 40 };
+const isHeavyRoute = (r: Pick<RouteDef, 'family' | 'path'>): boolean =>
+  r.family === 'snapshot' || r.family === 'decision' || r.family === 'mcp' || r.path.startsWith('/v1/history/');
+
 /**
  * HTTP API, family functions and their grants.
  * @example new ApiStack(app, 'commodity-data-prod-api', { config, observations: data.observations, credits: data.credits });
@@ -101,7 +112,7 @@ class ApiStack extends Stack {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      throttle: props.throttle ?? STAGE_THROTTLE,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(
@@ -119,6 +130,14 @@ class ApiStack extends Stack {
       },
     });
     this.url = stage.url;
+    // HttpStage has no per-route setting; the CloudFormation stage does (RouteSettings: JSON by route
+    // key, so the property names are CloudFormation's own).
+    (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      ROUTES.filter(isHeavyRoute).map((r) => [
+        r.id,
+        { ThrottlingRateLimit: HEAVY_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: HEAVY_ROUTE_THROTTLE.burstLimit },
+      ]),
+    );
 
     const functions = new Map<Family, ServiceFunction>();
     for (const family of FAMILIES) {
@@ -165,6 +184,10 @@ class ApiStack extends Stack {
       entry: entry('reconcile-payments'),
       description: 'resolves pending x402 settlements against the chain',
       timeout: Duration.minutes(2),
+      // One run at a time in prod: overlapping sweeps would ask the chain about the same claims twice
+      // (harmless, the ledger writes are conditional, but wasted). Not in dev/staging: a new account's
+      // concurrency limit (10) leaves nothing to reserve, and the deploy would fail.
+      reservedConcurrentExecutions: props.config.stage === 'prod' ? 1 : undefined,
       environment: { ...props.config.apiEnvironment },
       logRetention: props.config.logRetention,
     });
@@ -183,5 +206,5 @@ class ApiStack extends Stack {
   }
 }
 
-export { ApiStack, familyCharges };
+export { ApiStack, familyCharges, isHeavyRoute, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE };
 export type { ApiStackProps };

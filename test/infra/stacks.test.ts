@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionEntry, missingEntries, ServiceFunction } from '../../infra/constructs/service-function';
-import { familyCharges } from '../../infra/stacks/api-stack';
+import { familyCharges, HEAVY_ROUTE_THROTTLE, isHeavyRoute, STAGE_THROTTLE } from '../../infra/stacks/api-stack';
 import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES } from '../../shared/routes/table';
@@ -46,6 +46,29 @@ describe('CDK app (staging)', () => {
         expect(refersTo(integration.Properties.IntegrationUri, fnId(r.family)), `${r.id} -> ${r.family}`).toBe(true);
         expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
       }
+    });
+
+    it('throttles the stage, and the bundle routes (snapshots, decision packs, history, MCP) lower on their own', () => {
+      const stages = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Stage')) as any[];
+      expect(stages).toHaveLength(1);
+      const { DefaultRouteSettings, RouteSettings } = stages[0].Properties;
+      expect(DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+      const heavy = [
+        'GET /v1/snapshot/all',
+        'GET /v1/decision/all',
+        'GET /v1/snapshot/{sector}',
+        'GET /v1/decision/{sector}',
+        'GET /v1/history/{code}',
+        'POST /api/mcp',
+      ];
+      expect(Object.keys(RouteSettings).sort()).toEqual(
+        ROUTES.filter(isHeavyRoute)
+          .map((r) => r.id)
+          .sort(),
+      );
+      for (const key of heavy) expect(RouteSettings[key], key).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+      expect(RouteSettings['GET /v1/price/{code}']).toBeUndefined();
+      expect(HEAVY_ROUTE_THROTTLE.rateLimit).toBeLessThan(STAGE_THROTTLE.rateLimit);
     });
 
     it('gives MCP its own function behind POST, GET and DELETE /api/mcp (GET/DELETE answer 405 from our code, not a 404)', () => {
@@ -320,6 +343,10 @@ describe('CDK app (prod and dev)', () => {
     expect(JSON.stringify(schedules[0].Properties.Target.Arn)).toContain(id);
     const fn = s.templates.api.toJSON().Resources[id];
     expect(envOf(fn)).toMatchObject({ [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia', [ENV.X402_NETWORK]: 'eip155:84532' });
+    // Outside prod nothing is reserved: a new account's concurrency limit leaves nothing to reserve.
+    expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const prod = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402' });
+    expect(prod.templates.api.toJSON().Resources[logicalId(prod.api, prod.api.reconciler)].Properties.ReservedConcurrentExecutions).toBe(1);
   });
 
   it('synthesizes a dev stage without any context, in demo mode on Base Sepolia', () => {
