@@ -32,6 +32,8 @@ const CORS_ALLOW_HEADERS = [
   'x-payment',
   'payment-signature',
   'x-force-402',
+  // x402 v1 clients ask for the v1 body of a 402 with it (shared/payment/challenge.ts).
+  'x402-version',
   'mcp-protocol-version',
   'mcp-session-id',
   'last-event-id',

@@ -10,7 +10,7 @@
  * clients treat it as a URL; accepts[].resource is the requested path, as the spec says.
  */
 import type { PaymentRequirementsV2 } from '@x402/core/schemas';
-import type { Config } from '../config';
+import type { Config, X402Network } from '../config';
 import { SERVICE_NAME } from '../docs/identity';
 import { usdToAtomic } from '../routes/pricing';
 import { bazaarExtension } from './bazaar';
@@ -85,6 +85,51 @@ const buildPaymentRequired = (
   extensions: { ...bazaarExtension(route, path, url), [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() },
 });
 
+/**
+ * The request header by which an x402 v1 client asks for a v1 body. A v1 client (x402-fetch 1.x)
+ * reads only the 402 body and validates it strictly (its network enum has v1 names such as
+ * "base-sepolia"; resource must be an absolute URL), so the spec's v2 body makes it throw before
+ * paying; nothing in its first request tells it apart from a v2 client. It needs no code change:
+ * `fetchWithPay(url, { headers: { 'X402-Version': '1' } })`.
+ */
+const V1_BODY_HEADER = 'x402-version';
+
+/** x402 v1's PaymentRequired: the same single option, in v1's shape. */
+interface V1PaymentRequiredBody {
+  x402Version: 1;
+  error: string;
+  accepts: Array<{
+    scheme: 'exact';
+    network: string;
+    maxAmountRequired: string;
+    resource: string;
+    description: string;
+    mimeType: string;
+    payTo: string;
+    maxTimeoutSeconds: number;
+    asset: string;
+    extra: { name: string; version: string };
+  }>;
+}
+
+/** The v1 form of a challenge: the network by its v1 name and resource as the absolute URL. */
+const toV1Body = (doc: PaymentRequiredBody, network: X402Network): V1PaymentRequiredBody => ({
+  x402Version: 1,
+  error: doc.error,
+  accepts: doc.accepts.map((a) => ({
+    scheme: a.scheme,
+    network: usdcFor(network).v1Name,
+    maxAmountRequired: a.maxAmountRequired,
+    resource: doc.resource.url,
+    description: a.description,
+    mimeType: a.mimeType,
+    payTo: a.payTo,
+    maxTimeoutSeconds: a.maxTimeoutSeconds,
+    asset: a.asset,
+    extra: a.extra,
+  })),
+});
+
 /** Standard base64 of UTF-8 JSON, the encoding of every x402 header. */
 const encodeX402Header = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 
@@ -114,5 +159,5 @@ const resourceUrl = (
   return `${proto}://${host}${path}${query}`;
 };
 
-export { buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl };
-export type { PaymentRequiredBody, PaymentOption };
+export { buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl, toV1Body, V1_BODY_HEADER };
+export type { PaymentRequiredBody, PaymentOption, V1PaymentRequiredBody };

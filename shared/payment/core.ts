@@ -26,7 +26,7 @@ import { mapError } from '../errors/error-mapper';
 import { PaymentError, ServiceUnavailableError, type HttpError } from '../errors/errors';
 import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
-import { buildPaymentRequired, encodeX402Header, paymentOption, type PaymentOption } from './challenge';
+import { buildPaymentRequired, encodeX402Header, paymentOption, toV1Body, V1_BODY_HEADER, type PaymentOption } from './challenge';
 import { checkPayment } from './checks';
 import { paymentIdOf } from './payment-id';
 import { FacilitatorUnavailableError, PaymentIdConflictError, SettlementPendingError } from './errors';
@@ -136,11 +136,13 @@ const encodedChallenge = (route: RouteDef, req: HttpRequestLike, config: Config)
     cached = new Map();
     CHALLENGES.set(config, cached);
   }
-  const key = `${route.id} ${req.path} ${req.url}`;
+  // The header is always v2; the body is the spec's, or v1's when a v1 client asks for it.
+  const v1 = req.headers[V1_BODY_HEADER]?.trim() === '1';
+  const key = `${route.id} ${req.path} ${req.url} ${v1 ? 1 : 2}`;
   let encoded = cached.get(key);
   if (!encoded) {
     const doc = buildPaymentRequired(route, req.path, req.url, config);
-    encoded = { header: encodeX402Header(doc), body: JSON.stringify(doc) };
+    encoded = { header: encodeX402Header(doc), body: JSON.stringify(v1 ? toV1Body(doc, config.X402_NETWORK) : doc) };
     if (cached.size >= MAX_CACHED_CHALLENGES) cached.delete(cached.keys().next().value!);
     cached.set(key, encoded);
   }

@@ -6,7 +6,10 @@
  */
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { createWalletClient, http, publicActions } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type HDAccount } from 'viem/accounts';
+import { baseSepolia } from 'viem/chains';
+import { wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import type { LocalStack } from '../../infra/local/stack';
@@ -103,6 +106,35 @@ describe('x402 on the local chain (ganache + local facilitator + official client
     const after = await balances(buyer.address);
     expect(before.buyer - after.buyer).toBe(20_000n);
     expect(after.payTo - before.payTo).toBe(20_000n);
+  });
+
+  it('the unmodified v1 client (x402-fetch 1.2.0) pays when it asks for the v1 body with X402-Version: 1; without it, it cannot', async () => {
+    const buyer = net.chain.accounts[5]!;
+    // x402-fetch selects the option whose v1 network name matches its wallet's chain (84532: base-sepolia).
+    const wallet = createWalletClient({ account: buyer, chain: baseSepolia, transport: http(net.chain.rpcUrl) }).extend(publicActions);
+    const pay = wrapFetchWithPaymentV1(fetch, wallet as never);
+
+    // The spec's v2 body: the v1 client refuses it before signing anything (its network enum has v1 names only).
+    await expect(pay(`${stack.url}/v1/price/CL`)).rejects.toThrow();
+
+    const challenge = await fetch(`${stack.url}/v1/price/CL`, { headers: { 'X402-Version': '1' } });
+    expect(challenge.status).toBe(402);
+    const v1Body = await challenge.json();
+    expect(v1Body).toMatchObject({
+      x402Version: 1,
+      accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000', resource: `${stack.url}/v1/price/CL`, payTo: net.payTo }],
+    });
+    // The header stays the v2 challenge, for v2 clients.
+    expect(unb64(challenge.headers.get('payment-required'))).toMatchObject({ x402Version: 2, accepts: [{ network: 'eip155:84532', amount: '10000' }] });
+
+    const before = await balances(buyer.address);
+    const res = await pay(`${stack.url}/v1/price/CL`, { headers: { 'X402-Version': '1' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ instrument: 'CL', value: 72.53 });
+    expect(unb64(res.headers.get('x-payment-response'))).toMatchObject({ success: true, payer: buyer.address, network: 'eip155:84532' });
+    const after = await balances(buyer.address);
+    expect(before.buyer - after.buyer).toBe(10_000n);
+    expect(after.payTo - before.payTo).toBe(10_000n);
   });
 
   it('a hand-built v1-style X-PAYMENT (viem signTypedData, validAfter now - 600) is settled on chain', async () => {

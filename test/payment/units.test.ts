@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../shared/config';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
-import { buildPaymentRequired, encodeX402Header, resourceUrl } from '../../shared/payment/challenge';
+import { buildPaymentRequired, encodeX402Header, resourceUrl, toV1Body } from '../../shared/payment/challenge';
 import { checkPayment, type ExpectedPayment } from '../../shared/payment/checks';
 import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator } from '../../shared/payment/facilitator';
 import { decodePaymentHeader, paymentHeaderOf, MAX_PAYMENT_HEADER_CHARS, type DecodedPayment } from '../../shared/payment/payload';
@@ -142,6 +142,28 @@ describe('challenge document', () => {
       asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
       extra: { name: 'USD Coin', version: '2' },
     });
+  });
+
+  it('has a v1 form that x402 v1 (x402@1.2.0) parses: v1 network names, absolute resource, the same price', async () => {
+    const { PaymentRequirementsSchema } = await import('x402/types');
+    const prod = buildPaymentRequired(route, '/v1/decision/all', 'https://api.example.com/v1/decision/all', { ...config, X402_NETWORK: 'eip155:8453' });
+    const v1 = toV1Body(prod, 'eip155:8453');
+    expect(v1.x402Version).toBe(1);
+    expect(PaymentRequirementsSchema.parse(v1.accepts[0])).toEqual({
+      scheme: 'exact',
+      network: 'base',
+      maxAmountRequired: '250000',
+      resource: 'https://api.example.com/v1/decision/all',
+      description: route.summary,
+      mimeType: 'application/json',
+      payTo,
+      maxTimeoutSeconds: 60,
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      extra: { name: 'USD Coin', version: '2' },
+    });
+    expect(toV1Body(doc, 'eip155:84532').accepts[0]!.network).toBe('base-sepolia');
+    // The spec's v2 body is what v1 refuses.
+    expect(() => PaymentRequirementsSchema.parse(doc.accepts[0])).toThrow();
   });
 
   it('encodes as a header that @x402/core parses as a valid v2 PaymentRequired', () => {
