@@ -20,7 +20,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
 import { SOURCES } from '../../shared/sources/registry';
-import { catchUpExpression, scheduleExpression } from '../../shared/sources/schedule';
+import { scheduleExpression } from '../../shared/sources/schedule';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 import { addIngestAlarms } from './observability';
@@ -93,27 +93,17 @@ class IngestStack extends Stack {
       }
       functions.set(source.id, fn);
 
-      const target = new LambdaInvoke(fn, {
-        input: ScheduleTargetInput.fromObject({ source: source.id }),
-        retryAttempts: RETRY_ATTEMPTS,
-        maxEventAge: MAX_EVENT_AGE,
-        deadLetterQueue: this.deadLetterQueue,
-        role: schedulerRoleFor(this, `Ingest${name}ScheduleRole`, fn),
-      });
       const schedule = new Schedule(this, `Ingest${name}Schedule`, {
         description: `${source.id}: ${source.schedule.description}`,
         schedule: ScheduleExpression.expression(scheduleExpression(source.schedule), TimeZone.of(source.schedule.timeZone)),
-        target,
+        target: new LambdaInvoke(fn, {
+          input: ScheduleTargetInput.fromObject({ source: source.id }),
+          retryAttempts: RETRY_ATTEMPTS,
+          maxEventAge: MAX_EVENT_AGE,
+          deadLetterQueue: this.deadLetterQueue,
+          role: schedulerRoleFor(this, `Ingest${name}ScheduleRole`, fn),
+        }),
       });
-      // The day a holiday moves the release to (shared/calendar/releases.ts): read it when it comes out.
-      const catchUp = catchUpExpression(source.schedule);
-      if (catchUp) {
-        new Schedule(this, `Ingest${name}HolidaySchedule`, {
-          description: `${source.id}: catch-up run for holiday-moved releases`,
-          schedule: ScheduleExpression.expression(catchUp, TimeZone.of(source.schedule.timeZone)),
-          target,
-        });
-      }
       schedules.set(source.id, schedule);
     }
     this.functions = functions;

@@ -26,13 +26,4 @@ const isoDate = (t: Date): string => t.toISOString().slice(0, 10);
 /** Whole days from `a` to `b` (positive when b is later). */
 const daysBetween = (a: string, b: string): number => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
 
-/**
- * The Friday of a date's Monday-to-Sunday week: the week a weekly release of daily figures covers.
- * @example fridayOfWeek('2026-11-23') // '2026-11-27' (Monday -> that week's Friday)
- */
-const fridayOfWeek = (date: string): string => {
-  const weekday = ((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
-  return addDays(date, 5 - weekday);
-};
-
-export { addDays, addYears, isoDate, daysBetween, fridayOfWeek };
+export { addDays, addYears, isoDate, daysBetween };

@@ -92,7 +92,7 @@ const GLOSSARY = [
   '- freshness_class: eod (daily close), weekly, monthly, decree (administered), intraday, delayed.',
   '- quality: official (as published), derived (computed here from official inputs; derived: true), indicative (licensed quote), delayed.',
   '- source {name, series_id, url}, license_tag: who published it and under which license.',
-  "- provenance {retrieved_at, cache_hit, cache_ttl_s}; published_at: when the publisher released it; next_release_at: its next scheduled release. Both follow the publishers' calendars, US federal holidays included (GET /v1/calendar flags moved and estimated dates).",
+  '- provenance {retrieved_at, cache_hit, cache_ttl_s}; published_at: when the publisher released it; next_release_at: its next scheduled release.',
   '- attributes: named parts of multi-field records; {} when none. Unknown values are null, never missing.',
   '',
   '## Errors',

@@ -60,10 +60,6 @@ const CalendarBody = z.strictObject({
       schedule: z.string(),
       time_zone: z.string(),
       next_release_at: IsoDateTimeSchema.nullable(),
-      next_release_shifted: z.boolean().describe('the release is moved from its regular day or time by a US federal holiday'),
-      next_release_estimated: z
-        .boolean()
-        .describe("the publisher decides such a date case by case (a holiday week), or has not published it yet: the schedule's best estimate"),
       url: z.string(),
     }),
   ),

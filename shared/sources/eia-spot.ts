@@ -9,8 +9,7 @@ import { makeObservation, readSamples } from './common';
 import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
 import { mapLimit } from '../concurrency/map-limit';
 import { SourceFormatError, type SourceAdapter } from './types';
-import { addDays, fridayOfWeek, isoDate } from '../dates';
-import { releaseAfter } from './schedule';
+import { addDays, isoDate } from '../dates';
 
 /** Instrument -> EIA series id and the publisher's page for it. */
 const EIA_SPOT_SERIES = Object.freeze([
@@ -28,9 +27,6 @@ const EXPECTED_UNITS: Record<string, string> = { 'USD/bbl': '$/BBL', 'USD/gal': 
 const SAMPLES_RECORDED_AT = '2025-06-18T14:00:00.000Z';
 
 const def = findSource('eia-spot')!;
-
-const PUBLISHED_AT_BASIS =
-  'EIA publishes the daily spot prices weekly with the Weekly Petroleum Status Report: the first release after the week of the price (Wednesdays 10:30 ET, Thursday 11:00 ET after a holiday early in the week)';
 
 const eiaSpot: SourceAdapter = {
   def,
@@ -67,8 +63,6 @@ const eiaSpot: SourceAdapter = {
             series_id: spec.seriesId,
             url: spec.page,
             retrievedAt: payload.retrievedAt,
-            published_at: releaseAfter(def.schedule, fridayOfWeek(r.period)),
-            attributes: { published_at_basis: PUBLISHED_AT_BASIS },
           }),
         };
       });

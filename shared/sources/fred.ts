@@ -10,8 +10,7 @@ import { findSource } from './registry';
 import { fetchPayload, makeObservation, parseNumber, payloadText, readSamples } from './common';
 import { mapLimit } from '../concurrency/map-limit';
 import { SourceFormatError, type SourceAdapter } from './types';
-import { addDays, fridayOfWeek, isoDate } from '../dates';
-import { releaseAfter } from './schedule';
+import { addDays, isoDate } from '../dates';
 
 const FRED_SERIES = Object.freeze([
   { code: 'DTWEXBGS', fredId: 'DTWEXBGS' },
@@ -23,9 +22,6 @@ const FRED_SERIES = Object.freeze([
 const SAMPLES_RECORDED_AT = '2025-12-01T21:30:00.000Z';
 
 const def = findSource('fred')!;
-
-const PUBLISHED_AT_BASIS =
-  "the Fed's weekly H.10 release after the week of the rate (Mondays 16:15 ET, Tuesday after a Monday holiday), from which FRED posts it";
 
 interface FredRow {
   date: string;
@@ -82,8 +78,6 @@ const fred: SourceAdapter = {
           series_id: spec.fredId,
           url: `https://fred.stlouisfed.org/series/${spec.fredId}`,
           retrievedAt: payload.retrievedAt,
-          published_at: releaseAfter(def.schedule, fridayOfWeek(r.date)),
-          attributes: { published_at_basis: PUBLISHED_AT_BASIS },
         }),
       }));
   },

@@ -3,7 +3,6 @@
  * EventBridge Scheduler expression CDK deploys for it. Both read the same ReleaseSchedule,
  * so /v1/calendar and the deployed schedules cannot disagree.
  */
-import { catchUpOf, releaseDay, type ReleaseDay } from '../calendar/releases';
 import type { ReleaseSchedule } from './types';
 
 /** Default minutes between a scheduled release and the ingestion run that reads it. */
@@ -60,42 +59,27 @@ const dayMatches = (s: ReleaseSchedule, y: number, m: number, d: number): boolea
   return true;
 };
 
-const ymd = (y: number, m: number, d: number) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-
-/** A scheduled release day as published: moved by the schedule's holiday rule, as an instant. */
-const published = (s: ReleaseSchedule, y: number, m: number, d: number): { at: Date; day: ReleaseDay } => {
-  const day = releaseDay(s.holidayRule, ymd(y, m, d), s.hour, s.minute);
-  const [py, pm, pd] = day.date.split('-').map(Number) as [number, number, number];
-  return { at: zonedToUtc(py, pm, pd, day.hour, day.minute, s.timeZone), day };
-};
-
 /**
- * The first release strictly after `after` (holiday moves applied), with whether the publisher's
- * date is an estimate; null when none falls in the next 400 days (e.g. a date list that has run out).
+ * The first release strictly after `after`, or null when none falls in the next 400 days
+ * (e.g. a date list that has run out).
+ * @example nextRelease({minute: 30, hour: 10, weekdays: [3], timeZone: 'America/New_York', description: ''}, new Date('2026-11-21T00:00:00Z'))
  */
-const nextReleaseDay = (s: ReleaseSchedule, after: Date): { at: Date; day: ReleaseDay } | null => {
-  // From a few days back: a release moved later (a holiday) may still be ahead.
-  const start = new Date(after.getTime() - 7 * 24 * 3600 * 1000);
-  for (let i = 0; i < 407; i++) {
+const nextRelease = (s: ReleaseSchedule, after: Date): Date | null => {
+  const start = new Date(after.getTime() - 24 * 3600 * 1000);
+  for (let i = 0; i < 400; i++) {
     const day = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate() + i));
     const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
     if (!dayMatches(s, y, m, d)) continue;
-    const release = published(s, y, m, d);
-    if (release.at.getTime() > after.getTime()) return release;
+    const at = zonedToUtc(y, m, d, s.hour, s.minute, s.timeZone);
+    if (at.getTime() > after.getTime()) return at;
   }
   return null;
 };
 
 /**
- * The first release strictly after `after`, or null when none falls in the next 400 days.
- * @example nextRelease({minute: 30, hour: 10, weekdays: [3], timeZone: 'America/New_York', description: ''}, new Date('2026-11-21T00:00:00Z'))
- */
-const nextRelease = (s: ReleaseSchedule, after: Date): Date | null => nextReleaseDay(s, after)?.at ?? null;
-
-/**
- * The release instant of the period ending `asOf` (a weekly report): the first release weekday of
- * the schedule strictly after that date, at the release time (DST-aware), moved by the schedule's
- * holiday rule (a Monday holiday puts the petroleum report on Thursday 11:00 ET).
+ * The scheduled release instant of the period ending `asOf` (a weekly report): the first release
+ * weekday of the schedule strictly after that date, at the release time (DST-aware). Holiday
+ * weeks, when publishers release a day late, are not modelled: the figure is the scheduled instant.
  * @example releaseAfter(petroleumSchedule, '2026-02-06') // '2026-02-11T15:30:00.000Z' (Wed 10:30 EST)
  */
 const releaseAfter = (schedule: ReleaseSchedule, asOf: string): string | null => {
@@ -104,7 +88,7 @@ const releaseAfter = (schedule: ReleaseSchedule, asOf: string): string | null =>
   for (let i = 1; i <= 7; i++) {
     const day = new Date(base + i * 86_400_000);
     const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
-    if (weekdays.includes(isoWeekday(y, m, d))) return published(schedule, y, m, d).at.toISOString();
+    if (weekdays.includes(isoWeekday(y, m, d))) return zonedToUtc(y, m, d, schedule.hour, schedule.minute, schedule.timeZone).toISOString();
   }
   return null;
 };
@@ -125,14 +109,4 @@ const scheduleExpression = (s: ReleaseSchedule): string => {
   return `cron(${at % 60} ${Math.floor(at / 60)} ${dom} ${month} ${dow} *)`;
 };
 
-/**
- * The cron of the extra run on the days a holiday can move a release to (null without a holiday
- * rule or weekdays): a moved report is read the day it comes out, not a week later.
- */
-const catchUpExpression = (s: ReleaseSchedule): string | null => {
-  if (!s.holidayRule || !s.weekdays) return null;
-  const c = catchUpOf(s.holidayRule, s.weekdays, s.hour, s.minute);
-  return scheduleExpression({ ...s, weekdays: c.weekdays, hour: c.hour, minute: c.minute, dates: undefined });
-};
-
-export { nextRelease, nextReleaseDay, releaseAfter, scheduleExpression, catchUpExpression, zonedToUtc };
+export { nextRelease, releaseAfter, scheduleExpression, zonedToUtc };

@@ -8,7 +8,6 @@
  */
 import type { Config } from '../config';
 import type { EnvKey } from '../config/env-keys';
-import type { HolidayRule } from '../calendar/releases';
 import type { SeriesItem } from '../store/observation-store';
 
 /** A release schedule: local wall-clock time in the publisher's time zone. */
@@ -30,8 +29,6 @@ interface ReleaseSchedule {
    * release minute can still read the previous release and call it fresh.
    */
   ingestLagMinutes?: number;
-  /** How a US federal holiday moves a release (shared/calendar/releases.ts); absent = it does not. */
-  holidayRule?: HolidayRule;
   /** How a person would say it, e.g. "Wednesdays 10:30 ET". */
   description: string;
 }

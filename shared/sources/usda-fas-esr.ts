@@ -25,7 +25,7 @@ import type { SeriesItem } from '../store/observation-store';
 import { SourceFetchError, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
 import { mapLimit } from '../concurrency/map-limit';
-import { releaseAfter } from './schedule';
+import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { ESR_COMMODITIES, ESR_COMMODITY_SLUGS, type EsrCommodity } from '../catalog/fundamentals';
 
@@ -108,10 +108,14 @@ const FIELDS = [
   ['nextMYNetSales', 'next_my_net_sales'],
 ] as const;
 
-const def = findSource('usda-fas-esr')!;
+/** The Thursday week ending -> the following Thursday 08:30 ET release. */
+const releaseInstant = (weekEnding: string): string => {
+  const d = new Date(`${weekEnding}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 7);
+  return zonedToUtc(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), 8, 30, 'America/New_York').toISOString();
+};
 
-/** The Thursday week ending -> the following Thursday 08:30 ET release (Friday in a holiday week). */
-const releaseInstant = (weekEnding: string): string | null => releaseAfter(def.schedule, weekEnding);
+const def = findSource('usda-fas-esr')!;
 const ESR_PAGE = 'https://apps.fas.usda.gov/export-sales/esrd1.html';
 
 /** Pure: one ESR exports payload -> ESR#<commodity> weekly items. */
@@ -168,7 +172,7 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
             countries: list.length,
             scope,
             method: `sum over ${list.length} destination row(s) of the week`,
-            published_at_basis: 'FAS regular release: Thursday after the week ending, 08:30 ET (Friday in a week with a federal holiday)',
+            published_at_basis: 'FAS regular release: Thursday after the week ending, 08:30 ET (later in holiday weeks)',
             ...sums,
           },
         }),

@@ -21,7 +21,7 @@ import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
 import { mapLimit } from '../concurrency/map-limit';
-import { releaseAfter } from './schedule';
+import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { CROP_COMMODITIES, type CropCommodity } from '../catalog/fundamentals';
 
@@ -102,10 +102,14 @@ const parseValue = (raw: string, where: string): number | null => {
   return n;
 };
 
-const def = findSource('usda-nass-crop-progress')!;
+/** Quick Stats week ending (Sunday) -> the Monday 16:00 ET release. */
+const releaseInstant = (weekEnding: string): string => {
+  const d = new Date(`${weekEnding}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return zonedToUtc(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), 16, 0, 'America/New_York').toISOString();
+};
 
-/** Quick Stats week ending (Sunday) -> the Monday 16:00 ET release (Tuesday after a Monday holiday). */
-const releaseInstant = (weekEnding: string): string | null => releaseAfter(def.schedule, weekEnding);
+const def = findSource('usda-nass-crop-progress')!;
 const SYNTHETIC_NAME = `${def.name} (synthetic sample: not NASS data)`;
 /** Not a US government work: figures made up for the demo, free to use, worth nothing. */
 const SYNTHETIC_LICENSE = 'synthetic sample (made-up figures, not USDA data; no license needed)';

@@ -6,7 +6,7 @@ import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES } from '../../shared/routes/table';
 import { SOURCES } from '../../shared/sources/registry';
-import { catchUpExpression, scheduleExpression } from '../../shared/sources/schedule';
+import { scheduleExpression } from '../../shared/sources/schedule';
 import { CREDITS_TABLE, OBSERVATIONS_TABLE } from '../../shared/store/tables';
 import { actionsOn, logicalId, PAY_TO, refersTo, synthService, type Synthesized } from './synth';
 
@@ -203,29 +203,12 @@ describe('CDK app (staging)', () => {
       }
     });
 
-    it('schedules every source with its registry cron and time zone, retries and a dead-letter queue; a catch-up run where holidays move releases', () => {
+    it('schedules every source with its registry cron and time zone, retries and a dead-letter queue', () => {
       const schedules = Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[];
-      const catchUps = SOURCES.filter((x) => catchUpExpression(x.schedule));
-      expect(catchUps.map((x) => x.id).sort()).toEqual([
-        'cftc-cot',
-        'eia-gas-storage',
-        'eia-petroleum',
-        'eia-spot',
-        'fred',
-        'usda-fas-esr',
-        'usda-nass-crop-progress',
-      ]);
-      expect(schedules).toHaveLength(SOURCES.length + catchUps.length);
+      expect(schedules).toHaveLength(SOURCES.length);
       for (const source of SOURCES) {
         const mine = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId(source.id)));
-        const regular = mine.filter((sch) => sch.Properties.ScheduleExpression === scheduleExpression(source.schedule));
-        expect(regular, source.id).toHaveLength(1);
-        const catchUp = catchUpExpression(source.schedule);
-        expect(mine.map((sch) => sch.Properties.ScheduleExpression).sort(), source.id).toEqual(
-          [scheduleExpression(source.schedule), ...(catchUp ? [catchUp] : [])].sort(),
-        );
-        for (const sch of mine) expect(sch.Properties.ScheduleExpressionTimezone, source.id).toBe(source.schedule.timeZone);
-        mine.splice(0, mine.length, ...regular);
+        expect(mine, source.id).toHaveLength(1);
         expect(mine[0].Properties, source.id).toMatchObject({
           ScheduleExpression: scheduleExpression(source.schedule),
           ScheduleExpressionTimezone: source.schedule.timeZone,

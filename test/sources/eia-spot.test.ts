@@ -60,12 +60,6 @@ describe('eia-spot adapter', () => {
       url: 'https://www.eia.gov/dnav/pet/hist/RWTCD.htm',
     });
     expect(last('PRICE#CL').next_release_at).toBe('2026-12-01T15:30:00.000Z');
-    // Daily prices, published weekly with the WPSR: Monday 2025-06-16 is in the week ending Friday
-    // 20 June, whose release is Wednesday 25 June 10:30 EDT (no holiday that Monday to Wednesday).
-    expect(last('PRICE#CL').published_at).toBe('2025-06-25T14:30:00.000Z');
-    expect(last('PRICE#CL').attributes.published_at_basis).toMatch(/weekly with the Weekly Petroleum Status Report/);
-    // Tuesday 2024-07-09 -> week ending 12 July -> Wednesday 17 July 10:30 EDT.
-    expect(last('PRICE#NG').published_at).toBe('2024-07-17T14:30:00.000Z');
     expect(items.filter((i) => i.seriesKey === 'PRICE#CL')).toHaveLength(30); // a month and a half of trading days
   });
 

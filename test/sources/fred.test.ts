@@ -46,16 +46,6 @@ describe('fred adapter', () => {
     expect(items.some((i) => i.observation.as_of === '2025-11-27')).toBe(false); // Thanksgiving: no value published
   });
 
-  it("dates each rate by the Fed's weekly H.10 release after its week (Tuesday when Monday is a holiday)", async () => {
-    const items = (await fred.samples()).flatMap((p) => fred.toItems(p, ctx));
-    const eur = (asOf: string) => items.find((i) => i.seriesKey === 'PRICE#EURUSD' && i.observation.as_of === asOf)!.observation;
-    // Friday 2025-11-28 -> Monday 1 December 16:15 EST.
-    expect(eur('2025-11-28').published_at).toBe('2025-12-01T21:15:00.000Z');
-    // Friday 2025-10-10 -> Monday 13 October is Columbus Day -> Tuesday 14 October 16:15 EDT.
-    expect(eur('2025-10-10').published_at).toBe('2025-10-14T20:15:00.000Z');
-    expect(eur('2025-10-10').attributes.published_at_basis).toMatch(/H\.10/);
-  });
-
   it('refuses a payload of an unknown series', () => {
     expect(() => fred.toItems(payload('fred/DEXJPUS.csv', 'observation_date,DEXJPUS\n2025-11-26,150\n'), ctx)).toThrow(SourceFormatError);
   });
