@@ -50,17 +50,17 @@ interface PublisherCalendar {
   periodsAround(from: string, to: string): string[];
 }
 
-/** Is `date` inside [from, to]? */
-const within = (date: string, window: readonly [string, string] | null): boolean => window !== null && date >= window[0] && date <= window[1];
+/** Date ranges [from, to] (inclusive) in which release dates were checked against the publisher's own dated schedule. */
+type Verified = readonly (readonly [string, string])[];
 
-const release = (date: string, hour: number, minute: number, window: readonly [string, string] | null, shiftedBy: string | null): Release => ({
+const release = (date: string, hour: number, minute: number, verified: Verified, shiftedBy: string | null): Release => ({
   date,
   at: atLocal(date, hour, minute, ET),
-  estimated: !within(date, window),
+  estimated: !verified.some(([from, to]) => date >= from && date <= to),
   shifted_by: shiftedBy,
 });
 
-const announced = (a: AnnouncedRelease, window: readonly [string, string] | null): Release => release(a.date, a.hour, a.minute, window, a.note);
+const announced = (a: AnnouncedRelease, verified: Verified): Release => release(a.date, a.hour, a.minute, verified, a.note);
 
 /** Every date with ISO weekday `weekday` from shortly before `from` through `to`. */
 const weekdaysAround = (weekday: number, from: string, to: string, leadDays = 14): string[] => {
@@ -80,7 +80,7 @@ const holidayIn = (from: string, to: string): string | null => {
 // ---- EIA Weekly Petroleum Status Report --------------------------------------------------------
 
 /** WPSR release days checked against EIA's holiday schedule (2025-2026 rows). */
-const WPSR_VERIFIED = ['2025-01-01', '2026-12-31'] as const;
+const WPSR_VERIFIED: Verified = [['2025-01-01', '2026-12-31']];
 
 /**
  * EIA WPSR, week ending Friday F: Wednesday F+5 at 10:30 ET; when a federal holiday falls on
@@ -142,7 +142,7 @@ const eiaSpot: PublisherCalendar = {
 // ---- EIA Weekly Natural Gas Storage Report ---------------------------------------------------
 
 /** WNGSR release days checked against EIA's schedule page (its rows from September 2025 on). */
-const WNGSR_VERIFIED = ['2025-09-01', '2026-12-31'] as const;
+const WNGSR_VERIFIED: Verified = [['2025-09-01', '2026-12-31']];
 
 /**
  * EIA WNGSR, week ending Friday F: Thursday F+6 at 10:30 ET. A holiday on that Thursday
@@ -184,7 +184,10 @@ const eiaWngsr: PublisherCalendar = {
  * release date due to a Federal holiday": Mon 24 June, Mon 8 July, Mon 2 December, Mon 30
  * December) and the original publish dates of October 2025 - January 2026 in its catch-up table.
  */
-const COT_VERIFIED = ['2024-01-01', '2026-01-23'] as const;
+const COT_VERIFIED: Verified = [
+  ['2024-01-01', '2024-12-31'],
+  ['2025-10-01', '2026-01-23'],
+];
 
 /**
  * CFTC COT, report date R (the Tuesday; the Monday when Tuesday is a holiday): the Friday of
@@ -227,8 +230,8 @@ const cftcCot: PublisherCalendar = {
 const esrRelease = (weekEnding: string): Release => {
   const thursday = addDays(weekEnding, 7);
   const holiday = holidayIn(addDays(weekEnding, 1), thursday);
-  if (!holiday) return release(thursday, 8, 30, null, null);
-  return release(businessDayOnOrAfter(addDays(thursday, 1)), 8, 30, null, holiday);
+  if (!holiday) return release(thursday, 8, 30, [], null);
+  return release(businessDayOnOrAfter(addDays(thursday, 1)), 8, 30, [], holiday);
 };
 
 const usdaFasEsr: PublisherCalendar = {
@@ -256,7 +259,7 @@ const CROP_PROGRESS_MONTHS = [4, 5, 6, 7, 8, 9, 10, 11] as const;
 const cropProgressRelease = (weekEnding: string): Release => {
   const monday = addDays(weekEnding, 1);
   const holiday = federalHoliday(monday);
-  return holiday ? release(nextBusinessDay(monday), 16, 0, null, holiday) : release(monday, 16, 0, null, null);
+  return holiday ? release(nextBusinessDay(monday), 16, 0, [], holiday) : release(monday, 16, 0, [], null);
 };
 
 const usdaNassCropProgress: PublisherCalendar = {
@@ -280,7 +283,7 @@ const usdaNassCropProgress: PublisherCalendar = {
 const h10Release = (day: string): Release => {
   const nextMonday = addDays(day, 8 - isoWeekday(day));
   const holiday = federalHoliday(nextMonday);
-  return holiday ? release(nextBusinessDay(nextMonday), 16, 15, null, holiday) : release(nextMonday, 16, 15, null, null);
+  return holiday ? release(nextBusinessDay(nextMonday), 16, 15, [], holiday) : release(nextMonday, 16, 15, [], null);
 };
 
 const fedH10: PublisherCalendar = {
@@ -303,8 +306,8 @@ const fedH10: PublisherCalendar = {
 const wasdeRelease = (reportMonth: string): Release | null => {
   const day = WASDE_RELEASE_DATES[reportMonth.slice(0, 7)];
   if (day === null) return null;
-  if (day) return release(day, 12, 0, [day, day], null);
-  return release(businessDayOnOrAfter(`${reportMonth.slice(0, 7)}-10`), 12, 0, null, null);
+  if (day) return release(day, 12, 0, [[day, day]], null);
+  return release(businessDayOnOrAfter(`${reportMonth.slice(0, 7)}-10`), 12, 0, [], null);
 };
 
 const usdaWasde: PublisherCalendar = {
