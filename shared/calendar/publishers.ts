@@ -268,7 +268,8 @@ const usdaNassCropProgress: PublisherCalendar = {
   rule: 'Mondays 16:00 ET, April-November; Tuesday 16:00 ET after a Monday federal holiday (NASS Crop Progress)',
   slots: { regular: { weekdays: [1], hour: 16, minute: 0 }, shifted: [{ weekdays: [2], hour: 16, minute: 0 }] },
   releaseOf: cropProgressRelease,
-  periodsAround: (from, to) => weekdaysAround(7, from, to).filter((s) => (CROP_PROGRESS_MONTHS as readonly number[]).includes(Number(addDays(s, 1).slice(5, 7)))),
+  periodsAround: (from, to) =>
+    weekdaysAround(7, from, to).filter((s) => (CROP_PROGRESS_MONTHS as readonly number[]).includes(Number(addDays(s, 1).slice(5, 7)))),
 };
 
 // ---- Federal Reserve H.10 (FRED's daily FX and dollar index) --------------------------------

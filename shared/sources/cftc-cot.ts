@@ -216,7 +216,9 @@ const cftcCot: SourceAdapter = {
     });
   },
   samples: async () =>
-    (await Promise.all(SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseOfPeriod(def.schedule, d)?.at ?? `${d}T00:00:00.000Z`)))).flat(),
+    (
+      await Promise.all(SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseOfPeriod(def.schedule, d)?.at ?? `${d}T00:00:00.000Z`)))
+    ).flat(),
   toItems: cotItems,
 };
 

@@ -56,7 +56,13 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
       ingestLagMinutes: 30,
     }),
     // The Board states its bilateral rates are "noon buying rates in New York" (H.10 About page).
-    observedAt: { kind: 'stated-time', hour: 12, minute: 0, timeZone: ET, basis: 'noon buying rate in New York, 12:00 America/New_York (Federal Reserve H.10)' },
+    observedAt: {
+      kind: 'stated-time',
+      hour: 12,
+      minute: 0,
+      timeZone: ET,
+      basis: 'noon buying rate in New York, 12:00 America/New_York (Federal Reserve H.10)',
+    },
     observedAtByInstrument: byInstrument({ DTWEXBGS: endOfTradingDay(ET, 'the H.10 for its dollar index') }),
     maxAgeHours: 24 * 8,
   },

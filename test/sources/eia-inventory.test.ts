@@ -76,7 +76,7 @@ describe('releaseOfPeriod', () => {
   const pet = findSource('eia-petroleum')!.schedule;
   const gas = findSource('eia-gas-storage')!.schedule;
   const cot = findSource('cftc-cot')!.schedule;
-  it('is the release after the period, at the publisher\'s New York time across DST', () => {
+  it("is the release after the period, at the publisher's New York time across DST", () => {
     expect(releaseOfPeriod(pet, '2026-03-06')?.at).toBe('2026-03-11T14:30:00.000Z'); // DST began 2026-03-08
     expect(releaseOfPeriod(pet, '2025-10-31')?.at).toBe('2025-11-05T15:30:00.000Z'); // DST ended 2025-11-02
     expect(releaseOfPeriod(gas, '2025-10-31')?.at).toBe('2025-11-06T15:30:00.000Z');

@@ -53,14 +53,18 @@ describe('release schedules', () => {
     }
   });
 
-  it('marks a plain schedule\'s next date (a check window, no publisher calendar) as estimated', () => {
+  it("marks a plain schedule's next date (a check window, no publisher calendar) as estimated", () => {
     expect(nextRelease(wed1030, new Date('2026-11-21T23:00:00Z'))).toEqual({ at: '2026-11-25T15:30:00.000Z', estimated: true, shifted_by: null });
   });
 
-  it('takes a calendar source\'s next release from its publisher calendar, holiday shifts included', () => {
+  it("takes a calendar source's next release from its publisher calendar, holiday shifts included", () => {
     const after = new Date('2026-11-21T12:00:00Z'); // Saturday before Thanksgiving 2026 (Thu 26 Nov)
     // WNGSR: Thursday 26 is Thanksgiving -> Wednesday 25, 12:00 EST = 17:00Z, on EIA's schedule page.
-    expect(nextRelease(findSource('eia-gas-storage')!.schedule, after)).toEqual({ at: '2026-11-25T17:00:00.000Z', estimated: false, shifted_by: 'Thanksgiving Day' });
+    expect(nextRelease(findSource('eia-gas-storage')!.schedule, after)).toEqual({
+      at: '2026-11-25T17:00:00.000Z',
+      estimated: false,
+      shifted_by: 'Thanksgiving Day',
+    });
     // WPSR: no holiday Monday-Wednesday -> Wednesday 25, 10:30 EST = 15:30Z.
     expect(nextRelease(findSource('eia-petroleum')!.schedule, after)).toEqual({ at: '2026-11-25T15:30:00.000Z', estimated: false, shifted_by: null });
     // COT of Tuesday 24: Thanksgiving in Wednesday-Friday -> Monday 30, 15:30 EST = 20:30Z (beyond the verified CFTC schedule).
