@@ -35,4 +35,4 @@ const observedAtBy = (rule: ObservedAtRule, asOf: string): { at: string | null; 
 const observedAtOf = (def: SourceDef, instrument: string, asOf: string): { at: string | null; basis: string } =>
   observedAtBy(def.observedAtByInstrument?.[instrument] ?? def.observedAt, asOf);
 
-export { observedAtBy, observedAtOf };
+export { observedAtOf };

@@ -104,5 +104,5 @@ const scheduleExpressions = (s: ReleaseSchedule): string[] => {
   return [cronOf(s), ...extra];
 };
 
-export { nextRelease, releaseOfPeriod, calendarSchedule, scheduleExpression, scheduleExpressions, zonedToUtc, INGEST_LAG_MINUTES };
+export { nextRelease, releaseOfPeriod, calendarSchedule, scheduleExpression, scheduleExpressions, zonedToUtc };
 export type { ScheduledRelease };
