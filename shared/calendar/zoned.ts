@@ -3,18 +3,29 @@
  * time-zone data): release times are stated in local time ("10:30 a.m. Eastern").
  */
 
+// Building a formatter is the costly part (time-zone data lookup): one per zone.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatterOf = (timeZone: string): Intl.DateTimeFormat => {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+};
+
 /** Offset of `timeZone` from UTC at `instant`, in milliseconds (positive east of UTC). */
 const zoneOffsetMs = (instant: number, timeZone: string): number => {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
+  const parts = formatterOf(timeZone).formatToParts(new Date(instant));
   const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return asUtc - Math.floor(instant / 1000) * 1000;
