@@ -15,9 +15,9 @@ module.exports = {
     },
     {
       name: 'pure-core-stays-pure',
-      comment: 'analytics, catalog, observation and dates are pure: no AWS SDK, no HTTP pipeline, no services.',
+      comment: 'analytics, catalog, observation, dates and calendar are pure: no AWS SDK, no HTTP pipeline, no services.',
       severity: 'error',
-      from: { path: '^shared/(analytics|catalog|observation|dates)/' },
+      from: { path: '^shared/(analytics|catalog|observation|dates|calendar)/' },
       to: { path: ['^node_modules/@aws-sdk/', '^shared/(http|services|payment|families|store|sources|docs|mcp|pro)/'] },
     },
     {

@@ -1,7 +1,8 @@
 /**
  * Ingestion: one function per source of the registry (all from functions/ingest.ts, told apart by
- * SOURCE_ID) and one EventBridge Scheduler schedule per function, built from the source's release
- * schedule in the publisher's time zone. The schedules come from SOURCES, not from ADAPTERS, so a
+ * SOURCE_ID) and its EventBridge Scheduler schedules, built from the source's release schedule in
+ * the publisher's time zone: the regular run plus a run in each slot the publisher's holiday rule
+ * can move a release to (shared/calendar). The schedules come from SOURCES, not from ADAPTERS, so a
  * source is scheduled as soon as it is registered.
  *
  * Failures have two layers, both ending in one retained, encrypted queue:
@@ -20,7 +21,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
 import { SOURCES } from '../../shared/sources/registry';
-import { scheduleExpression } from '../../shared/sources/schedule';
+import { scheduleExpressions } from '../../shared/sources/schedule';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 import { addIngestAlarms } from './observability';
@@ -48,7 +49,8 @@ interface IngestStackProps extends StackProps {
  */
 class IngestStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
-  readonly schedules: ReadonlyMap<string, Schedule>;
+  /** Per source: the regular run first, then its holiday-shift runs. */
+  readonly schedules: ReadonlyMap<string, readonly Schedule[]>;
   readonly deadLetterQueue: Queue;
   /** Failed runs and stale sources (infra/stacks/observability.ts). */
   readonly alarms: Alarm[];
@@ -69,7 +71,7 @@ class IngestStack extends Stack {
     });
 
     const functions = new Map<string, ServiceFunction>();
-    const schedules = new Map<string, Schedule>();
+    const schedules = new Map<string, readonly Schedule[]>();
     for (const source of SOURCES) {
       const name = pascal(source.id);
       const fn = new ServiceFunction(this, `Ingest${name}Function`, {
@@ -93,18 +95,24 @@ class IngestStack extends Stack {
       }
       functions.set(source.id, fn);
 
-      const schedule = new Schedule(this, `Ingest${name}Schedule`, {
-        description: `${source.id}: ${source.schedule.description}`,
-        schedule: ScheduleExpression.expression(scheduleExpression(source.schedule), TimeZone.of(source.schedule.timeZone)),
-        target: new LambdaInvoke(fn, {
-          input: ScheduleTargetInput.fromObject({ source: source.id }),
-          retryAttempts: RETRY_ATTEMPTS,
-          maxEventAge: MAX_EVENT_AGE,
-          deadLetterQueue: this.deadLetterQueue,
-          role: schedulerRoleFor(this, `Ingest${name}ScheduleRole`, fn),
-        }),
-      });
-      schedules.set(source.id, schedule);
+      // The regular run, then a run in each slot a holiday can move the release to (the day
+      // after a holiday shift), all through one role.
+      const role = schedulerRoleFor(this, `Ingest${name}ScheduleRole`, fn);
+      const runs = scheduleExpressions(source.schedule).map(
+        (cron, i) =>
+          new Schedule(this, i === 0 ? `Ingest${name}Schedule` : `Ingest${name}HolidaySchedule${i}`, {
+            description: `${source.id}: ${i === 0 ? source.schedule.description : 'holiday-shifted release run'}`.slice(0, 512),
+            schedule: ScheduleExpression.expression(cron, TimeZone.of(source.schedule.timeZone)),
+            target: new LambdaInvoke(fn, {
+              input: ScheduleTargetInput.fromObject({ source: source.id }),
+              retryAttempts: RETRY_ATTEMPTS,
+              maxEventAge: MAX_EVENT_AGE,
+              deadLetterQueue: this.deadLetterQueue,
+              role,
+            }),
+          }),
+      );
+      schedules.set(source.id, runs);
     }
     this.functions = functions;
     this.schedules = schedules;

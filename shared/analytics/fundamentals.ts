@@ -103,7 +103,11 @@ const derive = (spec: DeriveSpec): Observation => {
     value: spec.value,
     unit: spec.unit ?? subject.unit,
     as_of: subject.as_of,
-    observed_at: null,
+    // The moment the newest input describes; null when no input has one (WASDE projections).
+    observed_at: all.reduce<string | null>(
+      (best, o) => (o.observed_at !== null && (best === null || Date.parse(o.observed_at) > Date.parse(best)) ? o.observed_at : best),
+      null,
+    ),
     freshness_class: subject.freshness_class,
     quality: 'derived',
     derived: true,

@@ -202,6 +202,10 @@ const spreadSeries = (def: SpreadDef, legs: Readonly<Record<string, readonly Spr
 const METHODS_URL = '/llms-full.txt#methods-of-derived-figures';
 
 const uniq = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
+
+/** The latest of some instants (compared as times, not strings), or null when none is known. */
+const latestInstant = (xs: readonly (string | null)[]): string | null =>
+  xs.reduce<string | null>((best, x) => (x !== null && (best === null || Date.parse(x) > Date.parse(best)) ? x : best), null);
 const nonNull = <T>(xs: readonly (T | null | undefined)[]): T[] => xs.filter((x): x is T => x !== null && x !== undefined);
 
 /** How the spread's date, quality, freshness and provenance follow from its legs (stated in every answer). */
@@ -209,6 +213,7 @@ const LEG_RULES = Object.freeze({
   as_of: 'the latest as_of that every leg shares; when the legs share none, the oldest leg as_of (aligned: false, each leg keeps its own as_of)',
   quality:
     'always "derived" (computed by this service); the weakest quality of the legs (official > derived > delayed > indicative) is in attributes.legs_quality',
+  observed_at: 'the latest observed_at of the legs (the moment the newest input describes); null when no leg has one',
   freshness_class: 'the slowest freshness class of the legs (a monthly leg makes the spread monthly)',
   provenance: 'retrieved_at of the oldest-retrieved leg; cache_hit only if every leg was a cache hit; cache_ttl_s the shortest of the legs',
   next_release_at: 'the earliest next release of any leg (the spread can change then)',
@@ -240,7 +245,7 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
     value,
     unit: def.unit,
     as_of: obs.map((o) => o.as_of).sort()[0]!,
-    observed_at: null,
+    observed_at: latestInstant(obs.map((o) => o.observed_at)),
     freshness_class: slowestFreshness(obs.map((o) => o.freshness_class)),
     quality: 'derived',
     derived: true,

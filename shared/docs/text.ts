@@ -88,11 +88,11 @@ const PAYMENT_FLOWS = [
 const GLOSSARY = [
   '## Observation fields',
   '- instrument, value, unit: what was measured, the figure, its unit.',
-  '- as_of (YYYY-MM-DD): the date the value describes; observed_at: the instant it describes, when the publisher states one.',
+  '- as_of (YYYY-MM-DD): the date the value describes; observed_at: the instant it describes (a stated time, else the end of the day, week, month or year; null for projections; see "observed_at and published_at").',
   '- freshness_class: eod (daily close), weekly, monthly, decree (administered), intraday, delayed.',
   '- quality: official (as published), derived (computed here from official inputs; derived: true), indicative (licensed quote), delayed.',
   '- source {name, series_id, url}, license_tag: who published it and under which license.',
-  '- provenance {retrieved_at, cache_hit, cache_ttl_s}; published_at: when the publisher released it; next_release_at: its next scheduled release.',
+  '- provenance {retrieved_at, cache_hit, cache_ttl_s}; published_at: when the publisher released it (its calendar, holiday shifts included); next_release_at: its next scheduled release.',
   '- attributes: named parts of multi-field records; {} when none. Unknown values are null, never missing.',
   '',
   '## Errors',

@@ -1,7 +1,7 @@
 /**
  * Observations built from a served input observation: derived figures (changes, averages,
  * percentiles) and named parts of a multi-field record (COT long / short). They inherit the
- * input's instrument, as_of, source, license, release times and provenance, so a derived figure
+ * input's instrument, as_of, observed_at, source, license, release times and provenance, so a derived figure
  * says where its inputs came from and whether they were read from the cache.
  */
 import type { Observation, Quality } from './schema';
@@ -30,7 +30,8 @@ const deriveFrom = (base: Observation, f: DerivedFields): Observation | null => 
     value: f.value,
     unit: f.unit,
     as_of: base.as_of,
-    observed_at: null,
+    // A figure of the base's week or day describes the same moment.
+    observed_at: base.observed_at,
     freshness_class: base.freshness_class,
     quality,
     derived: quality === 'derived',

@@ -44,7 +44,7 @@ const ObservationSchema = z.object({
   source: SourceRefSchema.nullable(),
   license_tag: z.string().min(1),
   provenance: ProvenanceSchema.nullable(),
-  /** When the publisher released this figure (fundamentals); null for daily prices without a release time. */
+  /** When the publisher released this figure, from its release calendar; null where the release is not known. */
   published_at: IsoDateTimeSchema.nullable(),
   /** The publisher's next scheduled release after this figure, from the source registry. */
   next_release_at: IsoDateTimeSchema.nullable(),

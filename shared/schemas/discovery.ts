@@ -60,6 +60,10 @@ const CalendarBody = z.strictObject({
       schedule: z.string(),
       time_zone: z.string(),
       next_release_at: IsoDateTimeSchema.nullable(),
+      /** True when the date is outside the publisher schedule verified by this service (a rule's estimate). */
+      estimated: z.boolean(),
+      /** The holiday or announcement that moved the release off its regular slot; null when none. */
+      shifted_by: z.string().nullable(),
       url: z.string(),
     }),
   ),

@@ -13,7 +13,7 @@ import { COT_CONTRACTS, type CotContract } from '../catalog/cot-markets';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
-import { releaseAfter } from './schedule';
+import { releaseOfPeriod } from './schedule';
 import { findSource } from './registry';
 import { mapLimit } from '../concurrency/map-limit';
 import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter } from './types';
@@ -179,7 +179,6 @@ const cotItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
         quality: 'derived',
         series_id: r.cftcCode,
         retrievedAt: payload.retrievedAt,
-        published_at: releaseAfter(ctx.def.schedule, r.reportDate),
         attributes: {
           cftc_code: r.cftcCode,
           market: r.market,
@@ -217,7 +216,9 @@ const cftcCot: SourceAdapter = {
     });
   },
   samples: async () =>
-    (await Promise.all(SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseAfter(def.schedule, d) ?? `${d}T00:00:00.000Z`)))).flat(),
+    (
+      await Promise.all(SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseOfPeriod(def.schedule, d)?.at ?? `${d}T00:00:00.000Z`)))
+    ).flat(),
   toItems: cotItems,
 };
 

@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FreshnessClass } from '../catalog/instruments';
 import type { AttributeValue, Quality, StoredObservation } from '../observation/schema';
+import { observedAtOf } from './observed-at';
+import { releaseOfPeriod } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload } from './types';
 
 interface ObservationFields {
@@ -20,7 +22,9 @@ interface ObservationFields {
   /** Overrides the source's publication URL (e.g. a per-series page). */
   url?: string;
   retrievedAt: string;
+  /** Absent: from the source's observed_at rule (registry), labelled in attributes.observed_at_basis. */
   observed_at?: string | null;
+  /** Absent: the release of the as_of period under the source's publisher calendar (null without one). */
   published_at?: string | null;
   attributes?: Record<string, AttributeValue>;
 }
@@ -28,24 +32,33 @@ interface ObservationFields {
 /**
  * A complete stored observation of a source, with every contract field set.
  * `derived` follows quality: a converted figure is `quality: "derived"` and `derived: true`.
+ * observed_at and published_at come from the registry's rules unless the adapter read them from
+ * the payload; a calendar date outside the publisher's verified schedule is marked
+ * `attributes.published_at_estimated: true`.
  */
 const makeObservation = (ctx: NormalizeContext, f: ObservationFields): StoredObservation => {
   const quality = f.quality ?? 'official';
+  const observed = f.observed_at !== undefined ? null : observedAtOf(ctx.def, f.instrument, f.as_of);
+  const release = f.published_at !== undefined ? null : releaseOfPeriod(ctx.def.schedule, f.as_of);
   return {
     instrument: f.instrument,
     value: f.value,
     unit: f.unit,
     as_of: f.as_of,
-    observed_at: f.observed_at ?? null,
+    observed_at: observed ? observed.at : (f.observed_at ?? null),
     freshness_class: f.freshness_class,
     quality,
     derived: quality === 'derived',
     source: { name: ctx.def.name, series_id: f.series_id, url: f.url ?? ctx.def.url },
     license_tag: ctx.def.licenseTag,
     retrieved_at: f.retrievedAt,
-    published_at: f.published_at ?? null,
+    published_at: release ? release.at : (f.published_at ?? null),
     next_release_at: ctx.nextReleaseAt,
-    attributes: f.attributes ?? {},
+    attributes: {
+      ...(observed ? { observed_at_basis: observed.basis } : {}),
+      ...(release ? { published_at_estimated: release.estimated } : {}),
+      ...f.attributes,
+    },
   };
 };
 

@@ -8,7 +8,8 @@
  *
  * EIA publishes each series in the catalog's unit (thousand barrels, percent, thousand barrels
  * per day, billion cubic feet), so every observation is `official`. Stored under INV#<key>,
- * as_of = the week-ending date, published_at = the scheduled release after that week.
+ * as_of = the week-ending date, published_at = that week's release (holiday shifts included,
+ * shared/calendar).
  */
 import { findInventorySeries } from '../catalog/inventory';
 import { seriesKey } from '../catalog/series-keys';
@@ -17,7 +18,6 @@ import { makeObservation, readSamples } from './common';
 import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
 import { findSource } from './registry';
 import { mapLimit } from '../concurrency/map-limit';
-import { releaseAfter } from './schedule';
 import { SourceFormatError, type NormalizeContext, type Payload, type SourceAdapter, type SourceDef } from './types';
 import { addYears, isoDate } from '../dates';
 
@@ -93,7 +93,6 @@ const inventoryItems = (specs: readonly EiaInventorySpec[], payload: Payload, ct
           series_id: series.seriesId,
           url: spec.page,
           retrievedAt: payload.retrievedAt,
-          published_at: releaseAfter(ctx.def.schedule, r.period),
         }),
       },
     ];

@@ -3,10 +3,25 @@
  * and staleness bound. CDK's ingestion schedules, /v1/calendar and /health all read this list;
  * the adapters (fetch and parse code) are mapped by id in adapters.ts.
  */
-import type { SourceDef } from './types';
+import { CROP_PROGRESS_MONTHS } from '../calendar';
+import { calendarSchedule } from './schedule';
+import type { ObservedAtRule, SourceDef } from './types';
 
 const US_GOV = 'public-domain (US government work)';
 const ET = 'America/New_York';
+
+/** A daily price whose publisher states no assessment time: the end of its day where it trades. */
+const endOfTradingDay = (timeZone: string, publisher: string): ObservedAtRule => ({
+  kind: 'end-of-day',
+  timeZone,
+  basis: `end of the as_of day, ${timeZone} (convention: ${publisher} states no assessment time)`,
+});
+
+/** Per-instrument rules, typed for the registry's `satisfies`. */
+const byInstrument = (rules: Record<string, ObservedAtRule>): Readonly<Record<string, ObservedAtRule>> => rules;
+
+/** The last day of a reference week (or report date), to the end of that day. */
+const endOfWeek = (day: string, timeZone = ET): ObservedAtRule => ({ kind: 'end-of-day', timeZone, basis: `end of the reference week (${day}), ${timeZone}` });
 
 const SOURCES: readonly SourceDef[] = Object.freeze([
   {
@@ -15,8 +30,18 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://www.eia.gov/dnav/pet/pet_pri_spt_s1_d.htm',
     feeds: 'CL BZ HO RB NG daily spot prices',
-    // EIA posts the daily spot series with a lag of a few days; a weekday evening run picks up each update.
-    schedule: { minute: 0, hour: 17, weekdays: [1, 2, 3, 4, 5], timeZone: ET, description: 'weekdays 17:00 ET' },
+    // Daily prices, published once a week in the WPSR's spot-price table (shared/calendar).
+    schedule: calendarSchedule('eia-spot', 'weekly with the Weekly Petroleum Status Report: Wednesdays 10:30 ET (Thursday 12:00 ET in a holiday week)'),
+    // Each spot market's own time zone: WTI at Cushing, Henry Hub and the Gulf Coast trade on
+    // Central time, NY Harbor on Eastern, Brent in London.
+    observedAt: endOfTradingDay(ET, 'EIA'),
+    observedAtByInstrument: byInstrument({
+      CL: endOfTradingDay('America/Chicago', 'EIA'),
+      BZ: endOfTradingDay('Europe/London', 'EIA'),
+      NG: endOfTradingDay('America/Chicago', 'EIA'),
+      HO: endOfTradingDay(ET, 'EIA'),
+      RB: endOfTradingDay('America/Chicago', 'EIA'),
+    }),
     maxAgeHours: 24 * 8,
     requiresKey: 'EIA_API_KEY',
   },
@@ -26,7 +51,19 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://fred.stlouisfed.org/series/DTWEXBGS',
     feeds: 'DTWEXBGS EURUSD USDCNY daily FX',
-    schedule: { minute: 30, hour: 16, weekdays: [1, 2, 3, 4, 5], timeZone: ET, description: 'weekdays 16:30 ET' },
+    // The H.10 is weekly (Mondays 16:15 ET); FRED follows within the half hour.
+    schedule: calendarSchedule('fed-h10', "weekly, Mondays 16:15 ET with the previous week's daily rates (Tuesday after a Monday holiday)", {
+      ingestLagMinutes: 30,
+    }),
+    // The Board states its bilateral rates are "noon buying rates in New York" (H.10 About page).
+    observedAt: {
+      kind: 'stated-time',
+      hour: 12,
+      minute: 0,
+      timeZone: ET,
+      basis: 'noon buying rate in New York, 12:00 America/New_York (Federal Reserve H.10)',
+    },
+    observedAtByInstrument: byInstrument({ DTWEXBGS: endOfTradingDay(ET, 'the H.10 for its dollar index') }),
     maxAgeHours: 24 * 8,
   },
   {
@@ -35,7 +72,9 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://www.eia.gov/petroleum/supply/weekly/',
     feeds: 'crude_ex_spr cushing gasoline distillate refinery_util crude_runs weekly inventories',
-    schedule: { minute: 30, hour: 10, weekdays: [3], timeZone: ET, description: 'Wednesdays 10:30 ET' },
+    schedule: calendarSchedule('eia-wpsr', 'Wednesdays 10:30 ET (Thursday 12:00 ET after a Monday-Wednesday federal holiday)'),
+    // EIA: "company submissions for the week ending 7:00 a.m. the preceding Friday" (WPSR notes).
+    observedAt: { kind: 'stated-time', hour: 7, minute: 0, timeZone: ET, basis: 'end of the reference week: Friday 07:00 America/New_York (EIA WPSR)' },
     maxAgeHours: 24 * 8,
     requiresKey: 'EIA_API_KEY',
   },
@@ -45,7 +84,8 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://ir.eia.gov/ngs/ngs.html',
     feeds: 'ng_storage weekly working gas in storage',
-    schedule: { minute: 30, hour: 10, weekdays: [4], timeZone: ET, description: 'Thursdays 10:30 ET' },
+    schedule: calendarSchedule('eia-wngsr', 'Thursdays 10:30 ET (Wednesday 12:00 ET when Thursday is a holiday, Friday after a Tuesday-Wednesday one)'),
+    observedAt: endOfWeek('Friday'),
     maxAgeHours: 24 * 8,
     requiresKey: 'EIA_API_KEY',
   },
@@ -56,6 +96,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     url: 'https://www.worldbank.org/en/research/commodity-markets',
     feeds: 'GC SI PL AL HG NI ZN IO ZC ZW ZS ZL ZM KC CC SB CT ZR monthly prices',
     schedule: { minute: 0, hour: 12, monthDays: [2, 3, 4, 5, 6], timeZone: ET, description: 'early each month (2nd-6th), 12:00 ET' },
+    observedAt: { kind: 'end-of-month', basis: 'end of the month the average covers (UTC)' },
     maxAgeHours: 24 * 40,
   },
   {
@@ -64,7 +105,8 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://www.cftc.gov/MarketReports/CommitmentsofTraders/index.htm',
     feeds: 'managed-money positioning per contract market',
-    schedule: { minute: 30, hour: 15, weekdays: [5], timeZone: ET, description: 'Fridays 15:30 ET' },
+    schedule: calendarSchedule('cftc-cot', 'Fridays 15:30 ET (the next business day after a Wednesday-Friday federal holiday)'),
+    observedAt: { kind: 'end-of-day', timeZone: ET, basis: 'close of business on the report date: end of the day, America/New_York (the CFTC states no time)' },
     maxAgeHours: 24 * 8,
   },
   {
@@ -73,17 +115,22 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://www.usda.gov/oce/commodity/wasde',
     feeds: 'US corn, soybeans, wheat balance sheets',
-    // USDA publishes each year's dates in advance, but this project has verified them only through
-    // January 2026 (usda-wasde.ts RELEASE_DATES, used for published_at). So the schedule keeps a day
-    // window that holds every release seen (the 8th-14th; November 2025 moved to the 14th), plus one
-    // day to catch a file posted after the noon run, and runs daily inside it: a run before the
-    // release re-reads last month's report, idempotently.
+    // USDA publishes each year's dates in advance; shared/calendar holds the ones verified here
+    // (published_at, /v1/calendar) and estimates the rest. The runs cover a day window that holds
+    // every release seen (the 8th-14th; November 2025 moved to the 14th), plus one day to catch a
+    // file posted after the noon run: a run before the release re-reads last month's report,
+    // idempotently.
     schedule: {
       minute: 0,
       hour: 12,
       monthDays: [8, 9, 10, 11, 12, 13, 14, 15],
       timeZone: ET,
       description: "monthly on USDA's published day (between the 8th and 14th), 12:00 ET",
+      calendar: 'usda-wasde',
+    },
+    observedAt: {
+      kind: 'none',
+      basis: 'none: a WASDE figure is a projection of a marketing year made in the report, not a measurement at a moment (the report time is published_at)',
     },
     maxAgeHours: 24 * 40,
   },
@@ -93,7 +140,10 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://www.nass.usda.gov/Publications/National_Crop_Progress/',
     feeds: 'corn, soybeans, wheat progress and condition',
-    schedule: { minute: 0, hour: 16, weekdays: [1], months: [4, 5, 6, 7, 8, 9, 10, 11], timeZone: ET, description: 'Mondays 16:00 ET, April-November' },
+    schedule: calendarSchedule('usda-nass-crop-progress', 'Mondays 16:00 ET, April-November (Tuesday after a Monday holiday)', {
+      months: CROP_PROGRESS_MONTHS,
+    }),
+    observedAt: endOfWeek('Sunday'),
     maxAgeHours: 24 * 8,
     requiresKey: 'NASS_API_KEY',
   },
@@ -103,7 +153,8 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: US_GOV,
     url: 'https://apps.fas.usda.gov/export-sales/esrd1.html',
     feeds: 'weekly export sales for corn, soybeans, wheat',
-    schedule: { minute: 30, hour: 8, weekdays: [4], timeZone: ET, description: 'Thursdays 08:30 ET' },
+    schedule: calendarSchedule('usda-fas-esr', 'Thursdays 08:30 ET (Friday in a week with a federal holiday)'),
+    observedAt: endOfWeek('Thursday'),
     maxAgeHours: 24 * 8,
     requiresKey: 'FAS_API_KEY',
   },
@@ -122,6 +173,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
       timeZone: ET,
       description: 'annually, late January or early February (checked daily in January and February), 12:00 ET',
     },
+    observedAt: { kind: 'end-of-year', basis: 'end of the year the figure covers (UTC)' },
     maxAgeHours: 24 * 400,
   },
 ] satisfies SourceDef[]);

@@ -80,7 +80,7 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
           (await adapter.samples()).map((p) => ({ ...p, retrievedAt: now.toISOString() }));
     if (payloads.length === 0) throw new SourceFormatError(`${def.id}: no payloads`);
     const next = nextRelease(def.schedule, now);
-    const ctx = { def, nextReleaseAt: next ? next.toISOString() : null, now };
+    const ctx = { def, nextReleaseAt: next ? next.at : null, now };
     items = payloads.flatMap((p) => {
       const out = adapter.toItems(p, ctx);
       if (out.length === 0) throw new SourceFormatError(`${p.name}: no observations in payload`);

@@ -1,8 +1,10 @@
 /**
- * Pure release-schedule arithmetic: the next release instant of a schedule, and the
- * EventBridge Scheduler expression CDK deploys for it. Both read the same ReleaseSchedule,
- * so /v1/calendar and the deployed schedules cannot disagree.
+ * Release-schedule arithmetic of the registry: the next release of a source, the release of one
+ * reference period (published_at), and the EventBridge Scheduler expressions CDK deploys. A
+ * schedule with a publisher calendar takes its dates from shared/calendar (holiday shifts
+ * included), so /v1/calendar, published_at and the deployed schedules cannot disagree.
  */
+import { atLocal, isoWeekday, nextReleaseOf, PUBLISHER_CALENDARS, zonedToUtc, type PublisherId, type Release, type Slot } from '../calendar';
 import type { ReleaseSchedule } from './types';
 
 /** Default minutes between a scheduled release and the ingestion run that reads it. */
@@ -10,96 +12,64 @@ const INGEST_LAG_MINUTES = 15;
 
 const WEEKDAY_NAMES = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'] as const;
 
-/**
- * One formatter per time zone: constructing an Intl.DateTimeFormat costs tens of microseconds and
- * native (ICU) memory, and every /health, /v1/calendar and ingested row asks for an offset.
- */
-const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
-const formatterOf = (timeZone: string): Intl.DateTimeFormat => {
-  let f = FORMATTERS.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    FORMATTERS.set(timeZone, f);
-  }
-  return f;
-};
+/** A next release as /v1/calendar and /health serve it. */
+interface ScheduledRelease {
+  at: string;
+  /** True when no publisher calendar verified the date (see shared/calendar). */
+  estimated: boolean;
+  /** The holiday or announcement that moved it off its regular slot; null when none. */
+  shifted_by: string | null;
+}
 
-/** Offset of `timeZone` from UTC at `instant`, in milliseconds (positive east of UTC). */
-const zoneOffsetMs = (instant: number, timeZone: string): number => {
-  const parts = formatterOf(timeZone).formatToParts(new Date(instant));
-  const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return asUtc - Math.floor(instant / 1000) * 1000;
-};
-
-/** The UTC instant of a wall-clock time in a time zone (DST-aware). */
-const zonedToUtc = (y: number, m: number, d: number, hour: number, minute: number, timeZone: string): Date => {
-  const guess = Date.UTC(y, m - 1, d, hour, minute);
-  const first = guess - zoneOffsetMs(guess, timeZone);
-  // Re-check once: the offset at the guess may differ from the offset at the answer around DST.
-  return new Date(guess - zoneOffsetMs(first, timeZone));
-};
-
-const isoWeekday = (y: number, m: number, d: number): number => ((new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7) + 1;
-
-const dayMatches = (s: ReleaseSchedule, y: number, m: number, d: number): boolean => {
-  if (s.dates) return s.dates.includes(`${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
-  if (s.months && !s.months.includes(m)) return false;
-  if (s.monthDays && !s.monthDays.includes(d)) return false;
-  if (s.weekdays && !s.weekdays.includes(isoWeekday(y, m, d))) return false;
+const dayMatches = (s: ReleaseSchedule, date: string): boolean => {
+  if (s.dates) return s.dates.includes(date);
+  if (s.months && !s.months.includes(Number(date.slice(5, 7)))) return false;
+  if (s.monthDays && !s.monthDays.includes(Number(date.slice(8, 10)))) return false;
+  if (s.weekdays && !s.weekdays.includes(isoWeekday(date))) return false;
   return true;
 };
 
-/**
- * The first release strictly after `after`, or null when none falls in the next 400 days
- * (e.g. a date list that has run out).
- * @example nextRelease({minute: 30, hour: 10, weekdays: [3], timeZone: 'America/New_York', description: ''}, new Date('2026-11-21T00:00:00Z'))
- */
-const nextRelease = (s: ReleaseSchedule, after: Date): Date | null => {
-  const start = new Date(after.getTime() - 24 * 3600 * 1000);
+/** The first day of the plain schedule (no calendar) strictly after `after`: a check window, so an estimate. */
+const nextFromFields = (s: ReleaseSchedule, after: Date): ScheduledRelease | null => {
+  const start = Date.UTC(after.getUTCFullYear(), after.getUTCMonth(), after.getUTCDate() - 1);
   for (let i = 0; i < 400; i++) {
-    const day = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate() + i));
-    const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
-    if (!dayMatches(s, y, m, d)) continue;
-    const at = zonedToUtc(y, m, d, s.hour, s.minute, s.timeZone);
-    if (at.getTime() > after.getTime()) return at;
+    const date = new Date(start + i * 86_400_000).toISOString().slice(0, 10);
+    if (!dayMatches(s, date)) continue;
+    const at = atLocal(date, s.hour, s.minute, s.timeZone);
+    if (Date.parse(at) > after.getTime()) return { at, estimated: true, shifted_by: null };
   }
   return null;
 };
 
 /**
- * The scheduled release instant of the period ending `asOf` (a weekly report): the first release
- * weekday of the schedule strictly after that date, at the release time (DST-aware). Holiday
- * weeks, when publishers release a day late, are not modelled: the figure is the scheduled instant.
- * @example releaseAfter(petroleumSchedule, '2026-02-06') // '2026-02-11T15:30:00.000Z' (Wed 10:30 EST)
+ * The first release strictly after `after`, or null when none falls in the next 400 days.
+ * @example nextRelease(findSource('eia-gas-storage')!.schedule, new Date('2026-11-21T00:00:00Z')) // { at: '2026-11-25T17:00:00.000Z', estimated: false, shifted_by: 'Thanksgiving Day' }
  */
-const releaseAfter = (schedule: ReleaseSchedule, asOf: string): string | null => {
-  const weekdays = schedule.weekdays ?? [1, 2, 3, 4, 5, 6, 7];
-  const base = Date.parse(`${asOf}T00:00:00Z`);
-  for (let i = 1; i <= 7; i++) {
-    const day = new Date(base + i * 86_400_000);
-    const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
-    if (weekdays.includes(isoWeekday(y, m, d))) return zonedToUtc(y, m, d, schedule.hour, schedule.minute, schedule.timeZone).toISOString();
-  }
-  return null;
+const nextRelease = (s: ReleaseSchedule, after: Date): ScheduledRelease | null => {
+  if (!s.calendar) return nextFromFields(s, after);
+  const r = nextReleaseOf(PUBLISHER_CALENDARS[s.calendar], after);
+  return r && { at: r.at, estimated: r.estimated, shifted_by: r.shifted_by };
 };
 
 /**
- * EventBridge Scheduler cron expression (evaluated in `s.timeZone`), at the release time plus the
- * ingestion lag. Date-list schedules run
- * daily at the release time; the ingestion is idempotent, so a day without a release writes
- * the same items again.
+ * The release of one reference period (the as_of of a week, report or day) under the source's
+ * publisher calendar, or null when the source has none.
+ * @example releaseOfPeriod(findSource('eia-petroleum')!.schedule, '2026-09-04')?.at // '2026-09-10T16:00:00.000Z' (Labor Day week: Thursday 12:00 EDT)
  */
-const scheduleExpression = (s: ReleaseSchedule): string => {
+const releaseOfPeriod = (s: ReleaseSchedule, period: string): Release | null => (s.calendar ? PUBLISHER_CALENDARS[s.calendar].releaseOf(period) : null);
+
+/**
+ * The registry schedule of a weekly publisher calendar: its regular slot, in its time zone.
+ * @param description how a person would say it
+ */
+const calendarSchedule = (id: PublisherId, description: string, extra: Partial<ReleaseSchedule> = {}): ReleaseSchedule => {
+  const cal = PUBLISHER_CALENDARS[id];
+  const regular = cal.slots!.regular;
+  return { calendar: id, weekdays: regular.weekdays, hour: regular.hour, minute: regular.minute, timeZone: cal.timeZone, description, ...extra };
+};
+
+/** The cron of one run: the slot's time plus the ingestion lag, on its days. */
+const cronOf = (s: ReleaseSchedule): string => {
   const at = s.hour * 60 + s.minute + (s.ingestLagMinutes ?? INGEST_LAG_MINUTES);
   // A lag that crosses midnight would move the run to another day and break the day fields.
   if (at >= 24 * 60) throw new Error(`ingestion lag of ${s.description} crosses midnight`);
@@ -109,4 +79,30 @@ const scheduleExpression = (s: ReleaseSchedule): string => {
   return `cron(${at % 60} ${Math.floor(at / 60)} ${dom} ${month} ${dow} *)`;
 };
 
-export { nextRelease, releaseAfter, scheduleExpression, zonedToUtc };
+/**
+ * EventBridge Scheduler cron expression (evaluated in `s.timeZone`) of the regular run: the
+ * release time plus the ingestion lag. Date-list and day-window schedules run daily in their
+ * window; the ingestion is idempotent, so a day without a release writes the same items again.
+ */
+const scheduleExpression = (s: ReleaseSchedule): string => cronOf(s);
+
+/**
+ * Every run CDK deploys for a schedule: the regular run, then one per slot its publisher can
+ * move a release to (a holiday week's Thursday for the WPSR, Monday for the COT …). A cron
+ * cannot tell a holiday week, so the extra runs fire every week; on a regular week they re-read
+ * the last release, which the idempotent writes absorb. Slots at the same time share one cron.
+ * @example scheduleExpressions(findSource('eia-petroleum')!.schedule) // ['cron(45 10 ? * WED *)', 'cron(15 12 ? * THU *)']
+ */
+const scheduleExpressions = (s: ReleaseSchedule): string[] => {
+  const shifted: readonly Slot[] = s.calendar ? (PUBLISHER_CALENDARS[s.calendar].slots?.shifted ?? []) : [];
+  const byTime = new Map<string, number[]>();
+  for (const slot of shifted) byTime.set(`${slot.hour}:${slot.minute}`, [...(byTime.get(`${slot.hour}:${slot.minute}`) ?? []), ...slot.weekdays]);
+  const extra = [...byTime].map(([time, weekdays]) => {
+    const [hour, minute] = time.split(':').map(Number) as [number, number];
+    return cronOf({ ...s, hour, minute, weekdays: [...new Set(weekdays)].sort(), monthDays: undefined, dates: undefined });
+  });
+  return [cronOf(s), ...extra];
+};
+
+export { nextRelease, releaseOfPeriod, calendarSchedule, scheduleExpression, scheduleExpressions, zonedToUtc };
+export type { ScheduledRelease };

@@ -6,6 +6,7 @@
  * An adapter never touches the store: the runner does, after every payload parsed cleanly, so a
  * half-parsed release writes nothing.
  */
+import type { PublisherId } from '../calendar';
 import type { Config } from '../config';
 import type { EnvKey } from '../config/env-keys';
 import type { SeriesItem } from '../store/observation-store';
@@ -31,7 +32,26 @@ interface ReleaseSchedule {
   ingestLagMinutes?: number;
   /** How a person would say it, e.g. "Wednesdays 10:30 ET". */
   description: string;
+  /**
+   * The publisher calendar (shared/calendar) that gives the actual release of each reference
+   * period, holiday shifts included; absent = the fields above are the whole schedule (and a
+   * next release from them is an estimate).
+   */
+  calendar?: PublisherId;
 }
+
+/**
+ * What moment an observation describes (`observed_at`), per source: a time the publisher states
+ * on the as_of day, the end of the as_of day (a reference week's last day, or a daily price whose
+ * assessment time is not stated), the end of the month or year a figure covers, or none.
+ * `basis` says which, and is served as `attributes.observed_at_basis`.
+ */
+type ObservedAtRule =
+  | { kind: 'stated-time'; hour: number; minute: number; timeZone: string; basis: string }
+  | { kind: 'end-of-day'; timeZone: string; basis: string }
+  | { kind: 'end-of-month'; basis: string }
+  | { kind: 'end-of-year'; basis: string }
+  | { kind: 'none'; basis: string };
 
 /** Registry entry of one source: metadata only, no code that fetches or parses. */
 interface SourceDef {
@@ -46,6 +66,9 @@ interface SourceDef {
   /** What it feeds, e.g. "CL BZ NG HO RB spot prices". */
   readonly feeds: string;
   readonly schedule: ReleaseSchedule;
+  /** What moment its observations describe; `observedAtByInstrument` overrides it per instrument. */
+  readonly observedAt: ObservedAtRule;
+  readonly observedAtByInstrument?: Readonly<Record<string, ObservedAtRule>>;
   /** Hours after which the last success is stale (cadence plus grace). */
   readonly maxAgeHours: number;
   /** An API key the live mode needs; without it a live run is skipped, not failed. */
@@ -102,4 +125,4 @@ class SourceFormatError extends Error {
 }
 
 export { SourceFormatError };
-export type { ReleaseSchedule, SourceDef, Payload, FetchLike, LiveContext, NormalizeContext, SourceAdapter };
+export type { ReleaseSchedule, ObservedAtRule, SourceDef, Payload, FetchLike, LiveContext, NormalizeContext, SourceAdapter };

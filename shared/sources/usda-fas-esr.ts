@@ -16,8 +16,8 @@
  * to the year that contains its week-ending date, and is dropped from the other, so one run
  * never writes the same (series, week) twice.
  *
- * published_at = the Thursday after the week ending, 08:30 ET (FAS's regular release; a
- * holiday week moves it, which `attributes.published_at_basis` says).
+ * published_at = the Thursday after the week ending, 08:30 ET, or the Friday in a holiday week
+ * (FAS's rule, shared/calendar; estimated: no dated FAS schedule was checked).
  */
 import * as z from 'zod';
 import { seriesKey } from '../catalog/series-keys';
@@ -25,7 +25,6 @@ import type { SeriesItem } from '../store/observation-store';
 import { SourceFetchError, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
 import { mapLimit } from '../concurrency/map-limit';
-import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { ESR_COMMODITIES, ESR_COMMODITY_SLUGS, type EsrCommodity } from '../catalog/fundamentals';
 
@@ -108,13 +107,6 @@ const FIELDS = [
   ['nextMYNetSales', 'next_my_net_sales'],
 ] as const;
 
-/** The Thursday week ending -> the following Thursday 08:30 ET release. */
-const releaseInstant = (weekEnding: string): string => {
-  const d = new Date(`${weekEnding}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 7);
-  return zonedToUtc(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), 8, 30, 'America/New_York').toISOString();
-};
-
 const def = findSource('usda-fas-esr')!;
 const ESR_PAGE = 'https://apps.fas.usda.gov/export-sales/esrd1.html';
 
@@ -162,7 +154,6 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
           series_id: `esr/exports/commodityCode/${req.commodityCode}/${req.countries ? `countryCode/${req.countries.join(',')}` : 'allCountries'}/marketYear/${req.marketYear}`,
           url: ESR_PAGE,
           retrievedAt: payload.retrievedAt,
-          published_at: releaseInstant(week),
           attributes: {
             statistic: 'net_sales',
             commodity_code: req.commodityCode,
@@ -172,7 +163,7 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
             countries: list.length,
             scope,
             method: `sum over ${list.length} destination row(s) of the week`,
-            published_at_basis: 'FAS regular release: Thursday after the week ending, 08:30 ET (later in holiday weeks)',
+            published_at_basis: 'FAS rule: Thursday after the week ending, 08:30 ET; Friday in a week with a federal holiday',
             ...sums,
           },
         }),

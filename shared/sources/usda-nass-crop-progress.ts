@@ -10,8 +10,8 @@
  * - condition: one series per crop class (`condition`, `winter_condition` …), value = percent
  *   good + excellent (a sum, so `derived`), with every class (excellent … very poor) as
  *   published in the attributes.
- * published_at = the Monday after the week ending, 16:00 ET (NASS's regular release; a Monday
- * holiday moves it to Tuesday, which `attributes.published_at_basis` says). `load_time` (when
+ * published_at = the Monday after the week ending, 16:00 ET, the Tuesday after a Monday holiday
+ * (NASS's rule, shared/calendar; `attributes.published_at_basis` says so). `load_time` (when
  * NASS loaded the figure into Quick Stats) is kept in the attributes.
  */
 import * as z from 'zod';
@@ -21,7 +21,6 @@ import type { SeriesItem } from '../store/observation-store';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
 import { mapLimit } from '../concurrency/map-limit';
-import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { CROP_COMMODITIES, type CropCommodity } from '../catalog/fundamentals';
 
@@ -102,13 +101,6 @@ const parseValue = (raw: string, where: string): number | null => {
   return n;
 };
 
-/** Quick Stats week ending (Sunday) -> the Monday 16:00 ET release. */
-const releaseInstant = (weekEnding: string): string => {
-  const d = new Date(`${weekEnding}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return zonedToUtc(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), 16, 0, 'America/New_York').toISOString();
-};
-
 const def = findSource('usda-nass-crop-progress')!;
 const SYNTHETIC_NAME = `${def.name} (synthetic sample: not NASS data)`;
 /** Not a US government work: figures made up for the demo, free to use, worth nothing. */
@@ -175,7 +167,6 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
     series_id: c.record.short_desc,
     url: PAGE,
     retrievedAt: payload.retrievedAt,
-    published_at: releaseInstant(c.weekEnding),
   });
   const base = (c: { record: QuickStatsRecord; statistic: string }) => ({
     statistic: c.statistic,

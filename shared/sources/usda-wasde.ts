@@ -16,15 +16,14 @@
  * served as `derived`; nothing derived is stored.
  *
  * as_of = the first day of the report month (May 2025 report -> 2025-05-01): the XML names the
- * month but not the day. published_at = the release day at 12:00 ET from RELEASE_DATES (USDA's
- * published calendar, as far as this project has verified it), else null.
+ * month but not the day. published_at = the release day at 12:00 ET from USDA's published
+ * calendar (shared/calendar), estimated for a month not verified there.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { SourceFetchError, makeObservation, parseNumber, payloadText, readSamples } from './common';
 import { findSource } from './registry';
-import { zonedToUtc } from './schedule';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import type { WasdeCommodity } from '../catalog/fundamentals';
 
@@ -74,27 +73,6 @@ const LINE_NAMES: Readonly<Record<string, string>> = Object.freeze({
   'use, total': 'use_total',
   'ending stocks': 'ending_stocks',
   'avg. farm price ($/bu)': 'avg_farm_price',
-});
-
-/**
- * WASDE release days (12:00 ET) this project has verified: USDA's 2025 calendar (as printed in
- * CME Group's 2025 report guide), with the October 2025 report cancelled and November's moved
- * to the 14th during the federal shutdown, and 12 January 2026. April and May 2025 match the
- * fixtures' file names. A month not listed gets published_at = null.
- */
-const RELEASE_DATES: Readonly<Record<string, string>> = Object.freeze({
-  '2025-01': '2025-01-10',
-  '2025-02': '2025-02-11',
-  '2025-03': '2025-03-11',
-  '2025-04': '2025-04-10',
-  '2025-05': '2025-05-12',
-  '2025-06': '2025-06-12',
-  '2025-07': '2025-07-11',
-  '2025-08': '2025-08-12',
-  '2025-09': '2025-09-12',
-  '2025-11': '2025-11-14',
-  '2025-12': '2025-12-09',
-  '2026-01': '2026-01-12',
 });
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -283,14 +261,6 @@ const parseWasdeXml = (xml: string, name: string): WasdeTable[] => {
   return tables;
 };
 
-/** The release instant of a report month, or null when the day is not known. */
-const releaseInstant = (asOf: string): string | null => {
-  const day = RELEASE_DATES[asOf.slice(0, 7)];
-  if (!day) return null;
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return zonedToUtc(y, m, d, 12, 0, 'America/New_York').toISOString();
-};
-
 const UNIT = 'million bushels';
 const def = findSource('usda-wasde')!;
 
@@ -304,7 +274,6 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] =>
       freshness_class: 'monthly' as const,
       url: `https://www.usda.gov/oce/commodity/wasde`,
       retrievedAt: payload.retrievedAt,
-      published_at: releaseInstant(t.asOf),
     };
     const report = { report_month: t.reportMonth, wasde_number: t.wasdeNumber, sub_report: `${t.sr} ${t.matrix}`, title: t.title, region: 'US' };
     const index: SeriesItem = {
@@ -395,5 +364,5 @@ const usdaWasde: SourceAdapter = {
   toItems,
 };
 
-export { usdaWasde, parseWasdeXml, releaseInstant, fileStem };
+export { usdaWasde, parseWasdeXml, fileStem };
 export type { WasdeTable, BalanceSheet };

@@ -87,6 +87,21 @@ describe('derive', () => {
   });
 });
 
+describe('derive: observed_at', () => {
+  it('is the latest observed_at of its inputs (the newer week), null when none has one (WASDE projections)', () => {
+    const week = (as_of: string, observed_at: string | null) => obs({ as_of, observed_at });
+    const d = derive({
+      instrument: 'TEST:x:change',
+      value: 1,
+      method: 'a - b',
+      subject: week('2025-06-08', '2025-06-09T03:59:59.000Z'),
+      inputs: [week('2025-06-01', '2025-06-02T03:59:59.000Z')],
+    });
+    expect(d.observed_at).toBe('2025-06-09T03:59:59.000Z');
+    expect(derive({ instrument: 'TEST:x:change', value: 1, method: 'a - b', subject: obs({}), inputs: [obs({ as_of: '2025-04-01' })] }).observed_at).toBeNull();
+  });
+});
+
 describe('compareLine', () => {
   const latest = obs({ instrument: 'WASDE:corn:US:2024/25:ending_stocks', value: 1415 });
   const previous = obs({ instrument: 'WASDE:corn:US:2024/25:ending_stocks', value: 1465, as_of: '2025-04-01' });

@@ -145,6 +145,15 @@ describe('leg rules', () => {
     expect(o.source!.name).toMatch(/computed by this service from U.S. Energy Information Administration/);
   });
 
+  it('takes the latest observed_at of its legs, null when no leg has one', () => {
+    // WTI: end of 16 June at Cushing (CDT) = 05:00Z on the 17th less a second; Brent: end of 16 June in London (BST) = 23:00Z less a second.
+    const cl = leg('CL', '2025-06-16', 70, { observed_at: '2025-06-17T04:59:59.000Z' });
+    const bz = leg('BZ', '2025-06-16', 73, { observed_at: '2025-06-16T22:59:59.000Z' });
+    expect(spreadObservation(SPREADS.basis, { CL: cl, BZ: bz }, true).observed_at).toBe('2025-06-17T04:59:59.000Z');
+    expect(spreadObservation(SPREADS.basis, { CL: cl, BZ: leg('BZ', '2025-06-16', 73) }, true).observed_at).toBe('2025-06-17T04:59:59.000Z');
+    expect(spreadObservation(SPREADS.basis, { CL: leg('CL', '2025-06-16', 70), BZ: leg('BZ', '2025-06-16', 73) }, true).observed_at).toBeNull();
+  });
+
   it('a monthly leg makes the spread monthly; the spread is always derived and keeps its weakest leg quality', () => {
     const m = (code: string, v: number, q: Observation['quality'] = 'derived') =>
       leg(code, '2025-09-01', v, { freshness_class: 'monthly', quality: q, license_tag: 'CC BY 4.0' });

@@ -58,6 +58,8 @@ describe('free discovery routes over HTTP', () => {
     const times = res.body.releases.map((r: any) => r.next_release_at);
     expect(times.every((t: string) => Date.parse(t) > Date.parse(res.body.as_of))).toBe(true);
     expect(times).toEqual([...times].sort());
+    // Each date says whether it is on the publisher's verified schedule or a rule's estimate.
+    expect(res.body.releases.every((r: any) => typeof r.estimated === 'boolean' && 'shifted_by' in r)).toBe(true);
   });
 
   it('serves the generated documents with their media types', async () => {

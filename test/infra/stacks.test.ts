@@ -6,7 +6,7 @@ import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES } from '../../shared/routes/table';
 import { SOURCES } from '../../shared/sources/registry';
-import { scheduleExpression } from '../../shared/sources/schedule';
+import { scheduleExpressions } from '../../shared/sources/schedule';
 import { CREDITS_TABLE, OBSERVATIONS_TABLE } from '../../shared/store/tables';
 import { actionsOn, logicalId, PAY_TO, refersTo, synthService, type Synthesized } from './synth';
 
@@ -203,20 +203,29 @@ describe('CDK app (staging)', () => {
       }
     });
 
-    it('schedules every source with its registry cron and time zone, retries and a dead-letter queue', () => {
+    it('schedules every source with its registry crons (regular run + holiday-shift runs) and time zone, retries and a dead-letter queue', () => {
       const schedules = Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[];
-      expect(schedules).toHaveLength(SOURCES.length);
+      expect(schedules).toHaveLength(SOURCES.reduce((n, source) => n + scheduleExpressions(source.schedule).length, 0));
       for (const source of SOURCES) {
         const mine = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId(source.id)));
-        expect(mine, source.id).toHaveLength(1);
-        expect(mine[0].Properties, source.id).toMatchObject({
-          ScheduleExpression: scheduleExpression(source.schedule),
-          ScheduleExpressionTimezone: source.schedule.timeZone,
-          State: 'ENABLED',
-          Target: { RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 }, Input: JSON.stringify({ source: source.id }) },
-        });
-        expect(refersTo(mine[0].Properties.Target.DeadLetterConfig.Arn, dlqId()), source.id).toBe(true);
+        expect(mine.map((m) => m.Properties.ScheduleExpression).sort(), source.id).toEqual([...scheduleExpressions(source.schedule)].sort());
+        for (const m of mine) {
+          expect(m.Properties, source.id).toMatchObject({
+            ScheduleExpressionTimezone: source.schedule.timeZone,
+            State: 'ENABLED',
+            Target: { RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 }, Input: JSON.stringify({ source: source.id }) },
+          });
+          expect(refersTo(m.Properties.Target.DeadLetterConfig.Arn, dlqId()), source.id).toBe(true);
+        }
       }
+    });
+
+    it('runs the petroleum ingestion on the Thursday after a holiday shift (Thursday 12:00 ET + 15 min), besides its Wednesday run', () => {
+      const schedules = Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[];
+      const pet = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId('eia-petroleum'))).map((m) => m.Properties.ScheduleExpression);
+      expect(pet.sort()).toEqual(['cron(15 12 ? * THU *)', 'cron(45 10 ? * WED *)']);
+      const cot = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId('cftc-cot'))).map((m) => m.Properties.ScheduleExpression);
+      expect(cot.sort()).toEqual(['cron(45 15 ? * FRI *)', 'cron(45 15 ? * MON *)']);
     });
 
     it('retries a failed run (async invoke) and records it in the same retained, encrypted queue', () => {

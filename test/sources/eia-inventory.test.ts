@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
 import { findSource } from '../../shared/sources/registry';
 import { EIA_INVENTORY_SERIES, eiaGasStorage, eiaPetroleum } from '../../shared/sources/eia-inventory';
-import { releaseAfter } from '../../shared/sources/schedule';
+import { releaseOfPeriod } from '../../shared/sources/schedule';
 import { SourceFormatError, type SourceAdapter } from '../../shared/sources/types';
 import { HAVE_FIXTURES, FIXTURES } from '../helpers/fixtures';
 import { normalizeCtx, payload, text } from '../helpers/sources';
@@ -72,15 +72,15 @@ describe('eia-petroleum and eia-gas-storage samples', () => {
   });
 });
 
-describe('releaseAfter', () => {
+describe('releaseOfPeriod', () => {
   const pet = findSource('eia-petroleum')!.schedule;
   const gas = findSource('eia-gas-storage')!.schedule;
   const cot = findSource('cftc-cot')!.schedule;
-  it('is the first release weekday after the period, at 10:30 New York time across DST', () => {
-    expect(releaseAfter(pet, '2026-03-06')).toBe('2026-03-11T14:30:00.000Z'); // DST began 2026-03-08
-    expect(releaseAfter(pet, '2025-10-31')).toBe('2025-11-05T15:30:00.000Z'); // DST ended 2025-11-02
-    expect(releaseAfter(gas, '2025-10-31')).toBe('2025-11-06T15:30:00.000Z');
-    expect(releaseAfter(cot, '2026-04-14')).toBe('2026-04-17T19:30:00.000Z'); // Tue positions, Fri 15:30 EDT
+  it("is the release after the period, at the publisher's New York time across DST", () => {
+    expect(releaseOfPeriod(pet, '2026-03-06')?.at).toBe('2026-03-11T14:30:00.000Z'); // DST began 2026-03-08
+    expect(releaseOfPeriod(pet, '2025-10-31')?.at).toBe('2025-11-05T15:30:00.000Z'); // DST ended 2025-11-02
+    expect(releaseOfPeriod(gas, '2025-10-31')?.at).toBe('2025-11-06T15:30:00.000Z');
+    expect(releaseOfPeriod(cot, '2026-04-14')?.at).toBe('2026-04-17T19:30:00.000Z'); // Tue positions, Fri 15:30 EDT
   });
 });
 

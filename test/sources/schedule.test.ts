@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SOURCES } from '../../shared/sources/registry';
-import { nextRelease, scheduleExpression, zonedToUtc } from '../../shared/sources/schedule';
+import { findSource, SOURCES } from '../../shared/sources/registry';
+import { nextRelease, scheduleExpression, scheduleExpressions, zonedToUtc } from '../../shared/sources/schedule';
 import type { ReleaseSchedule } from '../../shared/sources/types';
 
 const ET = 'America/New_York';
@@ -14,22 +14,22 @@ describe('release schedules', () => {
 
   it('finds the next weekly release, strictly after now', () => {
     // Saturday 2026-11-21 -> Wednesday 2026-11-25 10:30 EST
-    expect(nextRelease(wed1030, new Date('2026-11-21T23:00:00Z'))?.toISOString()).toBe('2026-11-25T15:30:00.000Z');
+    expect(nextRelease(wed1030, new Date('2026-11-21T23:00:00Z'))?.at).toBe('2026-11-25T15:30:00.000Z');
     // exactly at release time -> the week after
-    expect(nextRelease(wed1030, new Date('2026-11-25T15:30:00Z'))?.toISOString()).toBe('2026-12-02T15:30:00.000Z');
+    expect(nextRelease(wed1030, new Date('2026-11-25T15:30:00Z'))?.at).toBe('2026-12-02T15:30:00.000Z');
     // one minute before -> today
-    expect(nextRelease(wed1030, new Date('2026-11-25T15:29:00Z'))?.toISOString()).toBe('2026-11-25T15:30:00.000Z');
+    expect(nextRelease(wed1030, new Date('2026-11-25T15:29:00Z'))?.at).toBe('2026-11-25T15:30:00.000Z');
   });
 
   it('crosses the spring DST change (2027-03-14) at the right UTC hour', () => {
-    expect(nextRelease(wed1030, new Date('2027-03-12T00:00:00Z'))?.toISOString()).toBe('2027-03-17T14:30:00.000Z');
+    expect(nextRelease(wed1030, new Date('2027-03-12T00:00:00Z'))?.at).toBe('2027-03-17T14:30:00.000Z');
   });
 
   it('respects months, month days and explicit date lists', () => {
     const inSeason: ReleaseSchedule = { minute: 0, hour: 16, weekdays: [1], months: [4, 5], timeZone: ET, description: '' };
-    expect(nextRelease(inSeason, new Date('2026-11-21T00:00:00Z'))?.toISOString()).toBe('2027-04-05T20:00:00.000Z');
+    expect(nextRelease(inSeason, new Date('2026-11-21T00:00:00Z'))?.at).toBe('2027-04-05T20:00:00.000Z');
     const dated: ReleaseSchedule = { minute: 0, hour: 12, dates: ['2026-12-10', '2027-01-12'], timeZone: ET, description: '' };
-    expect(nextRelease(dated, new Date('2026-12-10T18:00:00Z'))?.toISOString()).toBe('2027-01-12T17:00:00.000Z');
+    expect(nextRelease(dated, new Date('2026-12-10T18:00:00Z'))?.at).toBe('2027-01-12T17:00:00.000Z');
     expect(nextRelease(dated, new Date('2027-02-01T00:00:00Z'))).toBeNull();
   });
 
@@ -48,8 +48,42 @@ describe('release schedules', () => {
     for (const s of SOURCES) {
       const next = nextRelease(s.schedule, now);
       expect(next, s.id).not.toBeNull();
-      expect(next!.getTime() - now.getTime(), s.id).toBeLessThan(366 * 86400_000);
-      expect(scheduleExpression(s.schedule), s.id).toMatch(/^cron\(\d+ \d+ \S+ \S+ \S+ \*\)$/);
+      expect(Date.parse(next!.at) - now.getTime(), s.id).toBeLessThan(366 * 86400_000);
+      for (const cron of scheduleExpressions(s.schedule)) expect(cron, s.id).toMatch(/^cron\(\d+ \d+ \S+ \S+ \S+ \*\)$/);
     }
+  });
+
+  it("marks a plain schedule's next date (a check window, no publisher calendar) as estimated", () => {
+    expect(nextRelease(wed1030, new Date('2026-11-21T23:00:00Z'))).toEqual({ at: '2026-11-25T15:30:00.000Z', estimated: true, shifted_by: null });
+  });
+
+  it("takes a calendar source's next release from its publisher calendar, holiday shifts included", () => {
+    const after = new Date('2026-11-21T12:00:00Z'); // Saturday before Thanksgiving 2026 (Thu 26 Nov)
+    // WNGSR: Thursday 26 is Thanksgiving -> Wednesday 25, 12:00 EST = 17:00Z, on EIA's schedule page.
+    expect(nextRelease(findSource('eia-gas-storage')!.schedule, after)).toEqual({
+      at: '2026-11-25T17:00:00.000Z',
+      estimated: false,
+      shifted_by: 'Thanksgiving Day',
+    });
+    // WPSR: no holiday Monday-Wednesday -> Wednesday 25, 10:30 EST = 15:30Z.
+    expect(nextRelease(findSource('eia-petroleum')!.schedule, after)).toEqual({ at: '2026-11-25T15:30:00.000Z', estimated: false, shifted_by: null });
+    // COT of Tuesday 24: Thanksgiving in Wednesday-Friday -> Monday 30, 15:30 EST = 20:30Z (beyond the verified CFTC schedule).
+    expect(nextRelease(findSource('cftc-cot')!.schedule, after)).toEqual({ at: '2026-11-30T20:30:00.000Z', estimated: true, shifted_by: 'Thanksgiving Day' });
+  });
+
+  it('deploys the regular run plus a run in each slot a holiday can move the release to', () => {
+    const crons = (id: string) => scheduleExpressions(findSource(id)!.schedule);
+    // Regular time + 15 min lag; the holiday slot's time + 15 min.
+    expect(crons('eia-petroleum')).toEqual(['cron(45 10 ? * WED *)', 'cron(15 12 ? * THU *)']);
+    expect(crons('eia-spot')).toEqual(['cron(45 10 ? * WED *)', 'cron(15 12 ? * THU *)']);
+    expect(crons('eia-gas-storage')).toEqual(['cron(45 10 ? * THU *)', 'cron(15 12 ? * WED *)', 'cron(45 10 ? * FRI *)']);
+    expect(crons('cftc-cot')).toEqual(['cron(45 15 ? * FRI *)', 'cron(45 15 ? * MON *)']);
+    expect(crons('usda-fas-esr')).toEqual(['cron(45 8 ? * THU *)', 'cron(45 8 ? * FRI *)']);
+    expect(crons('usda-nass-crop-progress')).toEqual(['cron(15 16 ? 4,5,6,7,8,9,10,11 MON *)', 'cron(15 16 ? 4,5,6,7,8,9,10,11 TUE *)']);
+    // H.10 at 16:15 plus a 30-minute lag for FRED.
+    expect(crons('fred')).toEqual(['cron(45 16 ? * MON *)', 'cron(45 16 ? * TUE *)']);
+    // Day windows without weekly slots run once a day in the window, as before.
+    expect(crons('usda-wasde')).toEqual(['cron(15 12 8,9,10,11,12,13,14,15 * ? *)']);
+    expect(crons('worldbank')).toEqual(['cron(15 12 2,3,4,5,6 * ? *)']);
   });
 });

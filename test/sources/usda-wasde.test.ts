@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
-import { fileStem, parseWasdeXml, releaseInstant, usdaWasde } from '../../shared/sources/usda-wasde';
+import { findSource } from '../../shared/sources/registry';
+import { releaseOfPeriod } from '../../shared/sources/schedule';
+import { fileStem, parseWasdeXml, usdaWasde } from '../../shared/sources/usda-wasde';
 import type { FetchLike } from '../../shared/sources/types';
 import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
 import { normalizeCtx, payload } from '../helpers/sources';
@@ -79,11 +81,15 @@ describe('WASDE XML parser', () => {
     expect(item(items, 'WASDE#corn#US')).toMatchObject({ as_of: '2025-04-01', published_at: '2025-04-10T16:00:00.000Z' });
   });
 
-  it('leaves published_at null for a month whose release day this project has not verified', () => {
-    expect(releaseInstant('2025-10-01')).toBeNull(); // October 2025: not released (shutdown)
-    expect(releaseInstant('2027-03-01')).toBeNull();
-    expect(releaseInstant('2025-11-01')).toBe('2025-11-14T17:00:00.000Z'); // 12:00 EST
-    expect(item(itemsOf(wasdeMay2025('March 2027', 700)), 'WASDE#corn#US')?.published_at).toBeNull();
+  it('estimates published_at for a month whose release day this project has not verified, and says so', () => {
+    const wasde = findSource('usda-wasde')!.schedule;
+    expect(releaseOfPeriod(wasde, '2025-10-01')).toBeNull(); // October 2025: not released (shutdown)
+    expect(releaseOfPeriod(wasde, '2025-11-01')).toMatchObject({ at: '2025-11-14T17:00:00.000Z', estimated: false }); // 12:00 EST
+    // March 2027: not verified -> the 10th (a Wednesday), 12:00 EST (DST starts 14 March 2027) = 17:00Z.
+    expect(releaseOfPeriod(wasde, '2027-03-01')).toMatchObject({ at: '2027-03-10T17:00:00.000Z', estimated: true });
+    const march2027 = item(itemsOf(wasdeMay2025('March 2027', 700)), 'WASDE#corn#US');
+    expect(march2027).toMatchObject({ published_at: '2027-03-10T17:00:00.000Z', observed_at: null });
+    expect(march2027?.attributes).toMatchObject({ published_at_estimated: true, observed_at_basis: expect.stringMatching(/^none: /) });
   });
 
   it.each<[string, string, RegExp]>([

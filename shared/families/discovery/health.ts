@@ -40,7 +40,7 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
     max_age_h: def.maxAgeHours,
     stale: age === null || age > def.maxAgeHours * 3600,
     last_error: status?.last_error ?? null,
-    next_release_at: nextRelease(def.schedule, now)?.toISOString() ?? null,
+    next_release_at: nextRelease(def.schedule, now)?.at ?? null,
     quarantined: status?.last_quarantined ?? [],
   };
 };
