@@ -1,17 +1,17 @@
 /**
  * The one Lambda shape of this service: Node 24 on ARM64, bundled by the locally installed esbuild
- * to minified ESM with source maps, an explicit log group with retention, X-Ray tracing, and
- * binding helpers that grant a permission and set the matching env var in one call, so a function
- * never has a table name it may not use or a permission without the name.
+ * with the service's one bundle configuration (infra/bundle/options.ts), an explicit log group with
+ * retention, X-Ray tracing, and binding helpers that grant a permission and set the matching env var
+ * in one call, so a function never has a table name it may not use or a permission without the name.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { AssetHashType, type CfnElement, DockerImage, Duration, type ILocalBundling, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, type FunctionProps, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -23,11 +23,28 @@ const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Path of a Lambda entry point under functions/. */
 const functionEntry = (name: string): string => join(PROJECT_ROOT, 'functions', `${name}.ts`);
 
+const BUNDLE_CLI = fileURLToPath(new URL('../bundle/cli.ts', import.meta.url));
+
 /**
- * ESM bundles still contain CommonJS dependencies that call `require`; esbuild's shim needs a real one.
- * The alias keeps the banner from colliding with any bundled `createRequire` import.
+ * Builds a function's asset with infra/bundle/options.ts, the configuration the bundle test measures
+ * (CDK's NodejsFunction cannot take esbuild plugins, so this replaces its bundling). It runs the
+ * asynchronous esbuild API in a child process because CDK asks synchronously. Never falls back to
+ * Docker: a failed build fails the synth. Its `entry` is part of CDK's asset cache key, so the ten
+ * ingestion functions share one build.
  */
-const ESM_REQUIRE_BANNER = "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);";
+class EsbuildBundling implements ILocalBundling {
+  constructor(readonly entry: string) {}
+
+  tryBundle(outputDir: string): boolean {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', BUNDLE_CLI, this.entry, outputDir], {
+      cwd: PROJECT_ROOT,
+      // stdout may be the synthesized template (`cdk synth`); esbuild's warnings go to stderr.
+      stdio: ['ignore', process.stderr, 'inherit'],
+    });
+    if (run.status !== 0) throw new Error(`bundling ${this.entry} failed (${run.error?.message ?? `exit ${run.status}`})`);
+    return true;
+  }
+}
 
 /** Env keys that carry a table name. */
 type TableEnvKey = typeof ENV.OBSERVATIONS_TABLE | typeof ENV.CREDITS_TABLE;
@@ -51,7 +68,7 @@ interface BindTableOptions {
   envKey: TableEnvKey;
 }
 
-interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'runtime' | 'architecture' | 'logGroup' | 'logRetention' | 'tracing'> {
+interface ServiceFunctionProps extends Omit<FunctionProps, 'code' | 'handler' | 'runtime' | 'architecture' | 'logGroup' | 'logRetention' | 'tracing'> {
   /** Absolute path of the entry file (see functionEntry). */
   entry: string;
   /** Log retention (default one month). */
@@ -59,17 +76,17 @@ interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'runtime' | 'ar
 }
 
 /**
- * A NodejsFunction with the service's fixed runtime, bundling, logging and tracing.
+ * A Lambda function with the service's fixed runtime, bundling, logging and tracing.
  * @example
  * const fn = new ServiceFunction(this, 'PriceFunction', { entry: functionEntry('price') });
  * fn.bindTable(observations, { access: 'READ', envKey: ENV.OBSERVATIONS_TABLE });
  */
-class ServiceFunction extends NodejsFunction {
+class ServiceFunction extends LambdaFunction {
   /** Table access granted through bindTable, by env key (read by tests and reviews). */
   readonly tableAccess: Partial<Record<TableEnvKey, TableAccess | 'NAME_ONLY'>> = {};
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { logRetention, bundling, environment, ...rest } = props;
+    const { entry, logRetention, environment, ...rest } = props;
     // An explicit log group (not the implicit /aws/lambda/<name>) so retention is ours and CloudFormation owns it.
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: logRetention ?? RetentionDays.ONE_MONTH });
     // Its own role instead of AWSLambdaBasicExecutionRole: it may write to its own log group only.
@@ -88,26 +105,17 @@ class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
       logGroup,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      handler: 'index.handler',
+      code: Code.fromAsset(PROJECT_ROOT, {
+        // Hash of the bundle, not of the project: an unchanged bundle is not redeployed.
+        assetHashType: AssetHashType.OUTPUT,
+        // `image` is required by the type and never used: the local build answers or throws.
+        bundling: { image: DockerImage.fromRegistry('unused-local-bundling'), local: new EsbuildBundling(entry) },
+      }),
       environment: {
         // Stack traces point at the TypeScript sources instead of the minified bundle.
         NODE_OPTIONS: '--enable-source-maps',
         ...environment,
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Bundle the SDK too: the version we test is the version that runs, not the runtime's copy.
-        bundleAwsSDK: true,
-        // esbuild is a devDependency; never fall back to Docker.
-        forceDockerBundling: false,
-        ...bundling,
       },
     });
   }

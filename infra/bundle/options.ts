@@ -1,0 +1,83 @@
+/**
+ * How every Lambda entry (functions/*.ts) is bundled: one esbuild configuration, used by CDK
+ * (ServiceFunction, through cli.ts), by the bundle test (test/infra/bundles.test.ts) and by the bench,
+ * so the bundle that is measured is the bundle that is deployed.
+ */
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+
+/**
+ * ESM bundles still contain CommonJS dependencies that call `require`; esbuild's shim needs a real one.
+ * The alias keeps the banner from colliding with any bundled `createRequire` import.
+ */
+const ESM_REQUIRE_BANNER = "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);";
+
+/**
+ * Left out of every bundle: the Lambda Node.js runtime provides the AWS SDK v3 (and the @smithy
+ * packages it loads), so a function carries only its own code. The runtime's SDK version is AWS's,
+ * not the lock file's; the client options the store uses (shared/store/client.ts) exist in the SDK
+ * versions the Node 24 runtime ships.
+ */
+const RUNTIME_PROVIDED: readonly string[] = ['@aws-sdk/*'];
+
+const X402_ZOD = fileURLToPath(new URL('./x402-zod.ts', import.meta.url));
+
+/** @x402/* import zod 3; inside a bundle they get zod 4 through x402-zod.ts (why: see that file). */
+const x402OnZod4: Plugin = {
+  name: 'x402-on-zod-4',
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) => (/[\\/]node_modules[\\/]@x402[\\/]/.test(args.importer) ? { path: X402_ZOD } : undefined));
+  },
+};
+
+/**
+ * The esbuild options: minified ESM for Node 24 with a linked source map (no sources inside;
+ * NODE_OPTIONS=--enable-source-maps maps stack traces), `module` before `main` so packages that ship
+ * both give their tree-shakable ESM build. Entries are bundled separately (no code splitting): one
+ * build of several entries writes the same bytes as one build per entry, only faster.
+ * @param entries output name -> absolute path of functions/<name>.ts; writes <outdir>/<name>.mjs
+ */
+const bundleOptions = (entries: Readonly<Record<string, string>>, outdir: string): BuildOptions => ({
+  entryPoints: { ...entries },
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  external: [...RUNTIME_PROVIDED],
+  banner: { js: ESM_REQUIRE_BANNER },
+  plugins: [x402OnZod4],
+  metafile: true,
+  logLevel: 'warning',
+});
+
+/**
+ * Bundles entries into `outdir`.
+ * @returns esbuild's metafile (what each input contributes: `analyzeMetafile` prints it)
+ * @throws the esbuild error when an entry does not build
+ * @example await bundleFunctions({ index: functionEntry('price') }, outputDir); // outputDir/index.mjs
+ */
+const bundleFunctions = async (entries: Readonly<Record<string, string>>, outdir: string): Promise<Metafile> => {
+  const result = await build(bundleOptions(entries, outdir));
+  return result.metafile!;
+};
+
+const DATA_LIMIT_KB = 300;
+/**
+ * Issue 14's limits, in KiB of minified bundle, by entry name: the data and discovery families 300,
+ * MCP 800 (it carries the MCP SDK). Pro (Stripe's SDK), ingestion (exceljs) and the x402 reconciler
+ * have none; the bundle test and the bench print their sizes.
+ */
+const BUNDLE_LIMITS_KB: Readonly<Record<string, number>> = Object.freeze({
+  ...Object.fromEntries(['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery'].map((f) => [f, DATA_LIMIT_KB])),
+  mcp: 800,
+});
+/** Import of a bundle in a fresh Node process, beyond `node -e 0` (the bench measures it). */
+const IMPORT_LIMIT_MS = 150;
+
+export { bundleFunctions, BUNDLE_LIMITS_KB, IMPORT_LIMIT_MS };

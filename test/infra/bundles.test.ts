@@ -1,0 +1,212 @@
+/**
+ * Every Lambda entry bundled with the configuration CDK deploys (infra/bundle/options.ts): under its
+ * issue-14 size limit, and importable in a fresh Node process. Also checks the one substitution that
+ * configuration makes (x402's zod 3 served by zod 4): it covers what the x402 packages call, and their
+ * schemas and facilitator client answer as they do on zod 3. Import time is the bench's
+ * (`npx tsx test/bench/targets.ts`): timing is not reliable on a shared test machine.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { HTTPFacilitatorClient } from '@x402/core/http';
+import { PaymentPayloadSchema, PaymentRequiredSchema } from '@x402/core/schemas';
+import type { Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLE_LIMITS_KB, bundleFunctions } from '../../infra/bundle/options';
+import { z as x402Zod } from '../../infra/bundle/x402-zod';
+
+const ROOT = process.cwd();
+const ENTRIES = readdirSync(join(ROOT, 'functions'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.replace(/\.ts$/, ''));
+const run = promisify(execFile);
+
+// Inside node_modules, so that the bundles resolve the AWS SDK (external, as on Lambda) from the project.
+let outdir: string;
+let metafile: Metafile;
+
+beforeAll(async () => {
+  outdir = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'bundle-test-'));
+  metafile = await bundleFunctions(Object.fromEntries(ENTRIES.map((n) => [n, join(ROOT, 'functions', `${n}.ts`)])), outdir);
+}, 120_000);
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+/** The largest inputs of a bundle, for the failure message. */
+const topInputs = (name: string): string => {
+  const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${name}.mjs`))![1];
+  return Object.entries(output.inputs)
+    .sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)
+    .slice(0, 12)
+    .map(([path, v]) => `${(v.bytesInOutput / 1024).toFixed(1)} KB ${path.replace(/.*node_modules\//, '')}`)
+    .join('\n');
+};
+
+describe('Lambda bundles (as CDK builds them)', () => {
+  it.each(ENTRIES)('%s stays under its size limit', (name) => {
+    const kb = statSync(join(outdir, `${name}.mjs`)).size / 1024;
+    const limit = BUNDLE_LIMITS_KB[name];
+    console.info(`bundle ${name}: ${kb.toFixed(0)} KB${limit ? ` (limit ${limit} KB)` : ' (no limit)'}`);
+    if (limit) expect(kb, `${name}.mjs is ${kb.toFixed(0)} KB; largest inputs:\n${topInputs(name)}`).toBeLessThanOrEqual(limit);
+  });
+
+  it('every bundle imports in a fresh Node process', async () => {
+    // What every function's environment holds on Lambda (the curve entry checks its configuration at import).
+    const env = { ...process.env, OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits' };
+    for (const name of ENTRIES) {
+      const file = join(outdir, `${name}.mjs`);
+      await expect(run(process.execPath, ['-e', `await import(${JSON.stringify(file)})`, '--input-type=module'], { env }), name).resolves.toBeDefined();
+    }
+  }, 60_000);
+});
+
+describe('x402 packages on zod 4 (infra/bundle/x402-zod.ts)', () => {
+  it('provides every zod constructor the x402 packages call', () => {
+    const used = new Set<string>();
+    for (const pkg of ['core', 'evm', 'extensions']) {
+      const dir = join(ROOT, 'node_modules', '@x402', pkg, 'dist', 'esm');
+      const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.mjs'));
+      for (const file of files) {
+        const text = readFileSync(join(dir, file), 'utf8');
+        if (!/from "zod"/.test(text)) continue;
+        for (const m of text.matchAll(/\bz2?\.([A-Za-z]+)\(/g)) used.add(m[1]!);
+      }
+    }
+    expect(used.size).toBeGreaterThan(5);
+    expect([...used].filter((name) => !(name in x402Zod))).toEqual([]);
+  });
+
+  describe('answers as on zod 3', () => {
+    let bundled: {
+      PaymentPayloadSchema: typeof PaymentPayloadSchema;
+      PaymentRequiredSchema: typeof PaymentRequiredSchema;
+      HTTPFacilitatorClient: typeof HTTPFacilitatorClient;
+    };
+    let server: Server;
+    let url: string;
+    /** The body the fake facilitator answers next, by path. */
+    const answers: Record<string, unknown> = {};
+
+    beforeAll(async () => {
+      const entry = join(outdir, 'x402-entry.ts');
+      writeFileSync(
+        entry,
+        "export { PaymentPayloadSchema, PaymentRequiredSchema } from '@x402/core/schemas';\nexport { HTTPFacilitatorClient } from '@x402/core/http';\n",
+      );
+      const meta = await bundleFunctions({ x402: entry }, outdir);
+      // The bundle really uses zod 4: no input from x402's own zod 3.
+      expect(Object.keys(meta.inputs).filter((p) => p.includes('@x402/core/node_modules/zod'))).toEqual([]);
+      bundled = await import(join(outdir, 'x402.mjs'));
+      server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(answers[req.url ?? ''] ?? {}));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }, 60_000);
+
+    afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+    const accepted = {
+      scheme: 'exact',
+      network: 'eip155:84532',
+      amount: '10000',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      payTo: '0x1111111111111111111111111111111111111111',
+      maxTimeoutSeconds: 60,
+      extra: { name: 'USDC', version: '2' },
+    };
+    const auth = {
+      from: '0x2222222222222222222222222222222222222222',
+      to: accepted.payTo,
+      value: '10000',
+      validAfter: '0',
+      validBefore: '9999999999',
+      nonce: `0x${'ab'.repeat(32)}`,
+    };
+    const payloads: unknown[] = [
+      { x402Version: 2, accepted, payload: { signature: '0x12', authorization: auth } },
+      {
+        x402Version: 2,
+        resource: { url: 'https://x/v1/price/CL', description: null, mimeType: null },
+        accepted,
+        payload: { authorization: auth },
+        extensions: null,
+      },
+      { x402Version: 2, resource: { url: 'https://x', serviceName: 'x'.repeat(40) }, accepted, payload: {} },
+      { x402Version: 2, accepted: { ...accepted, network: 'base-sepolia' }, payload: {} },
+      { x402Version: 2, accepted: { ...accepted, maxTimeoutSeconds: 0 }, payload: {} },
+      { x402Version: 2, accepted: { ...accepted, amount: '' }, payload: {} },
+      { x402Version: 2, accepted, payload: [] },
+      { x402Version: 2, accepted, payload: null },
+      { x402Version: 2, accepted, payload: {}, extensions: [] },
+      { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: '0x12', authorization: auth } },
+      { x402Version: 1, scheme: '', network: 'base-sepolia', payload: {} },
+      { x402Version: 3, accepted, payload: {} },
+      { accepted, payload: {} },
+      [],
+      null,
+      'x',
+    ];
+
+    it('payment payloads: the same verdicts and parsed values', () => {
+      for (const p of payloads) {
+        const z3 = PaymentPayloadSchema.safeParse(p);
+        const z4 = bundled.PaymentPayloadSchema.safeParse(p);
+        expect(z4.success, JSON.stringify(p)).toBe(z3.success);
+        if (z3.success) expect(z4.data).toEqual(z3.data);
+        else expect(z4.error!.issues.map((i) => i.path.join('.')).sort(), JSON.stringify(p)).toEqual(z3.error.issues.map((i) => i.path.join('.')).sort());
+      }
+    });
+
+    it('payment-required documents: the same verdicts', () => {
+      const doc = { x402Version: 2, resource: { url: 'https://x/v1/price/CL' }, accepts: [accepted] };
+      for (const p of [
+        doc,
+        { ...doc, accepts: [] },
+        { ...doc, error: null },
+        { ...doc, resource: undefined },
+        { x402Version: 1, accepts: [{ ...accepted, maxAmountRequired: '1', resource: 'https://x', description: '', mimeType: 'application/json' }] },
+      ]) {
+        expect(bundled.PaymentRequiredSchema.safeParse(p).success, JSON.stringify(p)).toBe(PaymentRequiredSchema.safeParse(p).success);
+      }
+    });
+
+    it('facilitator answers: the same results and the same refusals', async () => {
+      const requirements = accepted as never;
+      const payload = payloads[0] as never;
+      const cases: Array<Record<string, unknown>> = [
+        { '/verify': { isValid: true, payer: auth.from }, '/settle': { success: true, transaction: '0xabc', network: 'eip155:84532', payer: auth.from } },
+        {
+          '/verify': { isValid: false, invalidReason: 'invalid_exact_evm_signature', payer: null, extra: null },
+          '/settle': { success: false, errorReason: 'x', transaction: '', network: 'eip155:84532' },
+        },
+        { '/verify': { isValid: 'yes' }, '/settle': { success: true, network: 'eip155:84532' } },
+        { '/verify': {}, '/settle': { success: true, transaction: '0xabc', network: 84532 } },
+      ];
+      const outcome = async (client: HTTPFacilitatorClient, op: 'verify' | 'settle') => {
+        try {
+          return { ok: await client[op](payload, requirements) };
+        } catch (err) {
+          return { failed: (err as Error).name };
+        }
+      };
+      for (const c of cases) {
+        Object.assign(answers, c);
+        for (const op of ['verify', 'settle'] as const) {
+          const z3 = await outcome(new HTTPFacilitatorClient({ url }), op);
+          const z4 = await outcome(new bundled.HTTPFacilitatorClient({ url }), op);
+          expect(z4, `${op} ${JSON.stringify(c[`/${op}`])}`).toEqual(z3);
+        }
+      }
+    });
+  });
+});
