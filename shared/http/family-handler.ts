@@ -14,7 +14,7 @@ import { mapError } from '../errors/error-mapper';
 import { HttpError, NotFoundError } from '../errors/errors';
 import { logger } from '../observability/logger';
 import type { NotFoundIssue } from '../routes/params';
-import { findRoute, routesOf, type Family, type RouteDef } from '../routes/table';
+import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { paymentMiddleware } from './payment-middleware';
 import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler } from './types';
@@ -128,13 +128,13 @@ const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParamete
 };
 
 /** Route resolution and input validation; bad input never reaches a store or a payment. */
-const routeLayer = (family: Family, services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+const routeLayer = (routes: ReadonlyMap<string, RouteDef>, services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'routeLayer',
   before: async (request) => {
     const { event, context } = request;
     context.service = { requestId: requestIdOf(event, context), charge: true };
-    const route = findRoute(event.routeKey);
-    if (!route || route.family !== family) {
+    const route = routes.get(event.routeKey);
+    if (!route) {
       throw new NotFoundError('NOT_FOUND', `no route for ${event.requestContext?.http?.method ?? ''} ${event.rawPath ?? ''}`.trim(), {
         hint: 'GET /v1/catalog lists the instruments; GET /openapi.json lists the routes',
       });
@@ -187,22 +187,21 @@ const withValidators = (route: RouteDef, res: Result, ifNoneMatch: string | unde
 
 /**
  * Creates the Lambda handler of a family.
- * @param family the family whose routes this function serves
+ * @param routes the family's routes from the table (a Lambda entry imports its own family's constant,
+ *   so its bundle carries no other family's routes)
  * @param handlers one handler per route id of the family (checked by `tsc` against the table)
  * @param services the composition root of this process (Lambda: built from the environment at cold start)
- * @example export const handler = createFamilyHandler('price', priceHandlers, servicesFromEnvironment);
+ * @example export const handler = createFamilyHandler(PRICE_ROUTES, priceHandlers, servicesFromEnvironment);
  */
-const createFamilyHandler = <F extends Family>(family: F, handlers: FamilyHandlers<F>, services: ServicesProvider): FamilyLambdaHandler => {
+const createFamilyHandler = <F extends Family>(routes: FamilyRoutes<F>, handlers: FamilyHandlers<F>, services: ServicesProvider): FamilyLambdaHandler => {
   const byId = handlers as unknown as Readonly<Record<string, RouteHandler<never>>>;
-  const missing = routesOf(family)
-    .filter((r) => !byId[r.id])
-    .map((r) => r.id);
-  if (missing.length) throw new Error(`family ${family} has no handler for: ${missing.join(', ')}`);
+  const missing = routes.routes.filter((r) => !byId[r.id]).map((r) => r.id);
+  if (missing.length) throw new Error(`family ${routes.family} has no handler for: ${missing.join(', ')}`);
 
   const stack = middy<Event, Result, Error, ServiceContext>()
     .use(observabilityLayer(services))
     .use(errorLayer(services))
-    .use(routeLayer(family, services))
+    .use(routeLayer(new Map(routes.routes.map((r) => [r.id, r])), services))
     .use(paymentMiddleware({ services }))
     .handler(async (_event, context) => {
       const { request, route, requestId } = context.service;

@@ -66,374 +66,495 @@ interface RouteSpec {
 }
 
 const text = z.string();
-/** MCP answers JSON-RPC 2.0 (the SDK's transport writes it); each tool's result is typed by its route's output. */
-const mcpRpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') });
-const mcpRpc = z.union([mcpRpcMessage, z.array(mcpRpcMessage)]);
 const none = NoParams;
 const anyQuery = z.object({}).passthrough();
-const commodity = z.object({ commodity: SlugParam.optional() }).extend(ViewQuery.shape);
 const stubWhileFuturesOff = (c: Pick<Config, 'INDICATIVE_FUTURES'>) => !c.INDICATIVE_FUTURES;
 
-const spreadMethods = Object.fromEntries(Object.values(SPREADS).map((s) => [s.id, `${s.formula} (${s.unit}). ${s.description}`]));
-const decisionMethods = {
-  ruleset: `${RULESET.version}: mechanical rules over published data; not investment advice`,
-  ...Object.fromEntries(RULESET.rules.map((r) => [r.id, `${r.method}; ${r.fires} (${r.applies_to})`])),
-  combination: RULESET.combination,
-  digest: DIGEST_METHOD,
+const toDef = (id: RouteId, spec: RouteSpec): RouteDef => {
+  const [method, path] = id.split(' ') as [Method, string];
+  return Object.freeze({
+    ...spec,
+    id,
+    method,
+    path,
+    priceKey: spec.price ?? null,
+    priceUsd: spec.price ? PRICES_USD[spec.price] : null,
+    mimeType: spec.mimeType ?? 'application/json',
+  });
 };
 
-const ROUTE_SPECS = {
-  // Paid data routes, in SPEC.md order.
-  'GET /v1/price/{code}': {
-    family: 'price',
-    price: 'PRICE',
-    summary: 'Latest cash/fundamentals price observation',
-    params: z.object({ code: InstrumentParam }),
-    query: anyQuery,
-    output: S.ServedObservation,
-    mcp: {
-      tool: 'get_price',
-      title: 'Latest price',
-      description: 'Latest primary-source cash or fundamentals price observation of one instrument (EIA, FRED, World Bank).',
-    },
-  },
-  'GET /v1/prices': {
-    family: 'price',
-    price: 'PRICES_BUNDLE',
-    summary: 'Price bundle for several codes',
-    params: none,
-    query: z.object({ codes: BundleCodesQuery }),
-    output: S.PricesBundleBody,
-    mcp: {
-      tool: 'get_prices',
-      title: 'Price bundle',
-      description: 'Latest price observations of up to 30 instruments in one call; codes without data are listed under missing.',
-    },
-  },
-  'GET /v1/history/{code}': {
-    family: 'price',
-    price: 'HISTORY',
-    summary: 'Series history, optionally resampled',
-    params: z.object({ code: InstrumentParam }),
-    query: HistoryQuery,
-    output: S.HistoryBody,
-    methods: AGGREGATION,
-    mcp: {
-      tool: 'get_history',
-      title: 'Price history',
-      description: 'History of one instrument over a date window, native or resampled weekly/monthly, paged, with a summary of the whole window.',
-    },
-  },
-  'GET /v1/curve/{root}': {
-    family: 'curve',
-    price: 'CURVE',
-    summary: 'Forward curve; stub when indicative futures are off',
-    params: z.object({ root: FuturesRootParam }),
-    query: anyQuery,
-    output: S.CurveBody,
-    freeWhen: stubWhileFuturesOff,
-    mcp: {
-      tool: 'get_curve',
-      title: 'Forward curve',
-      description: 'Indicative forward curve of a futures root from a licensed provider; a free explicit stub while indicative futures are off.',
-    },
-  },
-  'GET /v1/inventory/eia': {
-    family: 'inventory',
-    price: 'INVENTORY_BUNDLE',
-    summary: 'Weekly EIA inventories with 5-year comparison and surprise',
-    params: none,
-    query: anyQuery,
-    output: S.InventoryBundleBody,
-    methods: INVENTORY_METHOD,
-    mcp: {
-      tool: 'get_inventories',
-      title: 'EIA weekly inventories',
-      description: 'Weekly US petroleum and natural gas inventories (EIA) with week-over-week change, 5-year comparison and surprise.',
-    },
-  },
-  'GET /v1/inventory/eia/{series}': {
-    family: 'inventory',
-    price: 'INVENTORY_SERIES',
-    summary: 'One weekly inventory series with recent history',
-    params: z.object({ series: InventoryKeyParam }),
-    query: anyQuery,
-    output: S.InventorySeriesBody,
-    methods: INVENTORY_METHOD,
-    mcp: {
-      tool: 'get_inventory_series',
-      title: 'EIA inventory series',
-      description: 'One weekly EIA inventory series (crude, Cushing, gasoline, distillate, refinery utilisation, crude runs, gas storage) with recent weeks.',
-    },
-  },
-  'GET /v1/cot/{code}': {
-    family: 'cot',
-    price: 'COT',
-    summary: 'Managed-money net positioning (CFTC disaggregated COT)',
-    params: z.object({ code: CotCodeParam }),
-    query: anyQuery,
-    output: S.CotBody,
-    methods: COT_METHOD,
-    mcp: {
-      tool: 'get_cot',
-      title: 'Managed-money positioning',
-      description:
-        'Managed-money net positioning of one instrument from the CFTC disaggregated Commitments of Traders report, with week-over-week change and 3-year range.',
-    },
-  },
-  'GET /v1/spreads/crack': {
-    family: 'spreads',
-    price: 'CRACK',
-    summary: '3-2-1 crack spread, cash proxy',
-    params: none,
-    query: anyQuery,
-    output: S.SpreadBody,
-    methods: spreadMethods,
-    mcp: {
-      tool: 'get_crack_spread',
-      title: '3-2-1 crack spread',
-      description: '3-2-1 crack spread cash proxy (USD/bbl) from EIA spot gasoline, ULSD and WTI, with its legs.',
-    },
-  },
-  'GET /v1/spreads/crush': {
-    family: 'spreads',
-    price: 'CRUSH',
-    summary: 'Soy crush margin proxy',
-    params: none,
-    query: anyQuery,
-    output: S.SpreadBody,
-    methods: spreadMethods,
-    mcp: {
-      tool: 'get_crush_spread',
-      title: 'Soy crush margin',
-      description: 'Soybean crush margin proxy (USD/bu) from soybean meal, oil and soybean prices, with its legs.',
-    },
-  },
-  'GET /v1/spreads/basis': {
-    family: 'spreads',
-    price: 'BASIS',
-    summary: 'WTI-Brent basis spread',
-    params: none,
-    query: anyQuery,
-    output: S.SpreadBody,
-    methods: spreadMethods,
-    mcp: { tool: 'get_basis_spread', title: 'WTI-Brent basis', description: 'WTI minus Brent spot spread (USD/bbl) on the same date, with its legs.' },
-  },
-  'GET /v1/spreads/calendar/{root}': {
-    family: 'curve',
-    price: 'CALENDAR',
-    summary: 'Calendar spread; stub until licensed curves',
-    params: z.object({ root: FuturesRootParam }),
-    query: anyQuery,
-    output: S.CalendarSpreadBody,
-    freeWhen: stubWhileFuturesOff,
-    mcp: {
-      tool: 'get_calendar_spread',
-      title: 'Calendar spread',
-      description: 'Calendar spread of a futures root from a licensed curve; a free explicit stub while indicative futures are off.',
-    },
-  },
-  'GET /v1/fundamentals/wasde': {
-    family: 'fundamentals',
-    price: 'WASDE',
-    summary: 'US supply-and-demand balance sheets (WASDE-shaped)',
-    params: none,
-    query: commodity,
-    output: S.WasdeView,
-    methods: WASDE_METHOD,
-    mcp: {
-      tool: 'get_wasde',
-      title: 'WASDE balance sheets',
-      description: 'US corn, soybean and wheat supply-and-demand balance sheets from the USDA WASDE report.',
-    },
-  },
-  'GET /v1/fundamentals/crop-progress': {
-    family: 'fundamentals',
-    price: 'CROP_PROGRESS',
-    summary: 'Crop progress and condition',
-    params: none,
-    query: commodity,
-    output: S.CropProgressView,
-    methods: CROP_METHOD,
-    mcp: { tool: 'get_crop_progress', title: 'Crop progress', description: 'Weekly US crop progress and condition from USDA NASS.' },
-  },
-  'GET /v1/fundamentals/export-sales': {
-    family: 'fundamentals',
-    price: 'EXPORT_SALES',
-    summary: 'Weekly export sales',
-    params: none,
-    query: commodity,
-    output: S.ExportSalesView,
-    methods: ESR_METHOD,
-    mcp: { tool: 'get_export_sales', title: 'Export sales', description: 'Weekly US export sales from the USDA FAS Export Sales Reporting system.' },
-  },
-  'GET /v1/fundamentals/usgs': {
-    family: 'fundamentals',
-    price: 'USGS',
-    summary: 'Annual mineral commodity summaries',
-    params: none,
-    query: commodity,
-    output: S.UsgsView,
-    methods: USGS_METHOD,
-    mcp: {
-      tool: 'get_mineral_summaries',
-      title: 'USGS mineral summaries',
-      description: 'Annual USGS Mineral Commodity Summaries figures (production, imports, net import reliance, prices).',
-    },
-  },
-  'GET /v1/fx/{pair}': {
-    family: 'price',
-    price: 'FX',
-    summary: 'FX pair for commodity context',
-    params: z.object({ pair: FxPairParam }),
-    query: anyQuery,
-    output: S.ServedObservation,
-    mcp: {
-      tool: 'get_fx',
-      title: 'FX context',
-      description: 'Latest FRED observation of an FX series for commodity context (EURUSD, USDCNY, broad trade-weighted dollar).',
-    },
-  },
-  'GET /v1/snapshot/{sector}': {
-    family: 'snapshot',
-    price: 'SNAPSHOT',
-    summary: 'Sector snapshot',
-    params: z.object({ sector: SectorParam }),
-    query: ViewQuery,
-    output: S.SnapshotView,
-    mcp: {
-      tool: 'get_sector_snapshot',
-      title: 'Sector snapshot',
-      description: 'Headline figures of one sector (energy, metals or ags): latest prices and the sector fundamentals.',
-    },
-  },
-  'GET /v1/decision/{sector}': {
-    family: 'decision',
-    price: 'DECISION',
-    summary: 'Deterministic decision pack for one sector',
-    params: z.object({ sector: SectorParam }),
-    query: ViewQuery,
-    output: S.DecisionView,
-    methods: decisionMethods,
-    mcp: {
-      tool: 'get_decision_pack',
-      title: 'Sector decision pack',
-      description: 'Deterministic, rule-based decision pack of one sector: signals with their inputs, rules version and inputs digest.',
-    },
-  },
-  'GET /v1/snapshot/all': {
-    family: 'snapshot',
-    price: 'SNAPSHOT_ALL',
-    summary: 'All-sector snapshot bundle',
-    params: none,
-    query: ViewQuery,
-    output: S.SnapshotAllView,
-    mcp: { tool: 'get_all_snapshots', title: 'All-sector snapshot', description: 'Snapshots of every sector (energy, metals, ags) in one call.' },
-  },
-  'GET /v1/decision/all': {
-    family: 'decision',
-    price: 'DECISION_ALL',
-    summary: 'All-sector decision pack bundle',
-    params: none,
-    query: ViewQuery,
-    output: S.DecisionAllView,
-    methods: decisionMethods,
-    mcp: { tool: 'get_all_decision_packs', title: 'All-sector decision packs', description: 'Deterministic decision packs of every sector in one call.' },
-  },
-  // Free discovery routes.
-  'GET /': { family: 'discovery', summary: 'Home page for people', params: none, query: anyQuery, output: text, mimeType: 'text/html' },
-  'GET /health': {
-    family: 'discovery',
-    summary: 'Health and per-source staleness',
-    params: none,
-    query: anyQuery,
-    output: S.HealthBody,
-    mcp: {
-      tool: 'get_health',
-      title: 'Service health',
-      description: 'Health of the service and the freshness of every source (last success, age, staleness, next release).',
-    },
-  },
-  'GET /v1/catalog': {
-    family: 'discovery',
-    summary: 'Instrument catalog with live pricing_usd',
-    params: none,
-    query: anyQuery,
-    output: S.CatalogBody,
-    mcp: {
-      tool: 'get_catalog',
-      title: 'Catalog',
-      description: 'Every instrument, inventory series and futures root with its unit, source, freshness and the price of each route.',
-    },
-  },
-  'GET /v1/calendar': {
-    family: 'discovery',
-    summary: 'Release calendar of every source',
-    params: none,
-    query: anyQuery,
-    output: S.CalendarBody,
-    mcp: {
-      tool: 'get_release_calendar',
-      title: 'Release calendar',
-      description: 'When each source publishes next (EIA, FRED, World Bank, CFTC, USDA, USGS), with its schedule and time zone.',
-    },
-  },
-  'GET /llms.txt': { family: 'discovery', summary: 'Short agent briefing', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
-  'GET /llms-full.txt': { family: 'discovery', summary: 'Full agent reference', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
-  'GET /openapi.json': { family: 'discovery', summary: 'OpenAPI 3.1 description', params: none, query: anyQuery, output: S.OpenApiBody },
-  'GET /SKILL.md': { family: 'discovery', summary: 'Agent skill manifest', params: none, query: anyQuery, output: text, mimeType: 'text/markdown' },
-  'GET /.well-known/agent.json': { family: 'discovery', summary: 'Agent card', params: none, query: anyQuery, output: S.AgentCardBody },
-  'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: S.X402CatalogBody },
-  'GET /.well-known/x402': {
-    family: 'discovery',
-    summary: 'Payment resource catalog (x402scan path)',
-    params: none,
-    query: anyQuery,
-    output: S.X402CatalogBody,
-  },
-  'GET /terms.txt': { family: 'discovery', summary: 'Terms of use', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
-  'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: S.McpToolListBody },
-  // MCP Streamable HTTP (stateless): each paid tool call is priced as its route.
-  'POST /api/mcp': {
-    family: 'mcp',
-    summary: 'MCP Streamable HTTP endpoint (JSON-RPC)',
-    params: none,
-    query: anyQuery,
-    output: mcpRpc,
-    usesCredits: true,
-  },
-  'DELETE /api/mcp': { family: 'mcp', summary: 'No MCP sessions to end: 405, Allow: POST', params: none, query: anyQuery, output: mcpRpc },
-  'GET /.well-known/mcp/server.json': { family: 'mcp', summary: 'MCP Registry server.json', params: none, query: anyQuery, output: S.McpServerJsonBody },
-  // Pro keys: plans page, card checkout (Stripe), its webhook and the page that shows a bought key once.
-  'GET /pro': { family: 'pro', summary: 'Pro plans and how to buy a key', params: none, query: anyQuery, output: text, mimeType: 'text/html' },
-  'POST /pro/checkout': {
-    family: 'pro',
-    summary: 'Start a card checkout for a Pro plan (303 to Stripe Checkout)',
-    params: none,
-    query: anyQuery,
-    output: S.CheckoutBody,
-    usesCredits: true,
-  },
-  'POST /pro/webhook': {
-    family: 'pro',
-    summary: 'Stripe webhook (signed): issues, renews and ends Pro keys',
-    params: none,
-    query: anyQuery,
-    output: S.WebhookAckBody,
-    usesCredits: true,
-  },
-  'GET /pro/success': {
-    family: 'pro',
-    summary: 'Shows a bought Pro key exactly once',
-    params: none,
-    query: z.object({ session_id: z.string().regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'a Stripe Checkout session id (cs_…)') }),
-    output: text,
-    mimeType: 'text/html',
-    usesCredits: true,
-  },
-} as const satisfies Record<`${Method} /${string}`, RouteSpec>;
+/** A family's entries, keyed by route id. */
+type FamilySpecs<F extends Family> = Record<`${Method} /${string}`, RouteSpec & { readonly family: F }>;
 
-type RouteSpecs = typeof ROUTE_SPECS;
+/** One family's routes: the entries of the table, and the routes its Lambda serves. */
+interface FamilyRoutes<F extends Family = Family, S extends FamilySpecs<F> = FamilySpecs<F>> {
+  readonly family: F;
+  readonly specs: S;
+  readonly routes: readonly RouteDef[];
+}
+
+/**
+ * Declares one family's entries. Each Lambda entry imports its own family's constant, and the call is
+ * marked free of side effects with the entries built inside `specs`, so a bundle leaves out every family
+ * it does not read: their schemas, texts and the analytics their method texts quote.
+ */
+// @__NO_SIDE_EFFECTS__
+function defineFamily<F extends Family, S extends FamilySpecs<F>>(family: F, specs: () => S): FamilyRoutes<F, S> {
+  const built = specs();
+  const routes = Object.entries(built).map(([id, spec]) => toDef(id as RouteId, spec));
+  return Object.freeze({ family, specs: built, routes: Object.freeze(routes) });
+}
+
+const PRICE_ROUTES = defineFamily(
+  'price',
+  () =>
+    ({
+      'GET /v1/price/{code}': {
+        family: 'price',
+        price: 'PRICE',
+        summary: 'Latest cash/fundamentals price observation',
+        params: z.object({ code: InstrumentParam }),
+        query: anyQuery,
+        output: S.ServedObservation,
+        mcp: {
+          tool: 'get_price',
+          title: 'Latest price',
+          description: 'Latest primary-source cash or fundamentals price observation of one instrument (EIA, FRED, World Bank).',
+        },
+      },
+      'GET /v1/prices': {
+        family: 'price',
+        price: 'PRICES_BUNDLE',
+        summary: 'Price bundle for several codes',
+        params: none,
+        query: z.object({ codes: BundleCodesQuery }),
+        output: S.PricesBundleBody,
+        mcp: {
+          tool: 'get_prices',
+          title: 'Price bundle',
+          description: 'Latest price observations of up to 30 instruments in one call; codes without data are listed under missing.',
+        },
+      },
+      'GET /v1/history/{code}': {
+        family: 'price',
+        price: 'HISTORY',
+        summary: 'Series history, optionally resampled',
+        params: z.object({ code: InstrumentParam }),
+        query: HistoryQuery,
+        output: S.HistoryBody,
+        methods: AGGREGATION,
+        mcp: {
+          tool: 'get_history',
+          title: 'Price history',
+          description: 'History of one instrument over a date window, native or resampled weekly/monthly, paged, with a summary of the whole window.',
+        },
+      },
+      'GET /v1/fx/{pair}': {
+        family: 'price',
+        price: 'FX',
+        summary: 'FX pair for commodity context',
+        params: z.object({ pair: FxPairParam }),
+        query: anyQuery,
+        output: S.ServedObservation,
+        mcp: {
+          tool: 'get_fx',
+          title: 'FX context',
+          description: 'Latest FRED observation of an FX series for commodity context (EURUSD, USDCNY, broad trade-weighted dollar).',
+        },
+      },
+    }) as const satisfies FamilySpecs<'price'>,
+);
+const CURVE_ROUTES = defineFamily(
+  'curve',
+  () =>
+    ({
+      'GET /v1/curve/{root}': {
+        family: 'curve',
+        price: 'CURVE',
+        summary: 'Forward curve; stub when indicative futures are off',
+        params: z.object({ root: FuturesRootParam }),
+        query: anyQuery,
+        output: S.CurveBody,
+        freeWhen: stubWhileFuturesOff,
+        mcp: {
+          tool: 'get_curve',
+          title: 'Forward curve',
+          description: 'Indicative forward curve of a futures root from a licensed provider; a free explicit stub while indicative futures are off.',
+        },
+      },
+      'GET /v1/spreads/calendar/{root}': {
+        family: 'curve',
+        price: 'CALENDAR',
+        summary: 'Calendar spread; stub until licensed curves',
+        params: z.object({ root: FuturesRootParam }),
+        query: anyQuery,
+        output: S.CalendarSpreadBody,
+        freeWhen: stubWhileFuturesOff,
+        mcp: {
+          tool: 'get_calendar_spread',
+          title: 'Calendar spread',
+          description: 'Calendar spread of a futures root from a licensed curve; a free explicit stub while indicative futures are off.',
+        },
+      },
+    }) as const satisfies FamilySpecs<'curve'>,
+);
+const INVENTORY_ROUTES = defineFamily(
+  'inventory',
+  () =>
+    ({
+      'GET /v1/inventory/eia': {
+        family: 'inventory',
+        price: 'INVENTORY_BUNDLE',
+        summary: 'Weekly EIA inventories with 5-year comparison and surprise',
+        params: none,
+        query: anyQuery,
+        output: S.InventoryBundleBody,
+        methods: INVENTORY_METHOD,
+        mcp: {
+          tool: 'get_inventories',
+          title: 'EIA weekly inventories',
+          description: 'Weekly US petroleum and natural gas inventories (EIA) with week-over-week change, 5-year comparison and surprise.',
+        },
+      },
+      'GET /v1/inventory/eia/{series}': {
+        family: 'inventory',
+        price: 'INVENTORY_SERIES',
+        summary: 'One weekly inventory series with recent history',
+        params: z.object({ series: InventoryKeyParam }),
+        query: anyQuery,
+        output: S.InventorySeriesBody,
+        methods: INVENTORY_METHOD,
+        mcp: {
+          tool: 'get_inventory_series',
+          title: 'EIA inventory series',
+          description:
+            'One weekly EIA inventory series (crude, Cushing, gasoline, distillate, refinery utilisation, crude runs, gas storage) with recent weeks.',
+        },
+      },
+    }) as const satisfies FamilySpecs<'inventory'>,
+);
+const COT_ROUTES = defineFamily(
+  'cot',
+  () =>
+    ({
+      'GET /v1/cot/{code}': {
+        family: 'cot',
+        price: 'COT',
+        summary: 'Managed-money net positioning (CFTC disaggregated COT)',
+        params: z.object({ code: CotCodeParam }),
+        query: anyQuery,
+        output: S.CotBody,
+        methods: COT_METHOD,
+        mcp: {
+          tool: 'get_cot',
+          title: 'Managed-money positioning',
+          description:
+            'Managed-money net positioning of one instrument from the CFTC disaggregated Commitments of Traders report, with week-over-week change and 3-year range.',
+        },
+      },
+    }) as const satisfies FamilySpecs<'cot'>,
+);
+const SPREADS_ROUTES = defineFamily('spreads', () => {
+  const methods = Object.fromEntries(Object.values(SPREADS).map((s) => [s.id, `${s.formula} (${s.unit}). ${s.description}`]));
+  return {
+    'GET /v1/spreads/crack': {
+      family: 'spreads',
+      price: 'CRACK',
+      summary: '3-2-1 crack spread, cash proxy',
+      params: none,
+      query: anyQuery,
+      output: S.SpreadBody,
+      methods,
+      mcp: {
+        tool: 'get_crack_spread',
+        title: '3-2-1 crack spread',
+        description: '3-2-1 crack spread cash proxy (USD/bbl) from EIA spot gasoline, ULSD and WTI, with its legs.',
+      },
+    },
+    'GET /v1/spreads/crush': {
+      family: 'spreads',
+      price: 'CRUSH',
+      summary: 'Soy crush margin proxy',
+      params: none,
+      query: anyQuery,
+      output: S.SpreadBody,
+      methods,
+      mcp: {
+        tool: 'get_crush_spread',
+        title: 'Soy crush margin',
+        description: 'Soybean crush margin proxy (USD/bu) from soybean meal, oil and soybean prices, with its legs.',
+      },
+    },
+    'GET /v1/spreads/basis': {
+      family: 'spreads',
+      price: 'BASIS',
+      summary: 'WTI-Brent basis spread',
+      params: none,
+      query: anyQuery,
+      output: S.SpreadBody,
+      methods,
+      mcp: { tool: 'get_basis_spread', title: 'WTI-Brent basis', description: 'WTI minus Brent spot spread (USD/bbl) on the same date, with its legs.' },
+    },
+  } as const satisfies FamilySpecs<'spreads'>;
+});
+const FUNDAMENTALS_ROUTES = defineFamily('fundamentals', () => {
+  const commodity = z.object({ commodity: SlugParam.optional() }).extend(ViewQuery.shape);
+  return {
+    'GET /v1/fundamentals/wasde': {
+      family: 'fundamentals',
+      price: 'WASDE',
+      summary: 'US supply-and-demand balance sheets (WASDE-shaped)',
+      params: none,
+      query: commodity,
+      output: S.WasdeView,
+      methods: WASDE_METHOD,
+      mcp: {
+        tool: 'get_wasde',
+        title: 'WASDE balance sheets',
+        description: 'US corn, soybean and wheat supply-and-demand balance sheets from the USDA WASDE report.',
+      },
+    },
+    'GET /v1/fundamentals/crop-progress': {
+      family: 'fundamentals',
+      price: 'CROP_PROGRESS',
+      summary: 'Crop progress and condition',
+      params: none,
+      query: commodity,
+      output: S.CropProgressView,
+      methods: CROP_METHOD,
+      mcp: { tool: 'get_crop_progress', title: 'Crop progress', description: 'Weekly US crop progress and condition from USDA NASS.' },
+    },
+    'GET /v1/fundamentals/export-sales': {
+      family: 'fundamentals',
+      price: 'EXPORT_SALES',
+      summary: 'Weekly export sales',
+      params: none,
+      query: commodity,
+      output: S.ExportSalesView,
+      methods: ESR_METHOD,
+      mcp: { tool: 'get_export_sales', title: 'Export sales', description: 'Weekly US export sales from the USDA FAS Export Sales Reporting system.' },
+    },
+    'GET /v1/fundamentals/usgs': {
+      family: 'fundamentals',
+      price: 'USGS',
+      summary: 'Annual mineral commodity summaries',
+      params: none,
+      query: commodity,
+      output: S.UsgsView,
+      methods: USGS_METHOD,
+      mcp: {
+        tool: 'get_mineral_summaries',
+        title: 'USGS mineral summaries',
+        description: 'Annual USGS Mineral Commodity Summaries figures (production, imports, net import reliance, prices).',
+      },
+    },
+  } as const satisfies FamilySpecs<'fundamentals'>;
+});
+const SNAPSHOT_ROUTES = defineFamily(
+  'snapshot',
+  () =>
+    ({
+      'GET /v1/snapshot/{sector}': {
+        family: 'snapshot',
+        price: 'SNAPSHOT',
+        summary: 'Sector snapshot',
+        params: z.object({ sector: SectorParam }),
+        query: ViewQuery,
+        output: S.SnapshotView,
+        mcp: {
+          tool: 'get_sector_snapshot',
+          title: 'Sector snapshot',
+          description: 'Headline figures of one sector (energy, metals or ags): latest prices and the sector fundamentals.',
+        },
+      },
+      'GET /v1/snapshot/all': {
+        family: 'snapshot',
+        price: 'SNAPSHOT_ALL',
+        summary: 'All-sector snapshot bundle',
+        params: none,
+        query: ViewQuery,
+        output: S.SnapshotAllView,
+        mcp: { tool: 'get_all_snapshots', title: 'All-sector snapshot', description: 'Snapshots of every sector (energy, metals, ags) in one call.' },
+      },
+    }) as const satisfies FamilySpecs<'snapshot'>,
+);
+const DECISION_ROUTES = defineFamily('decision', () => {
+  const methods = {
+    ruleset: `${RULESET.version}: mechanical rules over published data; not investment advice`,
+    ...Object.fromEntries(RULESET.rules.map((r) => [r.id, `${r.method}; ${r.fires} (${r.applies_to})`])),
+    combination: RULESET.combination,
+    digest: DIGEST_METHOD,
+  };
+  return {
+    'GET /v1/decision/{sector}': {
+      family: 'decision',
+      price: 'DECISION',
+      summary: 'Deterministic decision pack for one sector',
+      params: z.object({ sector: SectorParam }),
+      query: ViewQuery,
+      output: S.DecisionView,
+      methods,
+      mcp: {
+        tool: 'get_decision_pack',
+        title: 'Sector decision pack',
+        description: 'Deterministic, rule-based decision pack of one sector: signals with their inputs, rules version and inputs digest.',
+      },
+    },
+    'GET /v1/decision/all': {
+      family: 'decision',
+      price: 'DECISION_ALL',
+      summary: 'All-sector decision pack bundle',
+      params: none,
+      query: ViewQuery,
+      output: S.DecisionAllView,
+      methods,
+      mcp: { tool: 'get_all_decision_packs', title: 'All-sector decision packs', description: 'Deterministic decision packs of every sector in one call.' },
+    },
+  } as const satisfies FamilySpecs<'decision'>;
+});
+// Free discovery routes.
+const DISCOVERY_ROUTES = defineFamily(
+  'discovery',
+  () =>
+    ({
+      'GET /': { family: 'discovery', summary: 'Home page for people', params: none, query: anyQuery, output: text, mimeType: 'text/html' },
+      'GET /health': {
+        family: 'discovery',
+        summary: 'Health and per-source staleness',
+        params: none,
+        query: anyQuery,
+        output: S.HealthBody,
+        mcp: {
+          tool: 'get_health',
+          title: 'Service health',
+          description: 'Health of the service and the freshness of every source (last success, age, staleness, next release).',
+        },
+      },
+      'GET /v1/catalog': {
+        family: 'discovery',
+        summary: 'Instrument catalog with live pricing_usd',
+        params: none,
+        query: anyQuery,
+        output: S.CatalogBody,
+        mcp: {
+          tool: 'get_catalog',
+          title: 'Catalog',
+          description: 'Every instrument, inventory series and futures root with its unit, source, freshness and the price of each route.',
+        },
+      },
+      'GET /v1/calendar': {
+        family: 'discovery',
+        summary: 'Release calendar of every source',
+        params: none,
+        query: anyQuery,
+        output: S.CalendarBody,
+        mcp: {
+          tool: 'get_release_calendar',
+          title: 'Release calendar',
+          description: 'When each source publishes next (EIA, FRED, World Bank, CFTC, USDA, USGS), with its schedule and time zone.',
+        },
+      },
+      'GET /llms.txt': { family: 'discovery', summary: 'Short agent briefing', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
+      'GET /llms-full.txt': { family: 'discovery', summary: 'Full agent reference', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
+      'GET /openapi.json': { family: 'discovery', summary: 'OpenAPI 3.1 description', params: none, query: anyQuery, output: S.OpenApiBody },
+      'GET /SKILL.md': { family: 'discovery', summary: 'Agent skill manifest', params: none, query: anyQuery, output: text, mimeType: 'text/markdown' },
+      'GET /.well-known/agent.json': { family: 'discovery', summary: 'Agent card', params: none, query: anyQuery, output: S.AgentCardBody },
+      'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: S.X402CatalogBody },
+      'GET /.well-known/x402': {
+        family: 'discovery',
+        summary: 'Payment resource catalog (x402scan path)',
+        params: none,
+        query: anyQuery,
+        output: S.X402CatalogBody,
+      },
+      'GET /terms.txt': { family: 'discovery', summary: 'Terms of use', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
+    }) as const satisfies FamilySpecs<'discovery'>,
+);
+// MCP Streamable HTTP (stateless): each paid tool call is priced as its route.
+const MCP_ROUTES = defineFamily('mcp', () => {
+  /** MCP answers JSON-RPC 2.0 (the SDK's transport writes it); each tool's result is typed by its route's output. */
+  const rpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') });
+  const mcpRpc = z.union([rpcMessage, z.array(rpcMessage)]);
+  return {
+    'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: S.McpToolListBody },
+    'POST /api/mcp': {
+      family: 'mcp',
+      summary: 'MCP Streamable HTTP endpoint (JSON-RPC)',
+      params: none,
+      query: anyQuery,
+      output: mcpRpc,
+      usesCredits: true,
+    },
+    'DELETE /api/mcp': { family: 'mcp', summary: 'No MCP sessions to end: 405, Allow: POST', params: none, query: anyQuery, output: mcpRpc },
+    'GET /.well-known/mcp/server.json': { family: 'mcp', summary: 'MCP Registry server.json', params: none, query: anyQuery, output: S.McpServerJsonBody },
+  } as const satisfies FamilySpecs<'mcp'>;
+});
+// Pro keys: plans page, card checkout (Stripe), its webhook and the page that shows a bought key once.
+const PRO_ROUTES = defineFamily(
+  'pro',
+  () =>
+    ({
+      'GET /pro': { family: 'pro', summary: 'Pro plans and how to buy a key', params: none, query: anyQuery, output: text, mimeType: 'text/html' },
+      'POST /pro/checkout': {
+        family: 'pro',
+        summary: 'Start a card checkout for a Pro plan (303 to Stripe Checkout)',
+        params: none,
+        query: anyQuery,
+        output: S.CheckoutBody,
+        usesCredits: true,
+      },
+      'POST /pro/webhook': {
+        family: 'pro',
+        summary: 'Stripe webhook (signed): issues, renews and ends Pro keys',
+        params: none,
+        query: anyQuery,
+        output: S.WebhookAckBody,
+        usesCredits: true,
+      },
+      'GET /pro/success': {
+        family: 'pro',
+        summary: 'Shows a bought Pro key exactly once',
+        params: none,
+        query: z.object({ session_id: z.string().regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'a Stripe Checkout session id (cs_…)') }),
+        output: text,
+        mimeType: 'text/html',
+        usesCredits: true,
+      },
+    }) as const satisfies FamilySpecs<'pro'>,
+);
+
+/** Every family's routes. A Lambda entry imports its own family's constant instead (see defineFamily). */
+const FAMILY_ROUTES: { readonly [F in Family]: FamilyRoutes<F> } = {
+  price: PRICE_ROUTES,
+  curve: CURVE_ROUTES,
+  inventory: INVENTORY_ROUTES,
+  cot: COT_ROUTES,
+  spreads: SPREADS_ROUTES,
+  fundamentals: FUNDAMENTALS_ROUTES,
+  snapshot: SNAPSHOT_ROUTES,
+  decision: DECISION_ROUTES,
+  discovery: DISCOVERY_ROUTES,
+  mcp: MCP_ROUTES,
+  pro: PRO_ROUTES,
+};
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** The whole table's entries, keyed by route id, with their literal types. */
+type RouteSpecs = UnionToIntersection<
+  (
+    | typeof PRICE_ROUTES
+    | typeof CURVE_ROUTES
+    | typeof INVENTORY_ROUTES
+    | typeof COT_ROUTES
+    | typeof SPREADS_ROUTES
+    | typeof FUNDAMENTALS_ROUTES
+    | typeof SNAPSHOT_ROUTES
+    | typeof DECISION_ROUTES
+    | typeof DISCOVERY_ROUTES
+    | typeof MCP_ROUTES
+    | typeof PRO_ROUTES
+  )['specs']
+>;
 /** Literal route ids: `'GET /v1/price/{code}' | …`. */
 type RouteId = keyof RouteSpecs;
 /** Route ids served by one family's Lambda. */
@@ -458,30 +579,24 @@ interface RouteDef extends Omit<RouteSpec, 'price' | 'mimeType'> {
   readonly mimeType: MimeType;
 }
 
-const toDef = (id: RouteId, spec: RouteSpec): RouteDef => {
-  const [method, path] = id.split(' ') as [Method, string];
-  return Object.freeze({
-    ...spec,
-    id,
-    method,
-    path,
-    priceKey: spec.price ?? null,
-    priceUsd: spec.price ? PRICES_USD[spec.price] : null,
-    mimeType: spec.mimeType ?? 'application/json',
-  });
-};
-
-const ROUTES: readonly RouteDef[] = Object.freeze(Object.entries(ROUTE_SPECS).map(([id, spec]) => toDef(id as RouteId, spec)));
+// The derived lists are built in calls marked pure, so a family's bundle, which reads none of them, drops them.
+/** Every route: the paid ones in SPEC.md order (the order of PRICES_USD), then the free ones by family. */
+const ROUTES: readonly RouteDef[] = /* @__PURE__ */ (() => {
+  const all = FAMILIES.flatMap((f) => FAMILY_ROUTES[f].routes);
+  const specOrder = Object.keys(PRICES_USD);
+  const paid = all.filter((r) => r.priceKey !== null).sort((a, b) => specOrder.indexOf(a.priceKey!) - specOrder.indexOf(b.priceKey!));
+  return Object.freeze([...paid, ...all.filter((r) => r.priceKey === null)]);
+})();
 
 /** Routes with a list price (the curve stubs included: they are free only under freeWhen). */
-const PAID_ROUTES = ROUTES.filter((r) => r.priceKey !== null);
+const PAID_ROUTES = /* @__PURE__ */ (() => ROUTES.filter((r) => r.priceKey !== null))();
 /** The free discovery routes (documents, health, catalog, calendar). */
-const FREE_ROUTES = ROUTES.filter((r) => r.family === 'discovery');
+const FREE_ROUTES = /* @__PURE__ */ (() => ROUTES.filter((r) => r.family === 'discovery'))();
 
 /** Routes served by one family's Lambda. */
-const routesOf = (family: Family): RouteDef[] => ROUTES.filter((r) => r.family === family);
+const routesOf = (family: Family): readonly RouteDef[] => FAMILY_ROUTES[family].routes;
 
-const BY_ID: ReadonlyMap<string, RouteDef> = new Map(ROUTES.map((r) => [r.id, r]));
+const BY_ID: ReadonlyMap<string, RouteDef> = /* @__PURE__ */ (() => new Map(ROUTES.map((r) => [r.id, r])))();
 const findRoute = (id: string): RouteDef | undefined => BY_ID.get(id);
 
 /**
@@ -492,5 +607,18 @@ const findRoute = (id: string): RouteDef | undefined => BY_ID.get(id);
 const isChargeable = (route: Pick<RouteDef, 'priceKey' | 'freeWhen'>, config: Pick<Config, 'INDICATIVE_FUTURES'>): boolean =>
   route.priceKey !== null && !route.freeWhen?.(config);
 
-export { FAMILIES, ROUTES, PAID_ROUTES, FREE_ROUTES, routesOf, findRoute, isChargeable };
-export type { Family, Method, MimeType, McpSpec, RouteId, RouteDef, RouteSpec, FamilyRouteId, ParamsOf, QueryOf, BodyOf };
+export { FAMILIES, ROUTES, PAID_ROUTES, FREE_ROUTES, FAMILY_ROUTES, routesOf, findRoute, isChargeable };
+export {
+  PRICE_ROUTES,
+  CURVE_ROUTES,
+  INVENTORY_ROUTES,
+  COT_ROUTES,
+  SPREADS_ROUTES,
+  FUNDAMENTALS_ROUTES,
+  SNAPSHOT_ROUTES,
+  DECISION_ROUTES,
+  DISCOVERY_ROUTES,
+  MCP_ROUTES,
+  PRO_ROUTES,
+};
+export type { Family, FamilyRoutes, Method, MimeType, McpSpec, RouteId, RouteDef, RouteSpec, FamilyRouteId, ParamsOf, QueryOf, BodyOf };

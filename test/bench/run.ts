@@ -25,6 +25,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { startLocalStack } = await import('../../infra/local/stack');
 const { priceHandlers } = await import('../../shared/families/price/handlers');
 const { createFamilyHandler } = await import('../../shared/http/family-handler');
+const { PRICE_ROUTES } = await import('../../shared/routes/table');
 const { b64, nowS, signAuthorization, v1Payload, acceptedFor } = await import('../payment/helpers');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
@@ -88,9 +89,9 @@ const main = async (): Promise<void> => {
     const net = stack.payments!;
     const buyer = net.chain.accounts[2]!;
     const services = () => stack.services;
-    const charged = createFamilyHandler('price', priceHandlers, services);
+    const charged = createFamilyHandler(PRICE_ROUTES, priceHandlers, services);
     const uncharged = createFamilyHandler(
-      'price',
+      PRICE_ROUTES,
       { ...priceHandlers, [ROUTE_ID]: async (req) => ({ ...(await priceHandlers[ROUTE_ID](req)), charge: false }) },
       services,
     );

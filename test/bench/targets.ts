@@ -32,6 +32,7 @@ const { BUNDLE_LIMITS_KB, IMPORT_LIMIT_MS, bundleFunctions } = await import('../
 const { startLocalStack } = await import('../../infra/local/stack');
 const { priceHandlers } = await import('../../shared/families/price/handlers');
 const { createFamilyHandler } = await import('../../shared/http/family-handler');
+const { PRICE_ROUTES, SNAPSHOT_ROUTES } = await import('../../shared/routes/table');
 const { DynamoCreditLedger, newKeyRecord } = await import('../../shared/pro/credit-ledger');
 const { generateKey, hashKey, keyHint } = await import('../../shared/pro/keys');
 const { createDocumentClient } = await import('../../shared/store/client');
@@ -201,7 +202,7 @@ const main = async () => {
         p / priceP99 <= 10,
       );
     }
-    const snapshot = createFamilyHandler('snapshot', FAMILY_HANDLERS.snapshot, () => stack.services);
+    const snapshot = createFamilyHandler(SNAPSHOT_ROUTES, FAMILY_HANDLERS.snapshot, () => stack.services);
     const snapshotMs: number[] = [];
     for (let i = 0; i < 60; i++) {
       const t0 = process.hrtime.bigint();
@@ -216,10 +217,10 @@ const main = async () => {
     const ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
     const key = generateKey();
     await ledger.put({ ...newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }), creditsLeft: 1_000_000 });
-    const handler = createFamilyHandler('price', priceHandlers, () => stack.services);
+    const handler = createFamilyHandler(PRICE_ROUTES, priceHandlers, () => stack.services);
     const ROUTE = 'GET /v1/price/{code}' as const;
     const uncharged = createFamilyHandler(
-      'price',
+      PRICE_ROUTES,
       {
         ...priceHandlers,
         [ROUTE]: async (req: Parameters<(typeof priceHandlers)[typeof ROUTE]>[0]) => ({ ...(await priceHandlers[ROUTE](req)), charge: false }),

@@ -9,6 +9,7 @@ import { loadConfig } from '../../shared/config';
 import { addDays } from '../../shared/dates';
 import { priceHandlers } from '../../shared/families/price/handlers';
 import { createFamilyHandler } from '../../shared/http/family-handler';
+import { PRICE_ROUTES } from '../../shared/routes/table';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../shared/routes';
 import { createServices } from '../../shared/services';
 import { MemoryObservationStore } from '../../shared/store/memory-observation-store';
@@ -34,7 +35,7 @@ const event = (query: Record<string, string>): APIGatewayProxyEventV2 =>
 describe('GET /v1/history/{code}: limits and the last page', () => {
   const store = new MemoryObservationStore();
   const services = createServices(loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c' }), { store });
-  const handler = createFamilyHandler('price', priceHandlers, () => services);
+  const handler = createFamilyHandler(PRICE_ROUTES, priceHandlers, () => services);
   const call = async (query: Record<string, string>) => {
     const res = await handler(event(query), { awsRequestId: 'a' } as Context);
     return { status: res.statusCode, body: JSON.parse(res.body!) };

@@ -4,6 +4,7 @@ import { loadConfig } from '../../shared/config';
 import { mapError } from '../../shared/errors/error-mapper';
 import { NotFoundError, ServiceUnavailableError } from '../../shared/errors/errors';
 import { createFamilyHandler } from '../../shared/http/family-handler';
+import { PRICE_ROUTES } from '../../shared/routes/table';
 import type { FamilyHandlers } from '../../shared/http/types';
 import { createServices, type Services } from '../../shared/services';
 import { MemoryObservationStore } from '../../shared/store/memory-observation-store';
@@ -40,7 +41,7 @@ describe('family handler (middy stack)', () => {
   it('refuses to build when a route of the family has no handler (and tsc refuses to compile it)', () => {
     // @ts-expect-error three of the price family's four handlers are missing
     const incomplete: FamilyHandlers<'price'> = { 'GET /v1/prices': async () => ({ body: {} }) };
-    expect(() => createFamilyHandler('price', incomplete, depsFor('prod'))).toThrow(/no handler for: GET \/v1\/price\/\{code\}/);
+    expect(() => createFamilyHandler(PRICE_ROUTES, incomplete, depsFor('prod'))).toThrow(/no handler for: GET \/v1\/price\/\{code\}/);
   });
 
   it('refuses at compile time a handler keyed by a route id of another family or a misspelling', () => {
@@ -55,7 +56,7 @@ describe('family handler (middy stack)', () => {
   it('answers a well-formed value the catalog does not list with a 404 before the handler runs', async () => {
     let ran = false;
     const h = createFamilyHandler(
-      'price',
+      PRICE_ROUTES,
       {
         ...handlersThatThrow(null),
         'GET /v1/fx/{pair}': async () => {
@@ -72,7 +73,7 @@ describe('family handler (middy stack)', () => {
   });
 
   it('maps an unexpected error to a generic 500 without internals in prod', async () => {
-    const h = createFamilyHandler('price', handlersThatThrow(new Error('db password is hunter2')), depsFor('prod'));
+    const h = createFamilyHandler(PRICE_ROUTES, handlersThatThrow(new Error('db password is hunter2')), depsFor('prod'));
     const res = await h(event('GET /v1/price/{code}', { code: 'CL' }), context);
     expect(res.statusCode).toBe(500);
     const body = JSON.parse(res.body!);
@@ -82,20 +83,24 @@ describe('family handler (middy stack)', () => {
   });
 
   it('shows the internal message only in dev', async () => {
-    const h = createFamilyHandler('price', handlersThatThrow(new Error('boom')), depsFor('dev'));
+    const h = createFamilyHandler(PRICE_ROUTES, handlersThatThrow(new Error('boom')), depsFor('dev'));
     const body = JSON.parse((await h(event('GET /v1/price/{code}', { code: 'CL' }), context)).body!);
     expect(body.error.details).toEqual({ name: 'Error', message: 'boom' });
   });
 
   it('maps typed errors with their status, code and retryable flag', async () => {
-    const h = createFamilyHandler('price', handlersThatThrow(new ServiceUnavailableError('NO_DATA', 'nothing yet', { instrument: 'CL' })), depsFor('prod'));
+    const h = createFamilyHandler(
+      PRICE_ROUTES,
+      handlersThatThrow(new ServiceUnavailableError('NO_DATA', 'nothing yet', { instrument: 'CL' })),
+      depsFor('prod'),
+    );
     const res = await h(event('GET /v1/price/{code}', { code: 'CL' }), context);
     expect(res.statusCode).toBe(503);
     expect(JSON.parse(res.body!).error).toMatchObject({ code: 'NO_DATA', retryable: true, details: { instrument: 'CL' } });
   });
 
   it('validates parameters with the route schema and hands handlers the normalised values', async () => {
-    const h = createFamilyHandler('price', handlersThatThrow(null), depsFor('prod'));
+    const h = createFamilyHandler(PRICE_ROUTES, handlersThatThrow(null), depsFor('prod'));
     const ok = await h(event('GET /v1/fx/{pair}', { pair: ' eurusd ' }), context);
     expect(JSON.parse(ok.body!)).toEqual({ pair: 'EURUSD' });
     const bad = await h(event('GET /v1/fx/{pair}', { pair: 'EUR/USD' }), context);
@@ -104,7 +109,7 @@ describe('family handler (middy stack)', () => {
   });
 
   it('answers a route key of another family (or $default) with a JSON 404', async () => {
-    const h = createFamilyHandler('price', handlersThatThrow(null), depsFor('prod'));
+    const h = createFamilyHandler(PRICE_ROUTES, handlersThatThrow(null), depsFor('prod'));
     for (const key of ['$default', 'GET /v1/cot/{code}']) {
       const res = await h(event(key), context);
       expect(res.statusCode).toBe(404);

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
 import { FAMILY_HANDLERS } from '../../shared/families';
 import { createFamilyHandler } from '../../shared/http/family-handler';
+import { FAMILY_ROUTES } from '../../shared/routes/table';
 import { createServices } from '../../shared/services';
 
 /** A port nothing listens on. */
@@ -49,7 +50,7 @@ describe('store outage', () => {
       ['inventory', 'GET /v1/inventory/eia', '/v1/inventory/eia', {}],
     ] as const;
     for (const [family, key, path, params] of cases) {
-      const handler = createFamilyHandler(family, FAMILY_HANDLERS[family] as never, () => services);
+      const handler = createFamilyHandler(FAMILY_ROUTES[family], FAMILY_HANDLERS[family] as never, () => services);
       const res = await handler(event(key, path, params), { awsRequestId: 'x' } as Context);
       expect(res.statusCode, key).toBe(503);
       expect(JSON.parse(res.body!).error).toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });

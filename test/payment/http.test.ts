@@ -16,7 +16,7 @@ import { createServices, type Services } from '../../shared/services';
 import { createFamilyHandler } from '../../shared/http/family-handler';
 import type { FamilyHandlers } from '../../shared/http/types';
 import { DynamoPaymentLedger } from '../../shared/payment/ledger';
-import { isChargeable } from '../../shared/routes/table';
+import { isChargeable, PRICE_ROUTES } from '../../shared/routes/table';
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { PAID_ROUTES, ROUTES, usdToAtomic, type RouteDef } from '../../shared/routes';
 import { createDocumentClient } from '../../shared/store/client';
@@ -542,7 +542,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     });
 
     it('an answer the handler marks charge: false is served free and settles nothing', async () => {
-      const h = createFamilyHandler('price', handlers({ charge: false }), withConfig({}));
+      const h = createFamilyHandler(PRICE_ROUTES, handlers({ charge: false }), withConfig({}));
       const sent = await payment();
       const res = await h(event({ 'payment-signature': sent.header }), context);
       expect(res.statusCode).toBe(200);
@@ -559,7 +559,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
           throw new Error('store exploded');
         },
       };
-      const h = createFamilyHandler('price', failing, withConfig({}));
+      const h = createFamilyHandler(PRICE_ROUTES, failing, withConfig({}));
       const sent = await payment();
       const res = await h(event({ 'payment-signature': sent.header }), context);
       expect(res.statusCode).toBe(500);
@@ -568,7 +568,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     });
 
     it('a handler answer with status >= 400 settles nothing', async () => {
-      const h = createFamilyHandler('price', handlers({ status: 503 }), withConfig({}));
+      const h = createFamilyHandler(PRICE_ROUTES, handlers({ status: 503 }), withConfig({}));
       const sent = await payment();
       const res = await h(event({ 'payment-signature': sent.header }), context);
       expect(res.statusCode).toBe(503);
@@ -577,7 +577,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     });
 
     it('a facilitator that is down: 502, nothing served or lost', async () => {
-      const h = createFamilyHandler('price', priceHandlers, withConfig({ X402_FACILITATOR_URL: await closedPortUrl() }));
+      const h = createFamilyHandler(PRICE_ROUTES, priceHandlers, withConfig({ X402_FACILITATOR_URL: await closedPortUrl() }));
       const sent = await payment();
       const res = await h(event({ 'payment-signature': sent.header }), context);
       expect(res.statusCode).toBe(502);
@@ -589,7 +589,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     it('a facilitator that goes down between verify and settle: 502, no data, the proof stays usable', async () => {
       const other = await startFakeFacilitator();
       const h = createFamilyHandler(
-        'price',
+        PRICE_ROUTES,
         {
           ...priceHandlers,
           'GET /v1/price/{code}': async (req) => {
@@ -609,13 +609,13 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     });
 
     it('builds resource.url from the forwarded proto and host', async () => {
-      const res = await createFamilyHandler('price', priceHandlers, withConfig({}))(event({}), context);
+      const res = await createFamilyHandler(PRICE_ROUTES, priceHandlers, withConfig({}))(event({}), context);
       expect(res.statusCode).toBe(402);
       expect(JSON.parse(res.body!).resource.url).toBe('https://api.example.com/v1/price/CL');
     });
 
     it('in demo mode serves unpaid calls, and still settles a payment that is offered', async () => {
-      const h = createFamilyHandler('price', priceHandlers, withConfig({ X402_ENFORCE: false }));
+      const h = createFamilyHandler(PRICE_ROUTES, priceHandlers, withConfig({ X402_ENFORCE: false }));
       const unpaid = await h(event({}), context);
       expect(unpaid.statusCode).toBe(200);
       expect(unpaid.headers?.['payment-response']).toBeUndefined();

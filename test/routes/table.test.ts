@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SPEC_PAID_ROUTES } from '../helpers/spec-prices';
-import { FAMILIES, FREE_ROUTES, PAID_ROUTES, PRICES_USD, ROUTES, matchRoute, usdToAtomic, usdToCents, usdToCredits } from '../../shared/routes';
+import { FAMILIES, FAMILY_ROUTES, FREE_ROUTES, PAID_ROUTES, PRICES_USD, ROUTES, matchRoute, usdToAtomic, usdToCents, usdToCredits } from '../../shared/routes';
 
 /** SPEC.md "Free discovery (price 0)". */
 const SPEC_FREE_PATHS = [
@@ -29,6 +29,17 @@ describe('route table', () => {
     expect(FREE_ROUTES.every((r) => r.priceUsd === null)).toBe(true);
     expect(ROUTES.filter((r) => r.path === '/api/mcp').map((r) => r.method)).toContain('POST');
     expect(new Set(ROUTES.map((r) => r.id)).size).toBe(ROUTES.length);
+  });
+
+  it('splits into one group per family (what each Lambda bundles), together exactly the table', () => {
+    for (const f of FAMILIES) {
+      expect(FAMILY_ROUTES[f].family).toBe(f);
+      expect(FAMILY_ROUTES[f].routes.length, f).toBeGreaterThan(0);
+      for (const r of FAMILY_ROUTES[f].routes) expect(r.family, r.id).toBe(f);
+    }
+    const grouped = FAMILIES.flatMap((f) => FAMILY_ROUTES[f].routes);
+    expect(grouped.map((r) => r.id).sort()).toEqual(ROUTES.map((r) => r.id).sort());
+    expect(grouped.every((r) => ROUTES.includes(r))).toBe(true);
   });
 
   it('gives every paid route an MCP tool with a unique snake_case name of at most 64 characters', () => {
