@@ -1,7 +1,7 @@
 /** Lambda entry of the free discovery routes and of API Gateway's `$default` route (JSON 404). */
 import { discoveryHandlers } from '../shared/families/discovery/handlers';
-import { createFamilyHandler } from '../shared/http/family-handler';
+import { createFreeFamilyHandler } from '../shared/http/family-handler';
 import { DISCOVERY_ROUTES } from '../shared/routes/table';
 import { servicesFromEnvironment } from '../shared/services';
 
-export const handler = createFamilyHandler(DISCOVERY_ROUTES, discoveryHandlers, servicesFromEnvironment);
+export const handler = createFreeFamilyHandler(DISCOVERY_ROUTES, discoveryHandlers, servicesFromEnvironment);

@@ -4,10 +4,10 @@
  */
 import { proHandlers } from '../shared/families/pro/handlers';
 import { loadConfigWithStripeSecret } from '../shared/config/secrets';
-import { createFamilyHandler } from '../shared/http/family-handler';
+import { createFreeFamilyHandler } from '../shared/http/family-handler';
 import { PRO_ROUTES } from '../shared/routes/table';
 import { createServices } from '../shared/services';
 
 const services = createServices(await loadConfigWithStripeSecret());
 
-export const handler = createFamilyHandler(PRO_ROUTES, proHandlers, () => services);
+export const handler = createFreeFamilyHandler(PRO_ROUTES, proHandlers, () => services);

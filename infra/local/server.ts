@@ -6,7 +6,7 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FAMILY_HANDLERS } from '../../shared/families';
-import { createFamilyHandler, type FamilyLambdaHandler } from '../../shared/http/family-handler';
+import { createFamilyHandler, createFreeFamilyHandler, type FamilyLambdaHandler } from '../../shared/http/family-handler';
 import { FAMILIES, FAMILY_ROUTES, matchRoute, type Family } from '../../shared/routes';
 import type { Services } from '../../shared/services';
 import { buildContext, buildEventV2, writeResult } from './lambda-event';
@@ -15,7 +15,11 @@ import { readBody } from './read-body';
 /** One Lambda handler per family, built once over the given services (as each Lambda does at cold start). */
 const buildFamilyLambdas = (services: Services): Record<Family, FamilyLambdaHandler> => {
   const provide = () => services;
-  const build = <F extends Family>(f: F) => createFamilyHandler(FAMILY_ROUTES[f], FAMILY_HANDLERS[f], provide);
+  const build = <F extends Family>(f: F) => {
+    // As the Lambda entries do: a family without a priced route runs without the payment layer.
+    const create = FAMILY_ROUTES[f].routes.some((r) => r.priceKey !== null) ? createFamilyHandler : createFreeFamilyHandler;
+    return create(FAMILY_ROUTES[f], FAMILY_HANDLERS[f], provide);
+  };
   return Object.fromEntries(FAMILIES.map((f) => [f, build(f)])) as Record<Family, FamilyLambdaHandler>;
 };
 

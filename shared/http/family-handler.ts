@@ -185,15 +185,13 @@ const withValidators = (route: RouteDef, res: Result, ifNoneMatch: string | unde
   return matches ? { statusCode: 304, headers, body: '' } : { ...res, headers };
 };
 
-/**
- * Creates the Lambda handler of a family.
- * @param routes the family's routes from the table (a Lambda entry imports its own family's constant,
- *   so its bundle carries no other family's routes)
- * @param handlers one handler per route id of the family (checked by `tsc` against the table)
- * @param services the composition root of this process (Lambda: built from the environment at cold start)
- * @example export const handler = createFamilyHandler(PRICE_ROUTES, priceHandlers, servicesFromEnvironment);
- */
-const createFamilyHandler = <F extends Family>(routes: FamilyRoutes<F>, handlers: FamilyHandlers<F>, services: ServicesProvider): FamilyLambdaHandler => {
+/** The middy stack of a family, with the payment layer when one is given. */
+const familyStack = <F extends Family>(
+  routes: FamilyRoutes<F>,
+  handlers: FamilyHandlers<F>,
+  services: ServicesProvider,
+  payment?: MiddlewareObj<Event, Result, Error, ServiceContext>,
+): FamilyLambdaHandler => {
   const byId = handlers as unknown as Readonly<Record<string, RouteHandler<never>>>;
   const missing = routes.routes.filter((r) => !byId[r.id]).map((r) => r.id);
   if (missing.length) throw new Error(`family ${routes.family} has no handler for: ${missing.join(', ')}`);
@@ -201,18 +199,18 @@ const createFamilyHandler = <F extends Family>(routes: FamilyRoutes<F>, handlers
   const stack = middy<Event, Result, Error, ServiceContext>()
     .use(observabilityLayer(services))
     .use(errorLayer(services))
-    .use(routeLayer(new Map(routes.routes.map((r) => [r.id, r])), services))
-    .use(paymentMiddleware({ services }))
-    .handler(async (_event, context) => {
-      const { request, route, requestId } = context.service;
-      const result = await (byId[route!.id] as (req: HandlerRequest) => Promise<HandlerResult>)(request!);
-      if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
-        const checked = route!.output.safeParse(result.body);
-        if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
-      }
-      context.service.charge = result.charge !== false;
-      return withValidators(route!, toResponse(route!, result, requestId), request!.headers['if-none-match']);
-    });
+    .use(routeLayer(new Map(routes.routes.map((r) => [r.id, r])), services));
+  if (payment) stack.use(payment);
+  stack.handler(async (_event, context) => {
+    const { request, route, requestId } = context.service;
+    const result = await (byId[route!.id] as (req: HandlerRequest) => Promise<HandlerResult>)(request!);
+    if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
+      const checked = route!.output.safeParse(result.body);
+      if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
+    }
+    context.service.charge = result.charge !== false;
+    return withValidators(route!, toResponse(route!, result, requestId), request!.headers['if-none-match']);
+  });
   // Lambda hands in a plain Context; routeLayer attaches `service` before anything reads it.
   const run = stack as unknown as FamilyLambdaHandler;
   // Every answer, whichever layer produced it (an early 402 included), carries the security headers.
@@ -222,8 +220,32 @@ const createFamilyHandler = <F extends Family>(routes: FamilyRoutes<F>, handlers
   };
 };
 
+/**
+ * Creates the Lambda handler of a family, payment layer included.
+ * @param routes the family's routes from the table (a Lambda entry imports its own family's constant,
+ *   so its bundle carries no other family's routes)
+ * @param handlers one handler per route id of the family (checked by `tsc` against the table)
+ * @param services the composition root of this process (Lambda: built from the environment at cold start)
+ * @example export const handler = createFamilyHandler(PRICE_ROUTES, priceHandlers, servicesFromEnvironment);
+ */
+const createFamilyHandler = <F extends Family>(routes: FamilyRoutes<F>, handlers: FamilyHandlers<F>, services: ServicesProvider): FamilyLambdaHandler =>
+  familyStack(routes, handlers, services, paymentMiddleware({ services }));
+
+/**
+ * Creates the Lambda handler of a family without a priced route (discovery, MCP, Pro: MCP tool calls
+ * and Pro checkouts are paid inside their handlers). The payment layer would answer every such
+ * request as free; leaving it out keeps x402 verification (viem, secp256k1) out of these bundles.
+ * @throws Error at cold start when a route of the family has a price
+ * @example export const handler = createFreeFamilyHandler(DISCOVERY_ROUTES, discoveryHandlers, servicesFromEnvironment);
+ */
+const createFreeFamilyHandler = <F extends Family>(routes: FamilyRoutes<F>, handlers: FamilyHandlers<F>, services: ServicesProvider): FamilyLambdaHandler => {
+  const priced = routes.routes.filter((r) => r.priceKey !== null).map((r) => r.id);
+  if (priced.length) throw new Error(`family ${routes.family} has priced routes (${priced.join(', ')}): use createFamilyHandler`);
+  return familyStack(routes, handlers, services);
+};
+
 /** The exported Lambda handler: what API Gateway (or the local server) invokes. */
 type FamilyLambdaHandler = (event: Event, context: Context, opts?: { signal: AbortSignal }) => Promise<Result>;
 
-export { parseRouteInput, createFamilyHandler };
+export { parseRouteInput, createFamilyHandler, createFreeFamilyHandler };
 export type { ServiceContext, ServiceState, FamilyLambdaHandler, ServicesProvider };

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
 import { mapError } from '../../shared/errors/error-mapper';
 import { NotFoundError, ServiceUnavailableError } from '../../shared/errors/errors';
-import { createFamilyHandler } from '../../shared/http/family-handler';
-import { PRICE_ROUTES } from '../../shared/routes/table';
+import { DISCOVERY_ROUTES, PRICE_ROUTES } from '../../shared/routes/table';
+import { discoveryHandlers } from '../../shared/families/discovery/handlers';
+import { createFamilyHandler, createFreeFamilyHandler } from '../../shared/http/family-handler';
 import type { FamilyHandlers } from '../../shared/http/types';
 import { createServices, type Services } from '../../shared/services';
 import { MemoryObservationStore } from '../../shared/store/memory-observation-store';
@@ -42,6 +43,17 @@ describe('family handler (middy stack)', () => {
     // @ts-expect-error three of the price family's four handlers are missing
     const incomplete: FamilyHandlers<'price'> = { 'GET /v1/prices': async () => ({ body: {} }) };
     expect(() => createFamilyHandler(PRICE_ROUTES, incomplete, depsFor('prod'))).toThrow(/no handler for: GET \/v1\/price\/\{code\}/);
+  });
+
+  it('builds without the payment layer only a family that has no priced route', async () => {
+    expect(() => createFreeFamilyHandler(PRICE_ROUTES, handlersThatThrow(null), depsFor('prod'))).toThrow(
+      /family price has priced routes \(GET \/v1\/price\/\{code\}, .*\): use createFamilyHandler/,
+    );
+    const h = createFreeFamilyHandler(DISCOVERY_ROUTES, discoveryHandlers, depsFor('prod'));
+    // A free route answers as it does behind the payment layer, whatever payment headers come along.
+    const res = await h(event('GET /terms.txt', undefined, { 'x-force-402': '1', authorization: 'Bearer cds_live_x' }), context);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers?.['x-content-type-options']).toBe('nosniff');
   });
 
   it('refuses at compile time a handler keyed by a route id of another family or a misspelling', () => {
