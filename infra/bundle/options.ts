@@ -70,7 +70,7 @@ const bundleFunctions = async (entries: Readonly<Record<string, string>>, outdir
 const DATA_LIMIT_KB = 300;
 /**
  * Issue 14's limits, in KiB of minified bundle, by entry name: the data and discovery families 300,
- * MCP 800 (it carries the MCP SDK). Pro (Stripe's SDK), ingestion (exceljs) and the x402 reconciler
+ * MCP 800 (it carries the MCP SDK). Pro (Stripe's SDK), ingestion and the x402 reconciler
  * have none; the bundle test and the bench print their sizes.
  */
 const BUNDLE_LIMITS_KB: Readonly<Record<string, number>> = Object.freeze({

@@ -120,24 +120,29 @@ const makeAdapter = (def: SourceDef, sampleSets: readonly SampleSet[]): SourceAd
   };
 };
 
+// The adapters are built in calls marked pure: the inventory family reads only the series list, and its
+// Lambda bundle then leaves the adapters (and the registry and calendar they read) out.
+
 /**
  * Weekly Petroleum Status Report series. The bundled samples hold no refinery_util (WPULEUS3):
  * no real published figure of it was available to write one from, so replay serves it as
  * no-data rather than inventing numbers (see samples/eia-petroleum/README.md).
  */
-const eiaPetroleum: SourceAdapter = makeAdapter(findSource('eia-petroleum')!, [
-  // psw01.xls, release of 2026-02-11 (Wednesday 10:30 EST).
-  { files: ['PET.WCESTUS1.W.json', 'PET.WGTSTUS1.W.json', 'PET.WDISTUS1.W.json', 'PET.WCRRIUS2.W.json'], recordedAt: '2026-02-11T15:30:00.000Z' },
-  // Cushing series downloads: the week ending 2026-07-31 (released 2026-08-05) and a 2019 window.
-  { files: ['PET.W_EPC0_SAX_YCUOK_MBBL.W.json'], recordedAt: '2026-08-05T14:30:00.000Z' },
-  { files: ['PET.W_EPC0_SAX_YCUOK_MBBL.W.2019.json'], recordedAt: '2019-08-28T14:30:00.000Z' },
-]);
+const eiaPetroleum: SourceAdapter = /* @__PURE__ */ (() =>
+  makeAdapter(findSource('eia-petroleum')!, [
+    // psw01.xls, release of 2026-02-11 (Wednesday 10:30 EST).
+    { files: ['PET.WCESTUS1.W.json', 'PET.WGTSTUS1.W.json', 'PET.WDISTUS1.W.json', 'PET.WCRRIUS2.W.json'], recordedAt: '2026-02-11T15:30:00.000Z' },
+    // Cushing series downloads: the week ending 2026-07-31 (released 2026-08-05) and a 2019 window.
+    { files: ['PET.W_EPC0_SAX_YCUOK_MBBL.W.json'], recordedAt: '2026-08-05T14:30:00.000Z' },
+    { files: ['PET.W_EPC0_SAX_YCUOK_MBBL.W.2019.json'], recordedAt: '2019-08-28T14:30:00.000Z' },
+  ]))();
 
 /** Weekly Natural Gas Storage Report: Lower 48 working gas. */
-const eiaGasStorage: SourceAdapter = makeAdapter(findSource('eia-gas-storage')!, [
-  // ngshistory.xls "as of January 29, 2026" (Thursday 10:30 EST).
-  { files: ['NG.NW2_EPG0_SWO_R48_BCF.W.json'], recordedAt: '2026-01-29T15:30:00.000Z' },
-]);
+const eiaGasStorage: SourceAdapter = /* @__PURE__ */ (() =>
+  makeAdapter(findSource('eia-gas-storage')!, [
+    // ngshistory.xls "as of January 29, 2026" (Thursday 10:30 EST).
+    { files: ['NG.NW2_EPG0_SWO_R48_BCF.W.json'], recordedAt: '2026-01-29T15:30:00.000Z' },
+  ]))();
 
 /** Which registry source publishes an inventory key. */
 const inventorySourceOf = (key: string): string | undefined => EIA_INVENTORY_SERIES.find((s) => s.key === key)?.sourceId;

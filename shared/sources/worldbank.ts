@@ -2,8 +2,8 @@
  * World Bank Commodity Price Data ("Pink Sheet"), monthly: GC SI PL AL HG NI ZN IO ZC ZW ZS ZL
  * ZM KC CC SB CT ZR from the `Monthly Prices` sheet of CMO-Historical-Data-Monthly.xlsx.
  *
- * Two steps, because reading an xlsx is asynchronous and `toItems` is not:
- * 1. `decodePinkSheet` (async, exceljs) turns the workbook into a plain grid of the
+ * Two steps, because decoding is a step of its own that `toItems` (pure) should not repeat:
+ * 1. `decodePinkSheet` (xlsx.ts) turns the workbook into a plain grid of the
  *    `Monthly Prices` sheet, serialised as the payload body (JSON). live() and samples() both
  *    go through it, so the runner records a broken or empty workbook as a failed run.
  * 2. `parsePinkSheet` / `toItems` (pure, sync) read the grid: the "Updated on" release date,
@@ -22,7 +22,6 @@
  *   other text in a price cell (e.g. "NA") is a format change and fails the run.
  * - Palladium is not in the Pink Sheet; PA is not served from here (see usgs-mcs.ts).
  */
-import ExcelJS from 'exceljs';
 import * as z from 'zod';
 import { CASH_PROXY_NOTES, findInstrument } from '../catalog/instruments';
 import { seriesKey } from '../catalog/series-keys';
@@ -31,6 +30,7 @@ import { fetchPayload, makeObservation, parseNumber, payloadText, readSamples } 
 import { findSource } from './registry';
 import { CONVERSIONS, convert, type Conversion } from './units';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
+import { readSheet, SheetNotFoundError } from './xlsx';
 
 const SHEET = 'Monthly Prices';
 const LANDING_PAGE = 'https://www.worldbank.org/en/research/commodity-markets';
@@ -73,26 +73,11 @@ const PINK_SHEET_SERIES: readonly PinkSheetSeries[] = Object.freeze([
 ]);
 
 // ---------------------------------------------------------------------------------------------
-// Step 1: xlsx -> grid (async, exceljs)
+// Step 1: xlsx -> grid
 
 type GridCell = string | number | null;
 const GridSchema = z.object({ sheet: z.string(), rows: z.array(z.array(z.union([z.string(), z.number(), z.null()]))) });
 type Grid = z.infer<typeof GridSchema>;
-
-/** An exceljs cell value as plain text or number (rich text joined, formulas by their cached result). */
-const plainCell = (v: ExcelJS.CellValue): GridCell => {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'number' || typeof v === 'string') return v;
-  if (typeof v === 'boolean') return String(v);
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object') {
-    if ('richText' in v) return v.richText.map((r) => r.text).join('');
-    if ('result' in v) return plainCell((v as { result?: ExcelJS.CellValue }).result ?? null);
-    if ('error' in v) return String(v.error);
-    if ('text' in v) return String((v as { text: unknown }).text);
-  }
-  return String(v);
-};
 
 /**
  * Reads the `Monthly Prices` sheet of a Pink Sheet workbook into a grid (row 1 = index 0,
@@ -101,24 +86,14 @@ const plainCell = (v: ExcelJS.CellValue): GridCell => {
  */
 const decodePinkSheet = async (xlsx: Payload): Promise<Payload> => {
   if (xlsx.body.length === 0) throw new SourceFormatError(`${xlsx.name}: empty workbook`);
-  const wb = new ExcelJS.Workbook();
+  let rows: GridCell[][];
   try {
-    // exceljs wants a Node Buffer; the payload is a Uint8Array view of the same bytes.
-    await wb.xlsx.load(Buffer.from(xlsx.body.buffer, xlsx.body.byteOffset, xlsx.body.byteLength) as unknown as ArrayBuffer);
+    rows = readSheet(xlsx.body, SHEET);
   } catch (err) {
+    if (err instanceof SheetNotFoundError) throw new SourceFormatError(`${xlsx.name}: ${err.message}`);
     throw new SourceFormatError(`${xlsx.name}: not a readable xlsx workbook (${(err as Error).message})`, { cause: err });
   }
-  const ws = wb.getWorksheet(SHEET);
-  if (!ws) throw new SourceFormatError(`${xlsx.name}: no "${SHEET}" sheet (sheets: ${wb.worksheets.map((w) => w.name).join(', ')})`);
-  const rows: GridCell[][] = [];
-  ws.eachRow({ includeEmpty: true }, (row, rowNumber) => {
-    const cells: GridCell[] = [];
-    row.eachCell({ includeEmpty: true }, (cell, col) => {
-      cells[col - 1] = plainCell(cell.value);
-    });
-    rows[rowNumber - 1] = Array.from(cells, (c) => c ?? null);
-  });
-  const grid: Grid = { sheet: SHEET, rows: Array.from(rows, (r) => r ?? []) };
+  const grid: Grid = { sheet: SHEET, rows };
   return {
     name: `${xlsx.name}#${SHEET}`,
     body: new TextEncoder().encode(JSON.stringify(grid)),
