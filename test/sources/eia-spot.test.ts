@@ -48,19 +48,22 @@ describe('eia-spot adapter', () => {
         .filter((i) => i.seriesKey === key)
         .sort((a, b) => a.observation.as_of.localeCompare(b.observation.as_of))
         .at(-1)!.observation;
-    // Figures from EIA's spot price history (PET_PRI_SPT_S1_D.xls, release 2025-06-18; RNGWHHDd.xls).
-    expect(last('PRICE#CL')).toMatchObject({ as_of: '2025-06-16', value: 72.53, unit: 'USD/bbl', quality: 'official', derived: false });
-    expect(last('PRICE#BZ')).toMatchObject({ as_of: '2025-06-16', value: 75.05 });
+    // Last rows of the recorded EIA histories (fixtures/eia daily.*.csv): WTI, Brent and Henry Hub
+    // to 2026-08-18; NY Harbor ULSD and Gulf Coast gasoline to 2025-06-16 (the latest real copy).
+    expect(last('PRICE#CL')).toMatchObject({ as_of: '2026-08-18', value: 86.48, unit: 'USD/bbl', quality: 'official', derived: false });
+    expect(last('PRICE#BZ')).toMatchObject({ as_of: '2026-08-18', value: 95.29 });
+    expect(last('PRICE#NG')).toMatchObject({ as_of: '2026-08-18', value: 2.82, unit: 'USD/MMBtu' });
     expect(last('PRICE#RB')).toMatchObject({ as_of: '2025-06-16', value: 2.162, unit: 'USD/gal' });
     expect(last('PRICE#HO')).toMatchObject({ as_of: '2025-06-16', value: 2.398, unit: 'USD/gal' });
-    expect(last('PRICE#NG')).toMatchObject({ as_of: '2024-07-09', value: 2.42, unit: 'USD/MMBtu' });
     expect(last('PRICE#CL').source).toEqual({
       name: 'U.S. Energy Information Administration',
       series_id: 'PET.RWTC.D',
       url: 'https://www.eia.gov/dnav/pet/hist/RWTCD.htm',
     });
     expect(last('PRICE#CL').next_release_at).toBe('2026-12-01T15:30:00.000Z');
-    expect(items.filter((i) => i.seriesKey === 'PRICE#CL')).toHaveLength(30); // a month and a half of trading days
+    // Every trading day with a price, 2024-01-02..2026-08-18 (EIA's blank holiday rows are absent).
+    expect(items.filter((i) => i.seriesKey === 'PRICE#CL')).toHaveLength(655);
+    expect(items.filter((i) => i.seriesKey === 'PRICE#HO')).toHaveLength(612); // 2023-01-03..2025-06-16
   });
 
   it('refuses a series whose unit changed', async () => {
