@@ -227,7 +227,9 @@ const cftcCot: SourceAdapter = {
   samples: async () =>
     (
       await Promise.all(
-        SAMPLE_YEARS.map((y) => readSamples(def.id, [`fut_disagg_txt_${y.year}.zip`], releaseAfter(def.schedule, y.lastReport) ?? `${y.lastReport}T00:00:00.000Z`)),
+        SAMPLE_YEARS.map((y) =>
+          readSamples(def.id, [`fut_disagg_txt_${y.year}.zip`], releaseAfter(def.schedule, y.lastReport) ?? `${y.lastReport}T00:00:00.000Z`),
+        ),
       )
     ).flat(),
   toItems: cotItems,

@@ -110,12 +110,14 @@ const makeAdapter = (def: SourceDef, sampleSets: readonly SampleSet[]): SourceAd
   const specs = EIA_INVENTORY_SERIES.filter((s) => s.sourceId === def.id);
   return {
     def,
-    live: (ctx) =>
-      mapLimit(specs, ctx.concurrency, async (s, i) => {
-        const p = await fetchEiaSeries(ctx, s.apiId, addYears(isoDate(ctx.now), -LIVE_HISTORY_YEARS));
-        ctx.onProgress?.(i + 1, specs.length);
-        return p;
-      }),
+    live: async (ctx) =>
+      (
+        await mapLimit(specs, ctx.concurrency, async (s, i) => {
+          const pages = await fetchEiaSeries(ctx, s.apiId, addYears(isoDate(ctx.now), -LIVE_HISTORY_YEARS));
+          ctx.onProgress?.(i + 1, specs.length);
+          return pages;
+        })
+      ).flat(),
     samples: async () => (await Promise.all(sampleSets.map((s) => readSamples(def.id, s.files, s.recordedAt)))).flat(),
     toItems: (payload, ctx) => inventoryItems(specs, payload, ctx),
   };

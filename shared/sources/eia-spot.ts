@@ -37,12 +37,14 @@ const def = findSource('eia-spot')!;
 
 const eiaSpot: SourceAdapter = {
   def,
-  live: (ctx) =>
-    mapLimit(EIA_SPOT_SERIES, ctx.concurrency, async (s, i) => {
-      const p = await fetchEiaSeries(ctx, s.seriesId, addDays(isoDate(ctx.now), -45));
-      ctx.onProgress?.(i + 1, EIA_SPOT_SERIES.length);
-      return p;
-    }),
+  live: async (ctx) =>
+    (
+      await mapLimit(EIA_SPOT_SERIES, ctx.concurrency, async (s, i) => {
+        const pages = await fetchEiaSeries(ctx, s.seriesId, addDays(isoDate(ctx.now), -45));
+        ctx.onProgress?.(i + 1, EIA_SPOT_SERIES.length);
+        return pages;
+      })
+    ).flat(),
   samples: async () =>
     (
       await Promise.all(

@@ -5,7 +5,7 @@ import { COT_CONTRACTS } from '../../shared/catalog/cot-markets';
 import { WEEKLY_URL, annualZipUrl, cftcCot, parseCotText, unzipSingle } from '../../shared/sources/cftc-cot';
 import { SourceFormatError } from '../../shared/sources/types';
 import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
-import { normalizeCtx, payload, text } from '../helpers/sources';
+import { normalizeCtx, payload } from '../helpers/sources';
 
 const ctx = normalizeCtx(cftcCot.def);
 const StoredSchema = ObservationSchema.omit({ provenance: true });
@@ -268,7 +268,9 @@ describe.skipIf(!HAVE_FIXTURES)('contract: the recorded CFTC annual file (../sha
   it('gives exactly what the bundled samples give for those 44 market-weeks, also from inside an annual zip', async () => {
     const fromFixture = cftcCot.toItems(fixture(), ctx);
     const weeks = new Set(fromFixture.map((i) => `${i.seriesKey}|${i.observation.as_of}`));
-    const fromSamples = key((await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx)).filter((i) => weeks.has(`${i.seriesKey}|${i.observation.as_of}`)));
+    const fromSamples = key(
+      (await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx)).filter((i) => weeks.has(`${i.seriesKey}|${i.observation.as_of}`)),
+    );
     expect(key(fromFixture)).toEqual(fromSamples);
     const zipped = payload('fut_disagg_txt_2026.zip', zip([{ name: 'f_year.txt', data: fixture().body }]));
     expect(key(cftcCot.toItems(zipped, ctx))).toEqual(fromSamples);

@@ -51,12 +51,7 @@ const EIA_SAMPLES: readonly EiaSample[] = [
   weekly('PET.WDISTUS1.W', 'weekly.WDISTUS1.2019-01-04_2026-02-06.csv', 'MBBL'),
   weekly('PET.WCRRIUS2.W', 'weekly.WCRRIUS2.2019-01-04_2026-02-06.csv', 'MBBL/D'),
   weekly('PET.WPULEUS3.W', 'weekly.WPULEUS3.2019-01-04_2025-11-21.csv', '%'),
-  weekly(
-    'PET.W_EPC0_SAX_YCUOK_MBBL.W',
-    'Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019-01-04_2026-07-31.csv',
-    'MBBL',
-    readSeriesDownload,
-  ),
+  weekly('PET.W_EPC0_SAX_YCUOK_MBBL.W', 'Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019-01-04_2026-07-31.csv', 'MBBL', readSeriesDownload),
   weekly('NG.NW2_EPG0_SWO_R48_BCF.W', 'weekly.NW2_EPG0_SWO_R48_BCF.2019-01-04_2026-01-23.csv', 'BCF'),
 ];
 
@@ -83,11 +78,22 @@ const buildSamples = (read: ReadFixture): SampleFile[] => {
   });
   const fred = Object.entries(FRED_SAMPLES).map(([id, copies]) => ({
     path: `fred/${id}.csv`,
-    body: utf8(fredgraphCsv(id, mergeFred(copies.map((c) => readFredgraph(text(c), id, c)), id))),
+    body: utf8(
+      fredgraphCsv(
+        id,
+        mergeFred(
+          copies.map((c) => readFredgraph(text(c), id, c)),
+          id,
+        ),
+      ),
+    ),
   }));
   const header = text(CFTC_HEADER_FROM).split(/\r?\n/)[0]!;
   const cftc = [...annualFiles(header, text(CFTC_ROWS_FROM))].map(([year, body]) => {
-    const newest = [...body.matchAll(/,(\d{4}-\d{2}-\d{2}),/g)].map((m) => m[1]!).sort().at(-1)!;
+    const newest = [...body.matchAll(/,(\d{4}-\d{2}-\d{2}),/g)]
+      .map((m) => m[1]!)
+      .sort()
+      .at(-1)!;
     return { path: `cftc-cot/fut_disagg_txt_${year}.zip`, body: annualZip(body, new Date(`${newest}T12:00:00Z`)) };
   });
   const nass = { path: 'usda-nass-crop-progress/quickstats-soybeans-2024.json', body: utf8(quickStatsBody(soybeanProgressRecords(text(NASS_FROM)))) };
