@@ -8,37 +8,36 @@ interface CotContract {
   readonly code: string;
   /** CFTC_Contract_Market_Code. */
   readonly cftcCode: string;
-  /** True when the market is in the recorded CFTC file the tests read (fixtures/cftc). */
-  readonly recorded: boolean;
 }
 
 /**
- * Instrument -> CFTC contract market, in catalog order. The eleven `recorded` codes are checked
- * against the recorded CFTC file; the others are CFTC's published codes (ZL soybean oil CBT,
- * CT cotton no. 2 ICE, CC cocoa ICE, ZR rough rice CBT, PL platinum and PA palladium NYMEX, HO
- * NY Harbor ULSD and RB gasoline RBOB NYMEX). BZ (ICE Brent is not in CFTC reports), the
- * LME-style metals and iron ore have no matching CFTC market and are not mapped.
+ * Instrument -> CFTC contract market, in catalog order. Every code is checked against the
+ * recorded CFTC files (fixtures/cftc: the managed-money history of these 20 markets, 2023-2026).
+ * BZ is NYMEX "BRENT LAST DAY" (06765T), the Brent futures market the CFTC reports (ICE Brent
+ * is not in its reports). The LME-style metals and iron ore have no matching CFTC market and
+ * are not mapped.
  */
 const COT_CONTRACTS: readonly CotContract[] = Object.freeze([
-  { code: 'CL', cftcCode: '067651', recorded: true },
-  { code: 'NG', cftcCode: '023651', recorded: true },
-  { code: 'HO', cftcCode: '022651', recorded: false },
-  { code: 'RB', cftcCode: '111659', recorded: false },
-  { code: 'GC', cftcCode: '088691', recorded: true },
-  { code: 'HG', cftcCode: '085692', recorded: true },
-  { code: 'SI', cftcCode: '084691', recorded: true },
-  { code: 'PL', cftcCode: '076651', recorded: false },
-  { code: 'PA', cftcCode: '075651', recorded: false },
-  { code: 'ZC', cftcCode: '002602', recorded: true },
-  { code: 'ZW', cftcCode: '001602', recorded: true },
-  { code: 'ZS', cftcCode: '005602', recorded: true },
-  { code: 'ZL', cftcCode: '007601', recorded: false },
-  { code: 'ZM', cftcCode: '026603', recorded: true },
-  { code: 'KC', cftcCode: '083731', recorded: true },
-  { code: 'CC', cftcCode: '073732', recorded: false },
-  { code: 'SB', cftcCode: '080732', recorded: true },
-  { code: 'CT', cftcCode: '033661', recorded: false },
-  { code: 'ZR', cftcCode: '039601', recorded: false },
+  { code: 'CL', cftcCode: '067651' },
+  { code: 'BZ', cftcCode: '06765T' },
+  { code: 'NG', cftcCode: '023651' },
+  { code: 'HO', cftcCode: '022651' },
+  { code: 'RB', cftcCode: '111659' },
+  { code: 'GC', cftcCode: '088691' },
+  { code: 'HG', cftcCode: '085692' },
+  { code: 'SI', cftcCode: '084691' },
+  { code: 'PL', cftcCode: '076651' },
+  { code: 'PA', cftcCode: '075651' },
+  { code: 'ZC', cftcCode: '002602' },
+  { code: 'ZW', cftcCode: '001602' },
+  { code: 'ZS', cftcCode: '005602' },
+  { code: 'ZL', cftcCode: '007601' },
+  { code: 'ZM', cftcCode: '026603' },
+  { code: 'KC', cftcCode: '083731' },
+  { code: 'CC', cftcCode: '073732' },
+  { code: 'SB', cftcCode: '080732' },
+  { code: 'CT', cftcCode: '033661' },
+  { code: 'ZR', cftcCode: '039601' },
 ]);
 
 /** The CFTC contract of an instrument code, or undefined when it has none. */

@@ -35,6 +35,18 @@ const CatalogBody = z.strictObject({
     }),
   ),
   inventory_series: z.array(z.strictObject({ key: z.string(), series_id: z.string(), unit: z.string(), meaning: z.string() })),
+  /** Per fundamentals route: the commodities it serves and those the stored data covers (the demo's scope). */
+  fundamentals: z.array(
+    z.strictObject({
+      route: z.string(),
+      source: z.string(),
+      commodities: z.array(z.string()),
+      covered: z.array(z.string()),
+      /** How the stored data was last ingested: a live run or the bundled samples; null before any run. */
+      data: z.enum(['live', 'replay']).nullable(),
+      note: z.string(),
+    }),
+  ),
   futures_roots: z.array(z.string()),
   routes: z.array(
     z.strictObject({

@@ -192,8 +192,16 @@ const cotItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   });
 };
 
-/** Report dates of the bundled weekly samples; each was released the Friday after, 15:30 ET. */
-const SAMPLE_DATES = ['2026-03-24', '2026-03-31', '2026-04-07', '2026-04-14'] as const;
+/**
+ * The bundled samples: the annual zips a backfill from 2023 fetches, by the last report date each
+ * holds (released the Friday after, 15:30 ET). See samples/cftc-cot/README.md.
+ */
+const SAMPLE_YEARS = [
+  { year: 2023, lastReport: '2023-12-26' },
+  { year: 2024, lastReport: '2024-12-31' },
+  { year: 2025, lastReport: '2025-12-30' },
+  { year: 2026, lastReport: '2026-05-26' },
+] as const;
 
 const cftcCot: SourceAdapter = {
   def,
@@ -217,7 +225,11 @@ const cftcCot: SourceAdapter = {
   },
   samples: async () =>
     (
-      await Promise.all(SAMPLE_DATES.map((d) => readSamples(def.id, [`f_disagg.${d}.txt`], releaseOfPeriod(def.schedule, d)?.at ?? `${d}T00:00:00.000Z`)))
+      await Promise.all(
+        SAMPLE_YEARS.map((y) =>
+          readSamples(def.id, [`fut_disagg_txt_${y.year}.zip`], releaseOfPeriod(def.schedule, y.lastReport)?.at ?? `${y.lastReport}T00:00:00.000Z`),
+        ),
+      )
     ).flat(),
   toItems: cotItems,
 };

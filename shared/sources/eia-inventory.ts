@@ -109,12 +109,14 @@ const makeAdapter = (def: SourceDef, sampleSets: readonly SampleSet[]): SourceAd
   const specs = EIA_INVENTORY_SERIES.filter((s) => s.sourceId === def.id);
   return {
     def,
-    live: (ctx) =>
-      mapLimit(specs, ctx.concurrency, async (s, i) => {
-        const p = await fetchEiaSeries(ctx, s.apiId, addYears(isoDate(ctx.now), -LIVE_HISTORY_YEARS));
-        ctx.onProgress?.(i + 1, specs.length);
-        return p;
-      }),
+    live: async (ctx) =>
+      (
+        await mapLimit(specs, ctx.concurrency, async (s, i) => {
+          const pages = await fetchEiaSeries(ctx, s.apiId, addYears(isoDate(ctx.now), -LIVE_HISTORY_YEARS));
+          ctx.onProgress?.(i + 1, specs.length);
+          return pages;
+        })
+      ).flat(),
     samples: async () => (await Promise.all(sampleSets.map((s) => readSamples(def.id, s.files, s.recordedAt)))).flat(),
     toItems: (payload, ctx) => inventoryItems(specs, payload, ctx),
   };
@@ -124,17 +126,17 @@ const makeAdapter = (def: SourceDef, sampleSets: readonly SampleSet[]): SourceAd
 // Lambda bundle then leaves the adapters (and the registry and calendar they read) out.
 
 /**
- * Weekly Petroleum Status Report series. The bundled samples hold no refinery_util (WPULEUS3):
- * no real published figure of it was available to write one from, so replay serves it as
- * no-data rather than inventing numbers (see samples/eia-petroleum/README.md).
+ * Weekly Petroleum Status Report series. The bundled samples hold every week since 2019-01-04,
+ * enough for the 5-year comparison (see samples/eia-petroleum/README.md for where each comes from).
  */
 const eiaPetroleum: SourceAdapter = /* @__PURE__ */ (() =>
   makeAdapter(findSource('eia-petroleum')!, [
     // psw01.xls, release of 2026-02-11 (Wednesday 10:30 EST).
     { files: ['PET.WCESTUS1.W.json', 'PET.WGTSTUS1.W.json', 'PET.WDISTUS1.W.json', 'PET.WCRRIUS2.W.json'], recordedAt: '2026-02-11T15:30:00.000Z' },
-    // Cushing series downloads: the week ending 2026-07-31 (released 2026-08-05) and a 2019 window.
+    // psw02.xls with data to the week ending 2025-11-21 (released Wednesday 2025-11-26).
+    { files: ['PET.WPULEUS3.W.json'], recordedAt: '2025-11-26T15:30:00.000Z' },
+    // Cushing series download to the week ending 2026-07-31 (released 2026-08-05).
     { files: ['PET.W_EPC0_SAX_YCUOK_MBBL.W.json'], recordedAt: '2026-08-05T14:30:00.000Z' },
-    { files: ['PET.W_EPC0_SAX_YCUOK_MBBL.W.2019.json'], recordedAt: '2019-08-28T14:30:00.000Z' },
   ]))();
 
 /** Weekly Natural Gas Storage Report: Lower 48 working gas. */

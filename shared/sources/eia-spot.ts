@@ -23,25 +23,40 @@ const EIA_SPOT_SERIES = Object.freeze([
 /** EIA unit codes that match each catalog unit; anything else is a format change. */
 const EXPECTED_UNITS: Record<string, string> = { 'USD/bbl': '$/BBL', 'USD/gal': '$/GAL', 'USD/MMBtu': '$/MMBTU' };
 
-/** When the bundled samples' figures were current (the EIA release of 2025-06-18). */
-const SAMPLES_RECORDED_AT = '2025-06-18T14:00:00.000Z';
+/**
+ * The bundled samples by when their figures were current: WTI, Brent and Henry Hub to 2026-08-18
+ * (EIA's release of 2026-08-19), ULSD and Gulf Coast gasoline to 2025-06-16 (release of 2025-06-18,
+ * the latest real copy found). See samples/eia-spot/README.md.
+ */
+const SAMPLE_SETS = [
+  { codes: ['CL', 'BZ', 'NG'], recordedAt: '2026-08-19T14:00:00.000Z' },
+  { codes: ['HO', 'RB'], recordedAt: '2025-06-18T14:00:00.000Z' },
+] as const;
 
 const def = findSource('eia-spot')!;
 
 const eiaSpot: SourceAdapter = {
   def,
-  live: (ctx) =>
-    mapLimit(EIA_SPOT_SERIES, ctx.concurrency, async (s, i) => {
-      const p = await fetchEiaSeries(ctx, s.seriesId, addDays(isoDate(ctx.now), -45));
-      ctx.onProgress?.(i + 1, EIA_SPOT_SERIES.length);
-      return p;
-    }),
-  samples: () =>
-    readSamples(
-      def.id,
-      EIA_SPOT_SERIES.map((s) => `${s.seriesId}.json`),
-      SAMPLES_RECORDED_AT,
-    ),
+  live: async (ctx) =>
+    (
+      await mapLimit(EIA_SPOT_SERIES, ctx.concurrency, async (s, i) => {
+        const pages = await fetchEiaSeries(ctx, s.seriesId, addDays(isoDate(ctx.now), -45));
+        ctx.onProgress?.(i + 1, EIA_SPOT_SERIES.length);
+        return pages;
+      })
+    ).flat(),
+  samples: async () =>
+    (
+      await Promise.all(
+        SAMPLE_SETS.map((set) =>
+          readSamples(
+            def.id,
+            EIA_SPOT_SERIES.filter((s) => (set.codes as readonly string[]).includes(s.code)).map((s) => `${s.seriesId}.json`),
+            set.recordedAt,
+          ),
+        ),
+      )
+    ).flat(),
   toItems: (payload, ctx) => {
     const spec = EIA_SPOT_SERIES.find((s) => payload.name.includes(s.seriesId));
     if (!spec) throw new SourceFormatError(`${payload.name}: not an EIA spot series this adapter knows`);

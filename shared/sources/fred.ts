@@ -18,8 +18,8 @@ const FRED_SERIES = Object.freeze([
   { code: 'USDCNY', fredId: 'DEXCHUS' },
 ] as const);
 
-/** The last FRED observation in the bundled samples is 2025-11-28. */
-const SAMPLES_RECORDED_AT = '2025-12-01T21:30:00.000Z';
+/** After the newest FRED observation in the bundled samples (DTWEXBGS 2026-05-22; Monday 2026-05-25 was a holiday). */
+const SAMPLES_RECORDED_AT = '2026-05-26T21:30:00.000Z';
 
 const def = findSource('fred')!;
 

@@ -1,8 +1,8 @@
 /**
  * USDA NASS Quick Stats `api_GET` JSON: national weekly crop progress and condition for corn,
  * soybeans and wheat (winter and spring classes). Format: fixtures/MISSING-ags.md (no real
- * crop-progress response was found; the bundled sample is SYNTHETIC and says so on every
- * observation it produces).
+ * crop-progress response was found; the bundled sample holds real national soybean progress
+ * written in that format, and a payload named `.synthetic.` is labelled so on every observation).
  *
  * Stored as CROP#<commodity>#<statistic>, as_of = week ending (Sunday):
  * - progress: one series per phase (`planted`, `silking`, `winter_headed` …), value = percent
@@ -244,13 +244,18 @@ const live = async (ctx: LiveContext): Promise<Payload[]> => {
   });
 };
 
-/** The synthetic sample's newest week ends 2025-06-08 (a Sunday); "released" the next day. */
-const SAMPLES_RECORDED_AT = '2025-06-09T20:05:00.000Z';
+/**
+ * The bundled sample: real national soybean progress, 2024-2026 seasons, in the form of the live
+ * soybean request from 2024 (see samples/usda-nass-crop-progress/README.md). Its newest week ends
+ * 2026-10-04 (a Sunday), released Monday 2026-10-05 16:00 EDT. Corn and wheat have no real figures
+ * to replay, so a replay holds none.
+ */
+const SAMPLES_RECORDED_AT = '2026-10-05T20:00:00.000Z';
 
 const usdaNassCropProgress: SourceAdapter = {
   def,
   live,
-  samples: () => readSamples(def.id, ['crop-progress.synthetic.json'], SAMPLES_RECORDED_AT),
+  samples: () => readSamples(def.id, ['quickstats-soybeans-2024.json'], SAMPLES_RECORDED_AT),
   toItems,
 };
 

@@ -20,15 +20,18 @@ const run = (...args: string[]) =>
     timeout: 60_000,
   });
 
+/** Non-empty rows of the FRED samples: DTWEXBGS 600, DEXUSEU 580, DEXCHUS 651 (see test/sources/runner.test.ts). */
+const FRED_WRITTEN = `ok      fred: ${600 + 580 + 651} observations written`;
+
 describe('npm run ingest', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('replays one source into the on-disk store and re-runs idempotently', () => {
     const first = run('fred');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain('ok      fred: 156 observations written');
+    expect(first.stdout).toContain(FRED_WRITTEN);
     const again = run('fred');
-    expect(again.stdout).toContain('ok      fred: 156 observations written');
+    expect(again.stdout).toContain(FRED_WRITTEN);
   });
 
   it('skips a live source whose API key is not set, without failing', () => {
@@ -38,12 +41,12 @@ describe('npm run ingest', () => {
   });
 
   it('repair removes a bad range of one series and says how many; a re-run writes the good figures back', () => {
-    // fred's replay holds EURUSD business days through 2025-11-28: the 24th, 25th, 26th and 28th (Thanksgiving, the 27th, has no rate)
+    // fred's replay holds EURUSD business days through 2026-04-24, 2025-11-28 among them: the 24th, 25th, 26th and 28th (Thanksgiving, the 27th, has no rate)
     const removed = run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-11-24', '--to', '2025-11-30');
     expect(removed.status, removed.stderr).toBe(0);
     expect(removed.stdout).toContain('removed 4 observation(s) of PRICE#EURUSD dated 2025-11-24..2025-11-30');
     expect(run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-11-24', '--to', '2025-11-30').stdout).toContain('removed 0 observation(s)');
-    expect(run('fred').stdout).toContain('ok      fred: 156 observations written');
+    expect(run('fred').stdout).toContain(FRED_WRITTEN);
     expect(run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-11-24', '--to', '2025-11-30').stdout).toContain('removed 4 observation(s)');
     const bad = run('repair', '--series', 'PRICE#EURUSD', '--from', '2025-12-01', '--to', '2025-11-01');
     expect(bad.status).toBe(2);

@@ -16,7 +16,8 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
       const res = await get('/v1/price/CL');
       expect(res.status).toBe(200);
       expectObservation(res.body);
-      expect(res.body).toMatchObject({ instrument: 'CL', value: 72.53, as_of: '2025-06-16', unit: 'USD/bbl', freshness_class: 'eod' });
+      // The last row of fixtures/eia/daily.RWTC.2024-01-02_2026-08-18.csv.
+      expect(res.body).toMatchObject({ instrument: 'CL', value: 86.48, as_of: '2026-08-18', unit: 'USD/bbl', freshness_class: 'eod' });
       expect(res.headers.get('cache-control')).toBe('private, no-store');
       expect(res.headers.get('x-request-id')).toBeTruthy();
     });
@@ -95,48 +96,53 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
       const b = res.body;
       expect(b).toMatchObject({
         instrument: 'CL',
-        start: '2024-06-16',
-        end: '2025-06-16',
+        start: '2025-08-18',
+        end: '2026-08-18',
         frequency: 'native',
-        total: 30,
-        returned: 30,
+        total: 250,
+        returned: 250,
         truncated: false,
         next: null,
       });
       const dates = b.observations.map((o: any) => o.as_of);
       expect(dates).toEqual([...dates].sort());
       b.observations.forEach(expectObservation);
-      // Hand-checked on EIA's RWTC series (PET_PRI_SPT_S1_D.xls): first and min 58.50 on 2025-05-05,
-      // max 73.84 on 2025-06-13, last 72.53 on 2025-06-16; change 14.03 = 23.9829 %.
+      // Worked on EIA's RWTC series (fixtures/eia/daily.RWTC…csv), the 250 rows 2025-08-18..2026-08-18:
+      // first 64.51 on 2025-08-18, min 55.44 on 2025-12-16, max 114.58 on 2026-04-07, last 86.48 on
+      // 2026-08-18; change 86.48 - 64.51 = 21.97 = 34.0567 % of 64.51.
       expect(b.summary).toEqual({
-        first: { as_of: '2025-05-05', value: 58.5 },
-        last: { as_of: '2025-06-16', value: 72.53 },
-        min: { as_of: '2025-05-05', value: 58.5 },
-        max: { as_of: '2025-06-13', value: 73.84 },
-        change: 14.03,
-        change_pct: 23.9829,
+        first: { as_of: '2025-08-18', value: 64.51 },
+        last: { as_of: '2026-08-18', value: 86.48 },
+        min: { as_of: '2025-12-16', value: 55.44 },
+        max: { as_of: '2026-04-07', value: 114.58 },
+        change: 21.97,
+        change_pct: 34.0567,
       });
     });
 
     it('pages with limit and the next cursor, without gaps or repeats', async () => {
-      const first = await get('/v1/history/CL?limit=12');
-      expect(first.body).toMatchObject({ total: 30, returned: 12, truncated: true });
-      const second = await get(`/v1/history/CL?limit=12&cursor=${first.body.next}`);
-      const third = await get(`/v1/history/CL?limit=12&cursor=${second.body.next}`);
-      expect(third.body).toMatchObject({ returned: 6, truncated: false, next: null });
+      const first = await get('/v1/history/CL?limit=100');
+      expect(first.body).toMatchObject({ total: 250, returned: 100, truncated: true });
+      const second = await get(`/v1/history/CL?limit=100&cursor=${first.body.next}`);
+      const third = await get(`/v1/history/CL?limit=100&cursor=${second.body.next}`);
+      expect(third.body).toMatchObject({ returned: 50, truncated: false, next: null });
       const all = [first, second, third].flatMap((r) => r.body.observations.map((o: any) => o.as_of));
-      expect(all).toHaveLength(30);
-      expect(new Set(all).size).toBe(30);
+      expect(all).toHaveLength(250);
+      expect(new Set(all).size).toBe(250);
     });
 
     it('resamples to weekly and monthly with the stated aggregation', async () => {
       const weekly = await get('/v1/history/CL?frequency=weekly');
       expect(weekly.body.aggregation).toMatch(/last published observation of each ISO week/);
-      // 2025-05-05..2025-06-16 spans 7 ISO weeks; the last point of the week of 2025-06-09 is Friday 2025-06-13.
-      expect(weekly.body.total).toBe(7);
-      expect(weekly.body.observations.map((o: any) => o.as_of)).toContain('2025-06-13');
+      // 2025-08-18 (a Monday)..2026-08-18 (a Tuesday) spans 53 ISO weeks; the last point of the week of
+      // 2026-08-10 is Friday 2026-08-14.
+      expect(weekly.body.total).toBe(53);
+      expect(weekly.body.observations.map((o: any) => o.as_of)).toContain('2026-08-14');
       const monthly = await get('/v1/history/CL?frequency=monthly');
-      expect(monthly.body.observations.map((o: any) => o.as_of)).toEqual(['2025-05-30', '2025-06-16']);
+      // 13 months, each its last trading day with a price: 2025-08-29 .. 2026-07-31, then 2026-08-18.
+      expect(monthly.body.total).toBe(13);
+      expect(monthly.body.observations.map((o: any) => o.as_of).slice(0, 3)).toEqual(['2025-08-29', '2025-09-30', '2025-10-31']);
+      expect(monthly.body.observations.map((o: any) => o.as_of).slice(-2)).toEqual(['2026-07-31', '2026-08-18']);
     });
 
     it('honours an explicit window', async () => {
@@ -176,7 +182,8 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
       const res = await get('/v1/fx/eurusd');
       expect(res.status).toBe(200);
       expectObservation(res.body);
-      expect(res.body).toMatchObject({ instrument: 'EURUSD', as_of: '2025-11-28', source: { series_id: 'DEXUSEU' } });
+      // The last row of fixtures/fred/DEXUSEU.2024-01-01_2026-04-24.csv.
+      expect(res.body).toMatchObject({ instrument: 'EURUSD', as_of: '2026-04-24', value: 1.1718, source: { series_id: 'DEXUSEU' } });
     });
 
     it('refuses a code that is not an FX pair, listing the pairs', async () => {

@@ -15,26 +15,27 @@ describe('spreads over HTTP (replayed EIA spot samples)', () => {
   });
   afterAll(async () => stack?.close());
 
-  it('GET /v1/spreads/crack: the 3-2-1 cash proxy of 2025-06-16 with its legs and method', async () => {
+  it('GET /v1/spreads/crack: unaligned, because the real ULSD and gasoline histories end 2025-06-16 and WTI runs on', async () => {
     const res = await get('/v1/spreads/crack');
     expect(res.status).toBe(200);
     observationsOf(res.body).forEach(expectObservation);
-    // EIA 2025-06-16: RB 2.162 USD/gal, HO 2.398 USD/gal, CL 72.53 USD/bbl
-    // (2 x 2.162 x 42 + 2.398 x 42 - 3 x 72.53) / 3 = 64.734 / 3 = 21.578
-    expect(res.body).toMatchObject({ spread: 'crack', instrument: 'CRACK_3_2_1', unit: 'USD/bbl', as_of: '2025-06-16', aligned: true });
+    // Each leg's latest: RB 2.162 and HO 2.398 USD/gal on 2025-06-16, CL 86.48 USD/bbl on 2026-08-18
+    // (2 x 2.162 x 42 + 2.398 x 42 - 3 x 86.48) / 3 = (181.608 + 100.716 - 259.44) / 3 = 22.884 / 3 = 7.628,
+    // dated by its oldest leg and flagged as not aligned.
+    expect(res.body).toMatchObject({ spread: 'crack', instrument: 'CRACK_3_2_1', unit: 'USD/bbl', as_of: '2025-06-16', aligned: false });
     expect(res.body.observation).toMatchObject({
       instrument: 'CRACK_3_2_1',
-      value: 21.578,
+      value: 7.628,
       as_of: '2025-06-16',
       derived: true,
-      quality: 'derived',
       freshness_class: 'eod',
       license_tag: 'public-domain (US government work)',
+      attributes: { aligned: 'no' },
     });
     expect(res.body.legs.map((l: any) => [l.instrument, l.observation.value, l.observation.as_of])).toEqual([
       ['RB', 2.162, '2025-06-16'],
       ['HO', 2.398, '2025-06-16'],
-      ['CL', 72.53, '2025-06-16'],
+      ['CL', 86.48, '2026-08-18'],
     ]);
     expect(res.body.method.formula).toBe('(2 x RB x 42 + 1 x HO x 42 - 3 x CL) / 3');
     expect(res.body.method.rules.quality).toMatch(/weakest/);
@@ -44,11 +45,11 @@ describe('spreads over HTTP (replayed EIA spot samples)', () => {
     const res = await get('/v1/spreads/basis');
     expect(res.status).toBe(200);
     observationsOf(res.body).forEach(expectObservation);
-    // EIA 2025-06-16: WTI 72.53 - Brent 75.05 = -2.52
-    expect(res.body.observation).toMatchObject({ instrument: 'BASIS_WTI_BRENT', value: -2.52, as_of: '2025-06-16', unit: 'USD/bbl' });
+    // EIA 2026-08-18 (last rows of daily.RWTC / daily.RBRTE): WTI 86.48 - Brent 95.29 = -8.81
+    expect(res.body.observation).toMatchObject({ instrument: 'BASIS_WTI_BRENT', value: -8.81, as_of: '2026-08-18', unit: 'USD/bbl' });
     expect(res.body.method.legs).toEqual([
-      { instrument: 'CL', role: 'WTI Cushing (USD/bbl)', coefficient: 1, as_of: '2025-06-16' },
-      { instrument: 'BZ', role: 'Brent (USD/bbl)', coefficient: -1, as_of: '2025-06-16' },
+      { instrument: 'CL', role: 'WTI Cushing (USD/bbl)', coefficient: 1, as_of: '2026-08-18' },
+      { instrument: 'BZ', role: 'Brent (USD/bbl)', coefficient: -1, as_of: '2026-08-18' },
     ]);
   });
 

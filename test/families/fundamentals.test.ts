@@ -132,48 +132,50 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
   });
 
   describe('GET /v1/fundamentals/crop-progress', () => {
-    it('answers the latest week with its changes, labelled as the synthetic sample it is', async () => {
+    it('answers the latest soybean week with its changes (real NASS figures), and corn and wheat as missing', async () => {
       const res = await get('/v1/fundamentals/crop-progress?view=full');
       expect(res.status).toBe(200);
       expectAllObservations(res.body);
-      const corn = byCommodity(res.body, 'corn');
-      expect(corn).toMatchObject({ week_ending: '2025-06-08', published_at: '2025-06-09T20:00:00.000Z' });
-      expect(corn.statistics.map((s: any) => s.statistic)).toEqual(['planted', 'emerged', 'condition']);
-      expect(corn.not_in_latest_report.map((s: any) => s.statistic)).toEqual(['silking', 'dough', 'dented', 'mature', 'harvested']);
-      const planted = corn.statistics[0];
-      expect(planted.latest).toMatchObject({
-        instrument: 'CROP:corn:planted',
-        value: 94,
-        unit: 'percent',
-        quality: 'indicative',
-        source: { name: expect.stringMatching(/synthetic sample/) },
-      });
-      expect(planted.previous_report).toMatchObject({ as_of: '2025-06-01', value: 88 });
-      expect(planted.change_vs_previous_report).toMatchObject({ value: 6, unit: 'percentage points', quality: 'derived' });
-      // computed from synthetic figures: synthetic too, under the synthetic license tag
-      for (const o of [planted.latest, planted.change_vs_previous_report, planted.five_year_average]) {
-        expect(o.attributes.synthetic).toBe(true);
-        expect(o.license_tag).toMatch(/^synthetic sample/);
-      }
-      expect(planted.year_ago).toMatchObject({ as_of: '2024-06-09', value: 86 });
-      expect(planted.change_vs_year_ago.value).toBe(8);
-      expect(planted.five_year_average).toMatchObject({ value: 84, attributes: { periods: '2024-06-09,2023-06-11,2022-06-12,2021-06-13,2020-06-14' } });
-      expect(planted.change_vs_five_year_average.value).toBe(10);
-      const condition = corn.statistics[2];
-      expect(condition.latest.value).toBe((condition.latest.attributes.excellent as number) + (condition.latest.attributes.good as number));
-      expect(byCommodity(res.body, 'wheat').statistics.map((s: any) => s.statistic)).toEqual([
-        'winter_headed',
-        'winter_harvested',
-        'winter_condition',
-        'spring_planted',
-        'spring_emerged',
-        'spring_condition',
+      expect(res.body.commodities.map((c: any) => c.commodity)).toEqual(['soybeans']);
+      expect(res.body.missing).toEqual([
+        { commodity: 'corn', reason: 'no crop progress stored yet' },
+        { commodity: 'wheat', reason: 'no crop progress stored yet' },
       ]);
+      const soy = byCommodity(res.body, 'soybeans');
+      expect(soy).toMatchObject({ week_ending: '2026-10-04', published_at: '2026-10-05T20:00:00.000Z' });
+      expect(soy.statistics.map((s: any) => s.statistic)).toEqual(['dropping_leaves', 'harvested']);
+      expect(soy.not_in_latest_report).toEqual([
+        { statistic: 'planted', last_week_ending: '2026-06-14' },
+        { statistic: 'emerged', last_week_ending: '2026-06-28' },
+        { statistic: 'blooming', last_week_ending: '2026-08-16' },
+        { statistic: 'setting_pods', last_week_ending: '2026-08-30' },
+        { statistic: 'condition', last_week_ending: null },
+      ]);
+      // Last week of each column in the fixture table as above. Rows: 2026-10-04 harvested 25, 2026-09-27 17. No row
+      // near 2025-10-05 (Crop Progress was not published during the 2025 shutdown): no year-ago figure.
+      const harvested = soy.statistics[1];
+      expect(harvested.latest).toMatchObject({ instrument: 'CROP:soybeans:harvested', value: 25, unit: 'percent', quality: 'official' });
+      expect(harvested.latest.source.name).not.toMatch(/synthetic/);
+      expect(harvested.previous_report).toMatchObject({ as_of: '2026-09-27', value: 17 });
+      expect(harvested.change_vs_previous_report).toMatchObject({ value: 8, unit: 'percentage points', quality: 'derived' });
+      expect(harvested.year_ago).toBeNull();
+      expect(harvested.five_year_average).toBeNull();
+    });
+
+    it('answers corn with 404 NO_DATA (not retryable): no real corn figure is replayed, and says what is covered', async () => {
+      const res = await get('/v1/fundamentals/crop-progress?commodity=corn&view=full');
+      expectError(res, 404, 'NO_DATA');
+      expect(res.body.error.retryable).toBe(false);
+      expect(res.body.error.details).toMatchObject({
+        missing: [{ commodity: 'corn', reason: 'no crop progress stored yet' }],
+        covered: ['soybeans'],
+        source: 'usda-nass-crop-progress',
+      });
     });
 
     it('is the body loadCropProgress returns', async () => {
-      const res = await get('/v1/fundamentals/crop-progress?commodity=wheat&view=full');
-      expect({ ...withoutCacheFlags(await loadCropProgress(stack.services, 'wheat')), view: 'full' }).toEqual(withoutCacheFlags(res.body));
+      const res = await get('/v1/fundamentals/crop-progress?commodity=soybeans&view=full');
+      expect({ ...withoutCacheFlags(await loadCropProgress(stack.services, 'soybeans')), view: 'full' }).toEqual(withoutCacheFlags(res.body));
     });
   });
 

@@ -165,7 +165,8 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       const sent = await payment();
       const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body).toMatchObject({ instrument: 'CL', value: 72.53 });
+      // WTI spot on 2026-08-18, the last row of ../shared/fixtures/eia/daily.RWTC.2024-01-02_2026-08-18.csv.
+      expect(res.body).toMatchObject({ instrument: 'CL', value: 86.48 });
       const settled = unb64(res.headers.get('payment-response'));
       expect(settled).toEqual({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: 'eip155:84532', payer: sent.buyer.address });
       expect(unb64(res.headers.get('x-payment-response'))).toEqual(settled);

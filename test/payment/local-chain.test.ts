@@ -82,7 +82,8 @@ describe('x402 on the local chain (ganache + local facilitator + official client
     const { pay, sent } = officialClient(buyer);
     const res = await pay(`${stack.url}/v1/price/CL`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ instrument: 'CL', value: 72.53 });
+    // WTI spot on 2026-08-18 (last row of ../shared/fixtures/eia/daily.RWTC.2024-01-02_2026-08-18.csv).
+    expect(await res.json()).toMatchObject({ instrument: 'CL', value: 86.48 });
     const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     expect(settled).toMatchObject({ success: true, network: 'eip155:84532', payer: buyer.address });
     const receipt = await net.chain.publicClient.getTransactionReceipt({ hash: settled.transaction as `0x${string}` });
@@ -130,7 +131,8 @@ describe('x402 on the local chain (ganache + local facilitator + official client
     const before = await balances(buyer.address);
     const res = await pay(`${stack.url}/v1/price/CL`, { headers: { 'X402-Version': '1' } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ instrument: 'CL', value: 72.53 });
+    // WTI spot on 2026-08-18 (last row of ../shared/fixtures/eia/daily.RWTC.2024-01-02_2026-08-18.csv).
+    expect(await res.json()).toMatchObject({ instrument: 'CL', value: 86.48 });
     expect(unb64(res.headers.get('x-payment-response'))).toMatchObject({ success: true, payer: buyer.address, network: 'eip155:84532' });
     const after = await balances(buyer.address);
     expect(before.buyer - after.buyer).toBe(10_000n);

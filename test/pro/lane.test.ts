@@ -108,8 +108,9 @@ describe('Pro lane over HTTP (enforced)', () => {
 
   it('a call that answers an error is refunded, exactly once', async () => {
     const key = await newKey();
-    const res = await call('/v1/cot/HO', key); // a catalog code the replay seed holds no report for: 503 NO_DATA
-    expectError(res, 503, 'NO_DATA');
+    // The replayed samples hold no real corn export sales (none exists to replay): 404 NO_DATA, after the debit.
+    const res = await call('/v1/fundamentals/export-sales?commodity=corn', key);
+    expectError(res, 404, 'NO_DATA');
     const record = (await ledger.get(hashKey(key)))!;
     expect(record.creditsLeft).toBe(3000);
     const [entry] = await ledger.usage(hashKey(key), new Date().toISOString().slice(0, 7));

@@ -27,7 +27,9 @@ describe('npm run usage', () => {
     const key = generateKey();
     await ledger.put(newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }));
     const headers = { authorization: `Bearer ${key}` };
-    for (const path of ['/v1/price/CL', '/v1/price/NG', '/v1/decision/energy', '/v1/cot/HO']) await getJson(stack.url, path, { headers }); // the last is 503: refunded
+    // The last answers 404 NO_DATA (no real corn export sales is replayed): refunded.
+    for (const path of ['/v1/price/CL', '/v1/price/NG', '/v1/decision/energy', '/v1/fundamentals/export-sales?commodity=corn'])
+      await getJson(stack.url, path, { headers });
 
     const { stdout } = await run(join(process.cwd(), 'node_modules', '.bin', 'tsx'), ['infra/local/keys-cli.ts', 'usage', '--csv'], {
       env: {

@@ -5,7 +5,7 @@ import { COT_CONTRACTS } from '../../shared/catalog/cot-markets';
 import { WEEKLY_URL, annualZipUrl, cftcCot, parseCotText, unzipSingle } from '../../shared/sources/cftc-cot';
 import { SourceFormatError } from '../../shared/sources/types';
 import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
-import { normalizeCtx, payload, text } from '../helpers/sources';
+import { normalizeCtx, payload } from '../helpers/sources';
 
 const ctx = normalizeCtx(cftcCot.def);
 const StoredSchema = ObservationSchema.omit({ provenance: true });
@@ -52,9 +52,19 @@ const zip = (members: Array<{ name: string; data: Uint8Array; store?: boolean }>
   return new Uint8Array(Buffer.concat([...chunks, cdBuf, eocd]));
 };
 
-const samplesText = async () => (await cftcCot.samples()).map(text);
-/** The first WTI row of the 2026-04-14 weekly sample, as the CFTC wrote it. */
-const wtiLine = async () => (await samplesText())[3]!.split('\n').find((l) => l.includes(',067651,'))!;
+/** The text of the bundled annual sample of one year (fut_disagg_txt_<year>.zip, member f_year.txt). */
+const annualText = async (year: number) => {
+  const p = (await cftcCot.samples()).find((s) => s.name.endsWith(`fut_disagg_txt_${year}.zip`))!;
+  return new TextDecoder().decode(unzipSingle(p.body, p.name).data);
+};
+/** The header-less rows of one report date: what the weekly f_disagg.txt carries that week (mapped markets). */
+const weeklyText = async (date = '2026-05-26') =>
+  (await annualText(Number(date.slice(0, 4))))
+    .split('\r\n')
+    .filter((l) => l.includes(`,${date},`))
+    .join('\r\n');
+/** The WTI row of 2026-05-26, 191 columns. */
+const wtiLine = async () => (await weeklyText()).split('\r\n').find((l) => l.includes(',067651,'))!;
 /** Replace the 0-based field `i` of a (quote-free numeric) CSV line. */
 const setField = (line: string, i: number, v: string) => {
   const cells = line.match(/("[^"]*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, ''));
@@ -63,75 +73,85 @@ const setField = (line: string, i: number, v: string) => {
 };
 
 describe('cftc-cot samples', () => {
-  it('normalise 11 markets x 4 weeks into managed-money net observations (hand-checked WTI rows)', async () => {
+  it('normalise the 20 mapped markets x 178 weekly reports (2023-01-03..2026-05-26) into managed-money nets (hand-checked WTI rows)', async () => {
     const items = (await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx));
-    expect(items).toHaveLength(44);
+    expect(items).toHaveLength(20 * 178);
     for (const { observation } of items) expect(StoredSchema.safeParse(observation).success).toBe(true);
-    expect(new Set(items.map((i) => i.seriesKey))).toEqual(
-      new Set(['COT#CL', 'COT#NG', 'COT#GC', 'COT#SI', 'COT#HG', 'COT#ZC', 'COT#ZS', 'COT#ZW', 'COT#ZM', 'COT#SB', 'COT#KC']),
-    );
-    const cl = items.filter((i) => i.seriesKey === 'COT#CL').map((i) => i.observation);
-    // M_Money long - short of WTI-PHYSICAL 067651 per report date.
-    expect(cl.map((o) => [o.as_of, o.value])).toEqual([
-      ['2026-03-24', 94336], // 181139 - 86803
-      ['2026-03-31', 73347], // 177780 - 104433
-      ['2026-04-07', 78700], // 186768 - 108068
-      ['2026-04-14', 98368], // 200130 - 101762
+    expect(new Set(items.map((i) => i.seriesKey))).toEqual(new Set(COT_CONTRACTS.map((c) => `COT#${c.code}`)));
+    const cl = items
+      .filter((i) => i.seriesKey === 'COT#CL')
+      .map((i) => i.observation)
+      .sort((a, b) => a.as_of.localeCompare(b.as_of));
+    expect(cl[0]!.as_of).toBe('2023-01-03');
+    // M_Money long - short of WTI-PHYSICAL 067651 per report date (fixtures/cftc 20-market file).
+    expect(cl.slice(-4).map((o) => [o.as_of, o.value])).toEqual([
+      ['2026-05-05', 70791], // 185755 - 114964
+      ['2026-05-12', 72801], // 187332 - 114531
+      ['2026-05-19', 98219], // 207565 - 109346
+      ['2026-05-26', 79924], // 200581 - 120657
     ]);
-    expect(cl[3]).toMatchObject({
+    expect(cl.at(-1)).toMatchObject({
       instrument: 'CL',
       unit: 'contracts',
       freshness_class: 'weekly',
       quality: 'derived',
       derived: true,
-      published_at: '2026-04-17T19:30:00.000Z',
-      retrieved_at: '2026-04-17T19:30:00.000Z',
+      published_at: '2026-05-29T19:30:00.000Z', // Friday 15:30 EDT
+      retrieved_at: '2026-05-29T19:30:00.000Z',
       source: { series_id: '067651' },
       attributes: {
         cftc_code: '067651',
         market: 'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE',
-        mm_long: 200130,
-        mm_short: 101762,
-        mm_spreading: 355264,
-        open_interest: 2094492,
+        mm_long: 200581,
+        mm_short: 120657,
+        mm_spreading: 283688,
+        open_interest: 2003795,
       },
+    });
+  });
+
+  it('serve BZ from NYMEX Brent Last Day (06765T), a row of the fixture checked by hand', async () => {
+    const items = (await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx));
+    const bz = items.filter((i) => i.seriesKey === 'COT#BZ').map((i) => i.observation);
+    expect(bz).toHaveLength(178);
+    // "BRENT LAST DAY - NEW YORK MERCANTILE EXCHANGE",260526,2026-05-26,06765T,...,249447,14232,4664,4186,...
+    expect(bz.find((o) => o.as_of === '2026-05-26')).toMatchObject({
+      instrument: 'BZ',
+      value: 9568, // 14232 - 4664
+      source: { series_id: '06765T' },
+      attributes: { market: 'BRENT LAST DAY - NEW YORK MERCANTILE EXCHANGE', mm_long: 14232, mm_short: 4664, mm_spreading: 4186, open_interest: 249447 },
     });
   });
 
   it('maps each CFTC code to one catalog instrument', () => {
     expect(new Set(COT_CONTRACTS.map((c) => c.code)).size).toBe(COT_CONTRACTS.length);
     expect(new Set(COT_CONTRACTS.map((c) => c.cftcCode)).size).toBe(COT_CONTRACTS.length);
-    expect(
-      COT_CONTRACTS.filter((c) => c.recorded)
-        .map((c) => c.cftcCode)
-        .sort(),
-    ).toEqual(['001602', '002602', '005602', '023651', '026603', '067651', '080732', '083731', '084691', '085692', '088691']);
   });
 });
 
 describe('parseCotText: broken and edge files', () => {
   it('reads a file with a header row by column name, and one without by position', async () => {
-    const weekly = (await samplesText())[3]!;
+    const weekly = await weeklyText();
     const header = `"Market_and_Exchange_Names","As_of_Date_In_Form_YYMMDD","Report_Date_as_YYYY-MM-DD","CFTC_Contract_Market_Code",${Array.from({ length: 3 }, (_, i) => `"X${i}"`).join(',')},"Open_Interest_All",${Array.from({ length: 5 }, (_, i) => `"Y${i}"`).join(',')},"M_Money_Positions_Long_All","M_Money_Positions_Short_All","M_Money_Positions_Spread_All",${Array.from({ length: 174 }, (_, i) => `"Z${i}"`).join(',')},"FutOnly_or_Combined"`;
-    expect(parseCotText(`${header}\n${weekly}`, 't', ALL_CODES)).toEqual(parseCotText(weekly, 't', ALL_CODES));
+    expect(parseCotText(`${header}\r\n${weekly}`, 't', ALL_CODES)).toEqual(parseCotText(weekly, 't', ALL_CODES));
   });
 
   it('accepts "." in a trader count it does not read', async () => {
     const line = await wtiLine();
-    expect(parseCotText(setField(line, 120, '     .'), 't', ALL_CODES)[0]!.mmLong).toBe(200130);
+    expect(parseCotText(setField(line, 120, '     .'), 't', ALL_CODES)[0]!.mmLong).toBe(200581);
   });
 
   it('reads only the mapped markets and ignores the others', async () => {
-    const rows = parseCotText((await samplesText())[3]!, 't', new Set(['067651']));
+    const rows = parseCotText(await weeklyText(), 't', new Set(['067651']));
     expect(rows).toEqual([
       {
         market: 'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE',
-        reportDate: '2026-04-14',
+        reportDate: '2026-05-26',
         cftcCode: '067651',
-        openInterest: 2094492,
-        mmLong: 200130,
-        mmShort: 101762,
-        mmSpread: 355264,
+        openInterest: 2003795,
+        mmLong: 200581,
+        mmShort: 120657,
+        mmSpread: 283688,
       },
     ]);
   });
@@ -166,7 +186,7 @@ describe('parseCotText: broken and edge files', () => {
 
 describe('annual zips', () => {
   it('unzips the single member (deflated or stored) and parses it like the text', async () => {
-    const weekly = (await samplesText())[0]!;
+    const weekly = await weeklyText();
     const data = new TextEncoder().encode(weekly);
     for (const store of [false, true]) {
       const z = zip([{ name: 'f_year.txt', data, store }]);
@@ -224,7 +244,11 @@ describe('live fetch', () => {
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('contract: the recorded CFTC annual file (../shared/fixtures/cftc/f_year_sample.txt)', () => {
+/** Comparable form of items: series, date, value and every attribute. */
+const key = (xs: ReturnType<typeof cftcCot.toItems>) =>
+  xs.map((i) => `${i.seriesKey}|${i.observation.as_of}|${i.observation.value}|${JSON.stringify(i.observation.attributes)}`).sort();
+
+describe.skipIf(!HAVE_FIXTURES)('contract: the recorded CFTC annual file (../shared/fixtures/cftc/f_year_sample.txt, all 191 columns)', () => {
   const fixture = () => payload('f_year.txt', fixtureBytes('cftc/f_year_sample.txt'), '2026-04-17T19:30:00.000Z');
 
   it('parses all 44 rows (header file, quoted commas, "." trader counts) with net = long - short', () => {
@@ -241,12 +265,25 @@ describe.skipIf(!HAVE_FIXTURES)('contract: the recorded CFTC annual file (../sha
     });
   });
 
-  it('gives exactly what the bundled weekly samples give, also from inside an annual zip', async () => {
-    const key = (xs: ReturnType<typeof cftcCot.toItems>) =>
-      xs.map((i) => `${i.seriesKey}|${i.observation.as_of}|${i.observation.value}|${JSON.stringify(i.observation.attributes)}`).sort();
-    const fromSamples = key((await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx)));
-    expect(key(cftcCot.toItems(fixture(), ctx))).toEqual(fromSamples);
+  it('gives exactly what the bundled samples give for those 44 market-weeks, also from inside an annual zip', async () => {
+    const fromFixture = cftcCot.toItems(fixture(), ctx);
+    const weeks = new Set(fromFixture.map((i) => `${i.seriesKey}|${i.observation.as_of}`));
+    const fromSamples = key(
+      (await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx)).filter((i) => weeks.has(`${i.seriesKey}|${i.observation.as_of}`)),
+    );
+    expect(key(fromFixture)).toEqual(fromSamples);
     const zipped = payload('fut_disagg_txt_2026.zip', zip([{ name: 'f_year.txt', data: fixture().body }]));
     expect(key(cftcCot.toItems(zipped, ctx))).toEqual(fromSamples);
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('contract: the recorded 20-market managed-money history (../shared/fixtures/cftc, 24 of 191 columns)', () => {
+  const history = () => payload('f_year.csv', fixtureBytes('cftc/f_year.disagg-futonly.managed-money.20-markets.2023-01-03_2026-05-26.csv'));
+
+  it('holds every mapped market, and the bundled samples give exactly its figures (the parser reads it by header)', async () => {
+    const fromFixture = cftcCot.toItems(history(), ctx);
+    expect(new Set(fromFixture.map((i) => i.observation.source?.series_id))).toEqual(ALL_CODES);
+    const fromSamples = (await cftcCot.samples()).flatMap((p) => cftcCot.toItems(p, ctx));
+    expect(key(fromSamples)).toEqual(key(fromFixture));
   });
 });

@@ -23,12 +23,14 @@ const latestOf = (items: Awaited<ReturnType<typeof itemsOf>>, key: string) =>
     .at(-1)!.observation;
 
 describe('eia-petroleum and eia-gas-storage samples', () => {
-  it('normalise to complete official weekly observations in the catalog units (figures from EIA psw01.xls / ngshistory.xls)', async () => {
+  it('normalise to complete official weekly observations in the catalog units (figures from EIA psw01/psw02/psw04 and ngshistory.xls)', async () => {
     const pet = await itemsOf(eiaPetroleum);
     const gas = await itemsOf(eiaGasStorage);
     for (const { observation } of [...pet, ...gas]) expect(StoredSchema.safeParse(observation).success).toBe(true);
-    expect(pet).toHaveLength(4 * 13 + 2 * 13); // four psw01 series, two Cushing windows
-    expect(gas).toHaveLength(13);
+    // Every week since 2019-01-04: to 2026-02-06 for the four psw01 series (371 weeks), to
+    // 2025-11-21 for refinery utilization (360), to 2026-07-31 for Cushing (396).
+    expect(pet).toHaveLength(4 * 371 + 360 + 396);
+    expect(gas).toHaveLength(369); // 2019-01-04..2026-01-23
     // Values of the week ending 2026-02-06 as printed in psw01.xls (release 2026-02-11).
     expect(latestOf(pet, 'INV#crude_ex_spr')).toMatchObject({
       instrument: 'crude_ex_spr',
@@ -43,7 +45,10 @@ describe('eia-petroleum and eia-gas-storage samples', () => {
     expect(latestOf(pet, 'INV#distillate')).toMatchObject({ as_of: '2026-02-06', value: 124665, unit: 'Mbbl' });
     expect(latestOf(pet, 'INV#crude_runs')).toMatchObject({ as_of: '2026-02-06', value: 16000, unit: 'kb/d' });
     expect(latestOf(pet, 'INV#cushing')).toMatchObject({ as_of: '2026-07-31', value: 20955 });
-    expect(pet.find((i) => i.observation.as_of === '2019-08-23')!.observation.value).toBe(40356);
+    expect(pet.find((i) => i.seriesKey === 'INV#cushing' && i.observation.as_of === '2019-08-23')!.observation.value).toBe(40356);
+    expect(pet.find((i) => i.seriesKey === 'INV#cushing' && i.observation.as_of === '2020-05-01')!.observation.value).toBe(65446);
+    // psw02.xls, week ending 2025-11-21: 92.3 % of operable capacity.
+    expect(latestOf(pet, 'INV#refinery_util')).toMatchObject({ as_of: '2025-11-21', value: 92.3, unit: '%', quality: 'official' });
     // ngshistory.xls Total Lower 48, week ending 2026-01-23 (net change -242 = 2823 - 3065).
     expect(latestOf(gas, 'INV#ng_storage')).toMatchObject({ as_of: '2026-01-23', value: 2823, unit: 'Bcf' });
     expect(gas.find((i) => i.observation.as_of === '2026-01-16')!.observation.value).toBe(3065);
@@ -65,10 +70,10 @@ describe('eia-petroleum and eia-gas-storage samples', () => {
     expect(ng.source?.series_id).toBe('NW2_EPG0_SWO_R48_BCF.W');
   });
 
-  it('holds no refinery_util sample: no real WPULEUS3 figure exists to write one from', async () => {
-    const pet = await itemsOf(eiaPetroleum);
-    expect(pet.some((i) => i.seriesKey === 'INV#refinery_util')).toBe(false);
-    expect(readFileSync(new URL('../../shared/sources/samples/eia-petroleum/README.md', import.meta.url), 'utf8')).toMatch(/WPULEUS3/);
+  it('serves refinery_util (WPULEUS3) from its real history, released with the WPSR of the week after', async () => {
+    const util = latestOf(await itemsOf(eiaPetroleum), 'INV#refinery_util');
+    expect(util.published_at).toBe('2025-11-26T15:30:00.000Z'); // Wednesday 10:30 EST
+    expect(util.source).toMatchObject({ series_id: 'PET.WPULEUS3.W' });
   });
 });
 
@@ -92,7 +97,7 @@ describe('EIA inventory parsing: broken and edge payloads', () => {
   });
 
   it("reads refinery utilization (WPULEUS3) in percent under any of EIA's percent spellings", () => {
-    // A constructed test payload (no real WPULEUS3 value was available); not a bundled sample.
+    // A constructed payload per spelling (EIA's percent code was not seen in a recorded response).
     for (const units of ['%', 'PERCENT', 'Percent']) {
       const [item] = eiaPetroleum.toItems(payload('PET.WPULEUS3.W', doc([row('2026-02-06', '90.5', 'WPULEUS3', units)])), petCtx);
       expect(item).toMatchObject({ seriesKey: 'INV#refinery_util', observation: { unit: '%', value: 90.5, instrument: 'refinery_util' } });
@@ -153,22 +158,52 @@ describe('live fetch', () => {
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('contract: bundled Cushing samples against the recorded EIA downloads (../shared/fixtures/eia)', () => {
-  // The other EIA fixtures are .xls workbooks; the project has no .xls reader, so their figures were
-  // checked when the samples were written (see samples/eia-petroleum/README.md).
-  it.each([
-    ['Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.csv', 'PET.W_EPC0_SAX_YCUOK_MBBL.W.json'],
-    ['Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019.csv', 'PET.W_EPC0_SAX_YCUOK_MBBL.W.2019.json'],
-  ])('%s: every week equals the sample %s', async (fixture, sample) => {
-    const csv = readFileSync(`${FIXTURES}eia/${fixture}`, 'utf8');
-    const recorded = csv
+describe.skipIf(!HAVE_FIXTURES)('contract: bundled inventory samples against the recorded EIA histories (../shared/fixtures/eia)', () => {
+  /** Rows of EIA's per-series CSV download (`MM/D/YYYY,value`, any preamble skipped). */
+  const download = (file: string) =>
+    readFileSync(`${FIXTURES}eia/${file}`, 'utf8')
       .split(/\r?\n/)
       .map((l) => /^(\d{2})\/(\d{1,2})\/(\d{4}),(\d+)$/.exec(l.trim()))
       .flatMap((m) => (m ? [[`${m[3]}-${m[1]}-${m[2]!.padStart(2, '0')}`, Number(m[4])] as const] : []));
-    expect(recorded).toHaveLength(13);
-    const p = (await eiaPetroleum.samples()).find((s) => s.name.endsWith(`/${sample}`))!;
-    const items = eiaPetroleum.toItems(p, petCtx).map((i) => [i.observation.as_of, i.observation.value] as const);
-    expect(new Map(items)).toEqual(new Map(recorded));
-    expect(text(p)).toContain('"units": "MBBL"');
+  /** Rows of a converted `Date,<series>` history. */
+  const converted = (file: string) =>
+    readFileSync(`${FIXTURES}eia/${file}`, 'utf8')
+      .split(/\r?\n/)
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => [l.split(',')[0]!, Number(l.split(',')[1])] as const);
+  const sampleItems = async (a: SourceAdapter, apiId: string) => {
+    const p = (await a.samples()).find((s) => s.name.endsWith(`/${apiId}.json`))!;
+    expect(text(p)).toMatch(/"units":"(MBBL|MBBL\/D|%|BCF)"/);
+    return new Map(a.toItems(p, normalizeCtx(a.def)).map((i) => [i.observation.as_of, i.observation.value] as const));
+  };
+
+  it.each([
+    ['Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019-01-04_2026-07-31.csv', 396],
+    ['Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.csv', 13],
+    ['Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019.csv', 13],
+  ])('Cushing: every week of %s equals the sample', async (file, weeks) => {
+    const recorded = download(file);
+    expect(recorded).toHaveLength(weeks);
+    const sample = await sampleItems(eiaPetroleum, 'PET.W_EPC0_SAX_YCUOK_MBBL.W');
+    for (const [week, value] of recorded) expect([week, sample.get(week)]).toEqual([week, value]);
+  });
+
+  it.each([
+    [eiaPetroleum, 'PET.WCESTUS1.W', 'weekly.WCESTUS1.2019-01-04_2026-02-06.csv'],
+    [eiaPetroleum, 'PET.WGTSTUS1.W', 'weekly.WGTSTUS1.2019-01-04_2026-02-06.csv'],
+    [eiaPetroleum, 'PET.WDISTUS1.W', 'weekly.WDISTUS1.2019-01-04_2026-02-06.csv'],
+    [eiaPetroleum, 'PET.WCRRIUS2.W', 'weekly.WCRRIUS2.2019-01-04_2026-02-06.csv'],
+    [eiaPetroleum, 'PET.WPULEUS3.W', 'weekly.WPULEUS3.2019-01-04_2025-11-21.csv'],
+    [eiaGasStorage, 'NG.NW2_EPG0_SWO_R48_BCF.W', 'weekly.NW2_EPG0_SWO_R48_BCF.2019-01-04_2026-01-23.csv'],
+  ] as const)('%#: the sample %s holds exactly the weeks of %s', async (adapter, apiId, file) => {
+    expect(await sampleItems(adapter, apiId)).toEqual(new Map(converted(file)));
+  });
+
+  it('agrees with the psw04-derived Cushing copy wherever both have a week (an independent reading of the transcribed file)', async () => {
+    const sample = await sampleItems(eiaPetroleum, 'PET.W_EPC0_SAX_YCUOK_MBBL.W');
+    const psw04 = converted('weekly.W_EPC0_SAX_YCUOK_MBBL.2019-01-04_2025-11-21.csv');
+    expect(psw04).toHaveLength(360);
+    for (const [week, value] of psw04) expect([week, sample.get(week)]).toEqual([week, value]);
   });
 });

@@ -46,6 +46,21 @@ describe('fred adapter', () => {
     expect(items.some((i) => i.observation.as_of === '2025-11-27')).toBe(false); // Thanksgiving: no value published
   });
 
+  it('serves each series to its newest recorded figure, over two years and more', async () => {
+    const items = (await fred.samples()).flatMap((p) => fred.toItems(p, ctx));
+    const newest = (code: string) =>
+      items
+        .filter((i) => i.seriesKey === `PRICE#${code}`)
+        .map((i) => i.observation)
+        .sort((a, b) => a.as_of.localeCompare(b.as_of));
+    // Last rows of fixtures/fred: DTWEXBGS.2024-01-02_2026-05-22.csv, DEXUSEU.2024-01-01_2026-04-24.csv, DEXCHUS.csv.
+    expect(newest('DTWEXBGS').at(-1)).toMatchObject({ as_of: '2026-05-22', value: 119.2868 });
+    expect(newest('EURUSD').at(-1)).toMatchObject({ as_of: '2026-04-24', value: 1.1718 });
+    expect(newest('USDCNY').at(-1)).toMatchObject({ as_of: '2025-11-28', value: 7.0751 });
+    // DEXCHUS.2023-01-02_2025-05-09.csv: 2023-01-02 is empty, 2023-01-03 = 6.9135.
+    expect(newest('USDCNY')[0]).toMatchObject({ as_of: '2023-01-03', value: 6.9135 });
+  });
+
   it('refuses a payload of an unknown series', () => {
     expect(() => fred.toItems(payload('fred/DEXJPUS.csv', 'observation_date,DEXJPUS\n2025-11-26,150\n'), ctx)).toThrow(SourceFormatError);
   });

@@ -163,9 +163,10 @@ const buildCases = async (): Promise<Array<[string, SourceCase]>> => [
     'usda-nass-crop-progress',
     {
       adapter: usdaNassCropProgress,
-      now: new Date('2025-06-10T12:00:00Z'),
-      key: 'CROP#corn#planted',
-      asOf: '2025-06-08',
+      now: new Date('2026-06-16T12:00:00Z'),
+      // The replayed soybean table: planted is last reported for the week ending 2026-06-14 (95 %).
+      key: 'CROP#soybeans#planted',
+      asOf: '2026-06-14',
       faults: [
         ['timeout', fake([/./, timeout()]), /aborted due to timeout/],
         ['5xx', fake([/./, 503]), /HTTP 503/],
@@ -174,8 +175,8 @@ const buildCases = async (): Promise<Array<[string, SourceCase]>> => [
         ['renamed field', fake([/./, () => nassBody([{ ...nassRecord({}), Value: undefined, value: '95' } as never])]), /record 0: Value/],
         ['NA value', fake([/./, nassFor({ Value: 'NA' })]), /Value "NA" is not a number or a NASS code/],
       ],
-      revision: fake([/./, nassFor({ Value: '95' })]),
-      revised: 95,
+      revision: fake([/./, nassFor({ week_ending: '2026-06-14', year: 2026, Value: '96' })]),
+      revised: 96,
     },
   ],
   [

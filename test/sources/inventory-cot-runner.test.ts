@@ -3,7 +3,7 @@
  * replay, idempotent re-runs, faults that must fail the run and keep the stored data, revisions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cftcCot } from '../../shared/sources/cftc-cot';
+import { cftcCot, unzipSingle } from '../../shared/sources/cftc-cot';
 import { eiaGasStorage, eiaPetroleum } from '../../shared/sources/eia-inventory';
 import { runSource } from '../../shared/sources/runner';
 import type { FetchLike, SourceAdapter } from '../../shared/sources/types';
@@ -30,11 +30,21 @@ describe('inventory and COT sources through runSource', () => {
   });
   afterAll(async () => t.close());
 
+  // Every week of the samples: 4 psw01 series x 371 + WPULEUS3 360 + Cushing 396; Lower 48 369; 20 CFTC markets x 178.
   const adapters: Array<[SourceAdapter, number, string]> = [
-    [eiaPetroleum, 78, 'INV#crude_ex_spr'],
-    [eiaGasStorage, 13, 'INV#ng_storage'],
-    [cftcCot, 44, 'COT#CL'],
+    [eiaPetroleum, 4 * 371 + 360 + 396, 'INV#crude_ex_spr'],
+    [eiaGasStorage, 369, 'INV#ng_storage'],
+    [cftcCot, 20 * 178, 'COT#CL'],
   ];
+  /** The rows of the newest report (2026-05-26) in the 2026 annual sample: a weekly f_disagg.txt of the mapped markets. */
+  const latestWeekly = async () => {
+    const zip = (await cftcCot.samples()).find((p) => p.name.endsWith('_2026.zip'))!;
+    return new TextDecoder()
+      .decode(unzipSingle(zip.body, zip.name).data)
+      .split('\r\n')
+      .filter((l) => l.includes(',2026-05-26,'))
+      .join('\r\n');
+  };
 
   it.each(adapters)('%s replays its samples, and a re-run writes the same items', async (adapter, count, key) => {
     const first = await runSource(adapter, { mode: 'replay', store: t.store, config: t.config, now });
@@ -101,16 +111,16 @@ describe('inventory and COT sources through runSource', () => {
   });
 
   it('CFTC "." / "NA" in a position fails the run and writes nothing of the release', async () => {
-    const [, , , latest] = await cftcCot.samples();
-    const weekly = new TextDecoder().decode(latest!.body);
+    const weekly = await latestWeekly();
     // Break gold's managed-money long; WTI in the same file parses but must not be written either.
-    const broken = weekly.replace(/("GOLD - COMMODITY EXCHANGE INC\.",260414,2026-04-14,088691,(?:[^,]*,){9})[^,]*/, '$1      .');
+    const broken = weekly.replace(/("GOLD - COMMODITY EXCHANGE INC\.",260526,2026-05-26,088691,(?:[^,]*,){9})[^,]*/, '$1      .');
     expect(broken).not.toBe(weekly);
-    const revisedWti = broken.replace(/("WTI-PHYSICAL[^"]*",260414,2026-04-14,067651,(?:[^,]*,){9})[^,]*/, '$1  999999');
+    const revisedWti = broken.replace(/("WTI-PHYSICAL[^"]*",260526,2026-05-26,067651,(?:[^,]*,){9})[^,]*/, '$1  999999');
+    expect(revisedWti).not.toBe(broken);
     const r = await runSource(cftcCot, { mode: 'live', store: t.store, config: t.config, fetch: async () => new Response(revisedWti), now: later });
     expect(r.status).toBe('failed');
     expect(r.message).toMatch(/088691.*M_Money_Positions_Long_All: not a whole number/);
-    expect((await t.store.latest('COT#CL'))?.attributes.mm_long).toBe(200130);
+    expect((await t.store.latest('COT#CL'))?.attributes.mm_long).toBe(200581); // WTI 2026-05-26 as replayed
   });
 
   it('EIA revision: a re-published week overwrites the stored value', async () => {
@@ -123,16 +133,16 @@ describe('inventory and COT sources through runSource', () => {
     });
     expect(r).toMatchObject({ status: 'ok', items: 6 }); // one week of each of the 6 series, refinery_util included
     expect(await t.store.latest('INV#crude_ex_spr')).toMatchObject({ as_of: '2026-02-06', value: 428900, retrieved_at: later.toISOString() });
-    expect((await t.store.range('INV#crude_ex_spr', { limit: 1000 })).items).toHaveLength(13);
+    expect((await t.store.range('INV#crude_ex_spr', { limit: 1000 })).items).toHaveLength(371); // overwritten, not added
     expect(await t.store.latest('INV#refinery_util')).toMatchObject({ value: 90.5, unit: '%', as_of: '2026-02-06' });
   });
 
   it('CFTC revision: a re-published report overwrites the stored one', async () => {
-    const [, , , latest] = await cftcCot.samples();
-    const weekly = new TextDecoder().decode(latest!.body);
-    const revised = weekly.replace(/("WTI-PHYSICAL[^"]*",260414,2026-04-14,067651,(?:[^,]*,){9})[^,]*/, '$1  200000');
+    const weekly = await latestWeekly();
+    const revised = weekly.replace(/("WTI-PHYSICAL[^"]*",260526,2026-05-26,067651,(?:[^,]*,){9})[^,]*/, '$1  200000');
+    expect(revised).not.toBe(weekly);
     const r = await runSource(cftcCot, { mode: 'live', store: t.store, config: t.config, fetch: async () => new Response(revised), now: later });
-    expect(r).toMatchObject({ status: 'ok', items: 11 });
-    expect(await t.store.latest('COT#CL')).toMatchObject({ as_of: '2026-04-14', value: 200000 - 101762, attributes: { mm_long: 200000 } });
+    expect(r).toMatchObject({ status: 'ok', items: 20 }); // the 20 mapped markets of that week
+    expect(await t.store.latest('COT#CL')).toMatchObject({ as_of: '2026-05-26', value: 200000 - 120657, attributes: { mm_long: 200000 } });
   });
 });

@@ -15,19 +15,23 @@ describe('runSource', () => {
   });
   afterAll(async () => t.close());
 
+  // Non-empty rows of the FRED samples: DTWEXBGS 624 rows less 24 holidays, DEXUSEU 605 less 25,
+  // DEXCHUS 590 of 615 (2023-01-02..2025-05-09) plus 61 of 65 (2025-09-01..2025-11-28).
+  const FRED_ITEMS = 600 + 580 + 651;
+
   it('replays the samples, records success, and writes the same items again on a re-run', async () => {
     const first = await runSource(fred, { mode: 'replay', store: t.store, config: t.config, now });
-    expect(first).toMatchObject({ status: 'ok', items: 156 });
+    expect(first).toMatchObject({ status: 'ok', items: FRED_ITEMS });
     const before = await t.store.range('PRICE#EURUSD', { limit: 1000 });
     const again = await runSource(fred, { mode: 'replay', store: t.store, config: t.config, now });
-    expect(again.items).toBe(156);
+    expect(again.items).toBe(FRED_ITEMS);
     expect(await t.store.range('PRICE#EURUSD', { limit: 1000 })).toEqual(before);
     expect(await t.store.getRunStatus('fred')).toEqual({
       source: 'fred',
       last_attempt_at: now.toISOString(),
       last_success_at: now.toISOString(),
       last_error: null,
-      last_items: 156,
+      last_items: FRED_ITEMS,
       last_mode: 'replay',
       last_quarantined: [],
     });
@@ -73,8 +77,9 @@ describe('runSource', () => {
     };
     const r = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch, now });
     expect(r.status).toBe('failed');
-    expect((await t.store.latest('PRICE#EURUSD'))?.as_of).toBe('2025-11-28');
-    expect((await t.store.latest('PRICE#DTWEXBGS'))?.as_of).toBe('2025-11-28');
+    // Still the replayed newest figures (DEXUSEU to 2026-04-24, DTWEXBGS to 2026-05-22), not 2026-11-20.
+    expect((await t.store.latest('PRICE#EURUSD'))?.as_of).toBe('2026-04-24');
+    expect((await t.store.latest('PRICE#DTWEXBGS'))?.as_of).toBe('2026-05-22');
   });
 
   it('lets a revision overwrite the stored value for the same date', async () => {
@@ -84,7 +89,8 @@ describe('runSource', () => {
     };
     const r = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch, now });
     expect(r).toMatchObject({ status: 'ok', items: 3 });
-    expect(await t.store.latest('PRICE#EURUSD')).toMatchObject({ as_of: '2025-11-28', value: 1.2345, retrieved_at: now.toISOString() });
+    const day = await t.store.range('PRICE#EURUSD', { start: '2025-11-28', end: '2025-11-28', limit: 2 });
+    expect(day.items).toEqual([expect.objectContaining({ as_of: '2025-11-28', value: 1.2345, retrieved_at: now.toISOString() })]);
   });
 
   it('skips a live source without its API key, with a clear message and no crash', async () => {
@@ -143,7 +149,7 @@ describe('runSource guards: bad source data never reaches an agent', () => {
       editedFred((o) => ({ ...o, value: 7_253_000 })),
       { mode: 'replay', store: t.store, config: t.config, now },
     );
-    expect(r).toMatchObject({ status: 'ok', items: 155 });
+    expect(r).toMatchObject({ status: 'ok', items: 600 + 580 + 651 - 1 }); // every FRED figure but the held one
     expect(r.message).toMatch(/1 implausible price\(s\) quarantined/);
     const status = await t.store.getRunStatus('fred');
     expect(status?.last_quarantined).toEqual([

@@ -75,9 +75,34 @@ describe('NASS Quick Stats crop progress parser', () => {
     expect(classPrefix('ALL CLASSES')).toBe('');
   });
 
-  it('labels the synthetic sample on every observation: indicative, "synthetic sample" in the source name', async () => {
+  it('replays real national soybean progress only: official, unlabelled, no condition (hand-checked weeks)', async () => {
     const items = (await usdaNassCropProgress.samples()).flatMap((p) => usdaNassCropProgress.toItems(p, ctx));
-    expect(items.length).toBeGreaterThan(100);
+    // One record per filled progress cell of the fixture table (planted_pct..harvested_pct): 158.
+    expect(items).toHaveLength(158);
+    expect(new Set(items.map((i) => i.seriesKey))).toEqual(
+      new Set(['planted', 'emerged', 'blooming', 'setting_pods', 'dropping_leaves', 'harvested'].map((s) => `CROP#soybeans#${s}`)),
+    );
+    for (const { observation } of items) {
+      expect(observation).toMatchObject({ quality: 'official', derived: false, license_tag: usdaNassCropProgress.def.licenseTag });
+      expect(observation.attributes.synthetic).toBeUndefined();
+    }
+    // Week ending 2025-07-13: blooming 47, setting pods 15 (as NASS published them; fixtures/nass/SOURCE.md).
+    expect(get(items, 'CROP#soybeans#blooming', '2025-07-13')).toMatchObject({
+      value: 47,
+      published_at: '2025-07-14T20:00:00.000Z', // Monday 16:00 EDT
+      source: { series_id: 'SOYBEANS - PROGRESS, MEASURED IN PCT BLOOMING' },
+      attributes: { week: 'WEEK #28', year: 2025, load_time: null },
+    });
+    expect(get(items, 'CROP#soybeans#setting_pods', '2025-07-13')?.value).toBe(15);
+    // The newest week, 2026-10-04: dropping leaves 85, harvested 25.
+    expect(get(items, 'CROP#soybeans#harvested', '2026-10-04')?.value).toBe(25);
+    expect(get(items, 'CROP#soybeans#dropping_leaves', '2026-10-04')?.value).toBe(85);
+    expect(readFileSync(`${SAMPLES_DIR}usda-nass-crop-progress/README.md`, 'utf8')).toMatch(/datuoniao\/usda-soy-dashboard/);
+  });
+
+  it('labels a payload named as synthetic on every observation: indicative, "synthetic sample" in the source name', () => {
+    const items = itemsOf(nassBody([nassRecord({}), ...cornCondition('2025-06-08', [12, 58, 24, 4, 2])]), 'crop-progress.synthetic.json');
+    expect(items).toHaveLength(2);
     for (const { observation } of items) {
       expect(observation.source?.name).toMatch(/synthetic sample/);
       expect(observation.quality).toBe('indicative');
@@ -85,7 +110,6 @@ describe('NASS Quick Stats crop progress parser', () => {
       expect(observation.attributes.synthetic).toBe(true);
       expect(observation.license_tag).toMatch(/^synthetic sample/);
     }
-    expect(readFileSync(`${SAMPLES_DIR}usda-nass-crop-progress/README.md`, 'utf8')).toMatch(/SYNTHETIC/);
     // Real payloads are not labelled.
     expect(itemsOf(nassBody([nassRecord({})]))[0]!.observation.source?.name).not.toMatch(/synthetic/);
   });

@@ -6,6 +6,7 @@ import { CASH_PROXY_NOTES, INSTRUMENTS, NOT_LIVE, FX_PAIRS, FUTURES_ROOTS } from
 import { COT_INSTRUMENTS } from '../../catalog/cot-markets';
 import { INVENTORY_SERIES } from '../../catalog/inventory';
 import type { Config } from '../../config';
+import type { FundamentalsCoverage } from '../fundamentals/load';
 import { PAID_ROUTES, isChargeable, usdToAtomic, usdToCredits, type RouteDef } from '../../routes';
 
 /** Paid routes whose path takes an instrument code. */
@@ -17,21 +18,40 @@ const priceOf = (r: RouteDef) => ({
   price_usdc_atomic: usdToAtomic(r.priceUsd!),
 });
 
-/** The paid routes that serve an instrument: price and history for live codes, COT where the CFTC reports one, FX for pairs. */
-const routesServing = (code: string, live: boolean): RouteDef[] =>
-  live
-    ? [
-        ...CODE_ROUTES.filter((r) => r.id !== 'GET /v1/cot/{code}' || COT_INSTRUMENTS.includes(code)),
-        ...(FX_PAIRS.includes(code) ? PAID_ROUTES.filter((r) => r.path.includes('{pair}')) : []),
-      ]
-    : [];
+const COT_ROUTE = 'GET /v1/cot/{code}';
+
+/**
+ * The paid routes that serve an instrument: price and history for live codes, FX for pairs, and
+ * COT wherever the CFTC reports a market, live price or not (palladium's positioning is served).
+ */
+const routesServing = (code: string, live: boolean): RouteDef[] => [
+  ...(live ? CODE_ROUTES.filter((r) => r.id !== COT_ROUTE) : []),
+  ...(COT_INSTRUMENTS.includes(code) ? CODE_ROUTES.filter((r) => r.id === COT_ROUTE) : []),
+  ...(live && FX_PAIRS.includes(code) ? PAID_ROUTES.filter((r) => r.path.includes('{pair}')) : []),
+];
+
+/** What a fundamentals route covers, said in words (the 404 NO_DATA hint points here). */
+const coverageNote = (c: FundamentalsCoverage[number]): string => {
+  const uncovered = c.commodities.filter((x) => !c.covered.includes(x));
+  if (uncovered.length === 0) return `every commodity is stored (${c.data ?? 'no run yet'})`;
+  if (c.data === 'replay') {
+    return `the bundled samples hold real figures for ${c.covered.join(', ') || 'none'} only; ${uncovered.join(', ')} answer 404 NO_DATA until a live run of ${c.source}`;
+  }
+  return `nothing stored yet for ${uncovered.join(', ')} (503 NO_DATA until a release of ${c.source} is ingested)`;
+};
 
 /**
  * Pure: the catalog document (routes say whether they are charged under this configuration).
  * @param latest the latest stored as_of per live code (null: nothing stored yet)
  * @param staleSources ids of the sources /health reports stale
+ * @param fundamentals per fundamentals route, the commodities served and those the stored data covers
  */
-const buildCatalog = (config: Config, latest: ReadonlyMap<string, string | null> = new Map(), staleSources: ReadonlySet<string> = new Set()) => ({
+const buildCatalog = (
+  config: Config,
+  latest: ReadonlyMap<string, string | null> = new Map(),
+  staleSources: ReadonlySet<string> = new Set(),
+  fundamentals: FundamentalsCoverage = [],
+) => ({
   instruments: INSTRUMENTS.map((i) => ({
     code: i.code,
     meaning: i.meaning,
@@ -48,6 +68,7 @@ const buildCatalog = (config: Config, latest: ReadonlyMap<string, string | null>
     pricing_usd: Object.fromEntries(routesServing(i.code, i.sourceId !== null).map((r) => [r.id, r.priceUsd])),
   })),
   inventory_series: INVENTORY_SERIES.map((s) => ({ key: s.key, series_id: s.seriesId, unit: s.unit, meaning: s.meaning })),
+  fundamentals: fundamentals.map((c) => ({ ...c, note: coverageNote(c) })),
   futures_roots: FUTURES_ROOTS,
   routes: PAID_ROUTES.map((r) => ({ id: r.id, price_key: r.priceKey, summary: r.summary, ...priceOf(r), charged: isChargeable(r, config) })),
   payment: {

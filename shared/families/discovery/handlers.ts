@@ -6,13 +6,14 @@ import { buildOpenApi } from '../../docs/openapi';
 import { buildAgentCard, buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
 import { loadLatest } from '../price/load';
+import { loadFundamentalsCoverage } from '../fundamentals/load';
 import { INSTRUMENTS } from '../../catalog/instruments';
 import { baseUrlOf } from './base-url';
 import { buildHomePage } from './home';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
 import { buildX402Catalog } from './x402-catalog';
-import { loadFreshness, overallStatus } from './health';
+import { loadFreshness, overallStatus } from '../freshness';
 
 const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
   const sources = await loadFreshness(services);
@@ -35,11 +36,12 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
   'GET /health': health,
   'GET /v1/catalog': async ({ services }) => {
     const live = INSTRUMENTS.filter((i) => i.sourceId);
-    const [latest, sources] = await Promise.all([
+    const [latest, sources, fundamentals] = await Promise.all([
       Promise.all(live.map(async (i) => [i.code, (await loadLatest(services, i.code))?.as_of ?? null] as const)),
       loadFreshness(services),
+      loadFundamentalsCoverage(services),
     ]);
-    return { body: buildCatalog(services.config, new Map(latest), new Set(sources.filter((s) => s.stale).map((s) => s.id))) };
+    return { body: buildCatalog(services.config, new Map(latest), new Set(sources.filter((s) => s.stale).map((s) => s.id)), fundamentals) };
   },
   'GET /v1/calendar': async ({ services }) => ({ body: buildCalendar(services.now()) }),
   'GET /llms.txt': async (req) => ({ body: buildLlmsTxt(baseUrlOf(req)) }),

@@ -7,7 +7,7 @@ import { isoDate } from '../../dates';
 import type { FamilyHandlers } from '../../http/types';
 import { STALE_RULE } from '../../observation/staleness';
 import type { Services } from '../../services';
-import { loadFreshness } from '../discovery/health';
+import { loadFreshness } from '../freshness';
 import { fundamentalLines, type FundamentalParts } from '../headline';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from './load';
 

@@ -372,10 +372,48 @@ const loadUsgs = async (services: Services, commodity?: string) => {
   return { report: 'usgs-mcs', source: 'U.S. Geological Survey, Mineral Commodity Summaries', method: USGS_METHOD, commodities: found, missing };
 };
 
+// ---- coverage ----------------------------------------------------------------------------
+
+/** The fundamentals routes, their source and the commodities each serves. */
+const FUNDAMENTALS_ROUTES = Object.freeze([
+  { route: '/v1/fundamentals/wasde', source: 'usda-wasde', commodities: WASDE_COMMODITIES, load: loadWasde },
+  { route: '/v1/fundamentals/crop-progress', source: 'usda-nass-crop-progress', commodities: CROP_COMMODITIES, load: loadCropProgress },
+  { route: '/v1/fundamentals/export-sales', source: 'usda-fas-esr', commodities: ESR_COMMODITY_SLUGS, load: loadExportSales },
+  { route: '/v1/fundamentals/usgs', source: 'usgs-mcs', commodities: USGS_SERIES.map((s) => s.commodity), load: loadUsgs },
+] as const);
+
+/**
+ * Per fundamentals route: the commodities it serves, those the stored data answers for, and
+ * whether that data came from a live run or the bundled samples. The same loads the routes run,
+ * so the catalog cannot promise what the route would refuse.
+ * @throws whatever a store outage throws; a route without data is `covered: []`, not an error
+ */
+const loadFundamentalsCoverage = (services: Services) =>
+  Promise.all(
+    FUNDAMENTALS_ROUTES.map(async (f) => {
+      const [body, status] = await Promise.all([
+        (f.load(services) as Promise<{ commodities: Array<{ commodity: string }> }>).catch((err: unknown) => {
+          if ((err instanceof NotFoundError || err instanceof ServiceUnavailableError) && err.code === 'NO_DATA') return null;
+          throw err;
+        }),
+        services.reader.runStatus(f.source),
+      ]);
+      return {
+        route: f.route,
+        source: f.source,
+        commodities: [...f.commodities],
+        covered: body ? body.commodities.map((c) => c.commodity) : [],
+        data: status?.last_success_at ? (status.last_mode ?? null) : null,
+      };
+    }),
+  );
+
 type WasdeBody = Awaited<ReturnType<typeof loadWasde>>;
 type CropProgressBody = Awaited<ReturnType<typeof loadCropProgress>>;
 type ExportSalesBody = Awaited<ReturnType<typeof loadExportSales>>;
 type UsgsBody = Awaited<ReturnType<typeof loadUsgs>>;
 
-export { loadWasde, loadCropProgress, loadExportSales, loadUsgs };
-export type { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody, Missing };
+type FundamentalsCoverage = Awaited<ReturnType<typeof loadFundamentalsCoverage>>;
+
+export { loadWasde, loadCropProgress, loadExportSales, loadUsgs, loadFundamentalsCoverage };
+export type { WasdeBody, CropProgressBody, ExportSalesBody, UsgsBody, Missing, FundamentalsCoverage };

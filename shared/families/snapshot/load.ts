@@ -8,7 +8,7 @@ import type * as z from 'zod';
 import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../../catalog/instruments';
 import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
-import { loadFreshness, overallStatus } from '../discovery/health';
+import { loadFreshness, overallStatus } from '../freshness';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../fundamentals/load';
 import { loadInventoryBundle } from '../inventory/load';
 import { loadLatest } from '../price/load';

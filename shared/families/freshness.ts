@@ -2,11 +2,11 @@
  * Per-source freshness: each source's last success against its cadence. /health serves it, and
  * snapshots reuse it for their staleness summary.
  */
-import type { Services } from '../../services';
-import { SOURCES } from '../../sources/registry';
-import { nextRelease } from '../../sources/schedule';
-import type { SourceDef } from '../../sources/types';
-import type { SourceRunStatus } from '../../store/observation-store';
+import type { Services } from '../services';
+import { SOURCES } from '../sources/registry';
+import { nextRelease } from '../sources/schedule';
+import type { SourceDef } from '../sources/types';
+import type { SourceRunStatus } from '../store/observation-store';
 
 interface SourceFreshness {
   id: string;
