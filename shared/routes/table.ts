@@ -408,7 +408,12 @@ const DECISION_ROUTES = defineFamily('decision', () => {
       query: ViewQuery,
       output: S.DecisionAllView,
       methods,
-      mcp: { tool: 'get_all_decision_packs', title: 'All-sector decision packs', description: 'Deterministic decision packs of every sector in one call.' },
+      mcp: {
+        tool: 'get_all_decision_packs',
+        title: 'All-sector decision packs',
+        description:
+          'Deterministic decision packs of every sector in one call (compact: the rule evaluations each signal stands on; view=full: every evaluation).',
+      },
     },
   } as const satisfies FamilySpecs<'decision'>;
 });

@@ -130,5 +130,11 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
     const compact = await get('/v1/decision/all');
     expect(compact.body).toMatchObject({ view: 'compact', full_view: '/v1/decision/all?view=full' });
     expect(Buffer.byteLength(JSON.stringify(compact.body))).toBeLessThan(32 * 1024);
+    // compact: each signal keeps the evaluations that fired (by reference); full keeps them all
+    const rulesOf = (body: any, fired: boolean) =>
+      body.sectors.map((p: any) => p.signals.map((x: any) => x.evaluations.filter((e: any) => !fired || e.fired).map((e: any) => e.rule)));
+    expect(rulesOf(compact.body, false)).toEqual(rulesOf(res.body, true));
+    expect(rulesOf(res.body, false).flat(2).length).toBeGreaterThan(rulesOf(res.body, true).flat(2).length);
+    expect(compact.body.sectors[1].signals[0].evaluations).toContainEqual(expect.objectContaining({ rule: 'price_range_1y', fired: true, signal: 'bullish' }));
   });
 });

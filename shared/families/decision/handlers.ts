@@ -34,11 +34,16 @@ const refOf = (o: Observation) => ({ instrument: o.instrument, as_of: o.as_of, v
 /**
  * The compact (default) view of a pack: every rule input by reference. It holds nothing that
  * depends on the call (cache hits, retrieval times, next releases), so the same stored inputs
- * give the same bytes.
+ * give the same bytes. `firedOnly` (the all-sector pack) keeps the evaluations that fired, the
+ * ones a signal stands on, so the three sectors together stay under the 32 KB body budget; each
+ * sector's route and view=full keep every evaluation.
  */
-const compactPack = (pack: SectorPack) => ({
+const compactPack = (pack: SectorPack, firedOnly = false) => ({
   ...pack,
-  signals: pack.signals.map((s) => ({ ...s, evaluations: s.evaluations.map((e) => ({ ...e, inputs: e.inputs.map(refOf) })) })),
+  signals: pack.signals.map((s) => ({
+    ...s,
+    evaluations: s.evaluations.filter((e) => !firedOnly || e.fired).map((e) => ({ ...e, inputs: e.inputs.map(refOf) })),
+  })),
 });
 
 const ABOUT = { ruleset: RULESET, disclaimer: DISCLAIMER };
@@ -72,7 +77,7 @@ const allPack: RouteHandler<'GET /v1/decision/all'> = async ({ query, services }
   if (query.view === 'full') return { body: { ...(await allPackOf(services)), ...ABOUT, view: 'full' as const } };
   const body = await computedOnce(services, 'decision:all', async () => {
     const pack = await allPackOf(services);
-    return { ...pack, sectors: pack.sectors.map(compactPack), ...ABOUT, view: 'compact' as const, full_view: '/v1/decision/all?view=full' };
+    return { ...pack, sectors: pack.sectors.map((p) => compactPack(p, true)), ...ABOUT, view: 'compact' as const, full_view: '/v1/decision/all?view=full' };
   });
   return { body };
 };
