@@ -207,13 +207,14 @@ const INVENTORY_ROUTES = defineFamily(
         price: 'INVENTORY_BUNDLE',
         summary: 'Weekly EIA inventories with 5-year comparison and surprise',
         params: none,
-        query: anyQuery,
-        output: S.InventoryBundleBody,
+        query: ViewQuery,
+        output: S.InventoryBundleView,
         methods: INVENTORY_METHOD,
         mcp: {
           tool: 'get_inventories',
           title: 'EIA weekly inventories',
-          description: 'Weekly US petroleum and natural gas inventories (EIA) with week-over-week change, 5-year comparison and surprise.',
+          description:
+            'Weekly US petroleum and natural gas inventories (EIA) with week-over-week change, 5-year comparison and surprise (compact numbers by default; view=full: every figure as an observation).',
         },
       },
       'GET /v1/inventory/eia/{series}': {
@@ -221,8 +222,8 @@ const INVENTORY_ROUTES = defineFamily(
         price: 'INVENTORY_SERIES',
         summary: 'One weekly inventory series with recent history',
         params: z.object({ series: InventoryKeyParam }),
-        query: anyQuery,
-        output: S.InventorySeriesBody,
+        query: ViewQuery,
+        output: S.InventorySeriesView,
         methods: INVENTORY_METHOD,
         mcp: {
           tool: 'get_inventory_series',

@@ -1,6 +1,6 @@
 /** Bodies of the inventory family: the weekly EIA bundle and one series, with the 5-year comparison and surprise. */
 import * as z from 'zod';
-import { MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
+import { IsoDateSchema, MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
 
 const SeriesIdentity = {
   key: z.string(),
@@ -69,4 +69,61 @@ const InventoryBundleBody = z
 
 const InventorySeriesBody = SeriesBlock.extend({ method: MethodTexts });
 
-export { InventoryBundleBody, InventorySeriesBody };
+/** One series in the compact (default) view: the figures of the full view as numbers, with a stale flag. */
+const InventoryHeadline = z
+  .strictObject({
+    ...SeriesIdentity,
+    status: z.literal('ok'),
+    as_of: IsoDateSchema,
+    value: z.number().nullable(),
+    week_over_week_change: z.number().nullable(),
+    five_year_average: z.number().nullable(),
+    five_year_min: z.number().nullable(),
+    five_year_max: z.number().nullable(),
+    deviation: z.number().nullable(),
+    deviation_pct: z.number().nullable(),
+    five_year_average_change: z.number().nullable(),
+    surprise: z.number().nullable(),
+    stale: z.boolean(),
+    history: HistoryCoverage,
+  })
+  .meta({
+    id: 'InventoryHeadline',
+    description: 'One weekly series: level, change, 5-year comparison and surprise as numbers (view=full has each as an observation).',
+  });
+
+/** A dated level of the compact single-series view. */
+const WeekPoint = z.strictObject({ as_of: IsoDateSchema, value: z.number().nullable() });
+
+const compactEnvelope = { view: z.literal('compact'), full_view: z.string(), stale_rule: z.string() };
+
+const InventoryBundleCompact = z
+  .strictObject({
+    report: z.string(),
+    method: MethodTexts,
+    count: z.number().int().nonnegative(),
+    series: z.array(
+      z.discriminatedUnion('status', [InventoryHeadline, NoDataBlock.omit({ five_year: true, latest: true, week_over_week_change: true, surprise: true })]),
+    ),
+    missing: z.array(missingOf('key')),
+    ...compactEnvelope,
+  })
+  .meta({ id: 'InventoryBundleCompact', description: 'The default, compact inventory bundle (view=full has every figure as an observation).' });
+
+const InventorySeriesCompact = InventoryHeadline.extend({
+  method: MethodTexts,
+  same_week_prior_years: z.array(WeekPoint),
+  recent: z.array(WeekPoint),
+  ...compactEnvelope,
+}).meta({ id: 'InventorySeriesCompact', description: 'The default, compact single series with its prior-year weeks and recent weeks as points.' });
+
+const InventoryBundleView = z.discriminatedUnion('view', [
+  InventoryBundleCompact,
+  InventoryBundleBody.extend({ view: z.literal('full') }).meta({ id: 'InventoryBundleFull' }),
+]);
+const InventorySeriesView = z.discriminatedUnion('view', [
+  InventorySeriesCompact,
+  InventorySeriesBody.extend({ view: z.literal('full') }).meta({ id: 'InventorySeriesFull' }),
+]);
+
+export { InventoryBundleBody, InventorySeriesBody, InventoryBundleView, InventorySeriesView };

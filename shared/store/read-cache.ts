@@ -32,6 +32,8 @@ const isEmptyRead = (v: unknown): boolean =>
 /** A TTL map with a bounded size; the oldest entries go first when it is full. */
 class ReadCache {
   private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
+  /** Loads under way, by key: concurrent misses of one key share one store read (no stampede on a cold key). */
+  private readonly loading = new Map<string, Promise<unknown>>();
   constructor(
     private readonly maxEntries = 5000,
     private readonly now: () => number = Date.now,
@@ -45,16 +47,26 @@ class ReadCache {
     const t = this.now();
     const e = this.entries.get(key);
     if (e && e.expiresAt > t) return { value: e.value as T, hit: true, ttlS };
-    const value = await load();
-    if (ttlS > 0 && !isEmptyRead(value)) {
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(key, { value, expiresAt: t + ttlS * 1000 });
+    if (ttlS <= 0) return { value: await load(), hit: false, ttlS };
+    const shared = this.loading.get(key) as Promise<T> | undefined;
+    if (shared) return { value: await shared, hit: false, ttlS };
+    const loaded = load();
+    this.loading.set(key, loaded);
+    try {
+      const value = await loaded;
+      if (!isEmptyRead(value)) {
+        if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+        this.entries.set(key, { value, expiresAt: t + ttlS * 1000 });
+      }
+      return { value, hit: false, ttlS };
+    } finally {
+      this.loading.delete(key);
     }
-    return { value, hit: false, ttlS };
   }
 
   clear(): void {
     this.entries.clear();
+    this.loading.clear();
   }
 }
 

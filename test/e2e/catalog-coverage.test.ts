@@ -54,7 +54,7 @@ describe('the embedded default serves everything the catalog sells (replayed sam
     const keys = catalog.inventory_series.map((s: any) => s.key);
     expect(keys).toHaveLength(7);
     for (const key of keys) {
-      const res = await get(`/v1/inventory/eia/${key}`);
+      const res = await get(`/v1/inventory/eia/${key}?view=full`);
       expect(res.status, key).toBe(200);
       expect(res.body.history, key).toMatchObject({ prior_years_available: 5, prior_year_changes_available: 5 });
       expect(res.body.five_year.average.value, key).toEqual(expect.any(Number));
@@ -63,7 +63,7 @@ describe('the embedded default serves everything the catalog sells (replayed sam
   });
 
   it('Lower 48 storage: the 5-year figures of the week ending 2026-01-23, worked by hand', async () => {
-    const b = (await get('/v1/inventory/eia/ng_storage')).body;
+    const b = (await get('/v1/inventory/eia/ng_storage?view=full')).body;
     expect(b.latest).toMatchObject({ as_of: '2026-01-23', value: 2823, unit: 'Bcf' });
     expect(b.week_over_week_change.value).toBe(-242);
     expect(b.five_year.average).toMatchObject({ value: 2687.2, attributes: { same_week_as_of: '2025-01-24,2024-01-26,2023-01-20,2022-01-21,2021-01-22' } });

@@ -53,7 +53,7 @@ describe('inventory 5-year comparison over HTTP (constructed history)', () => {
   afterAll(async () => stack?.close());
 
   it('answers average, min, max, deviation and surprise as derived observations (hand-checked)', async () => {
-    const res = await get('/v1/inventory/eia/crude_ex_spr');
+    const res = await get('/v1/inventory/eia/crude_ex_spr?view=full');
     expect(res.status).toBe(200);
     const b = res.body;
     expect(b.week_over_week_change.value).toBe(8530);
@@ -85,7 +85,7 @@ describe('inventory 5-year comparison over HTTP (constructed history)', () => {
   });
 
   it('returns the same figures in the bundle, with the series it lacks listed as missing', async () => {
-    const b = (await get('/v1/inventory/eia')).body;
+    const b = (await get('/v1/inventory/eia?view=full')).body;
     const crude = b.series.find((s: any) => s.key === 'crude_ex_spr');
     expect(crude.surprise.value).toBe(8330);
     expect(crude.same_week_prior_years).toBeUndefined();

@@ -28,15 +28,16 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
   afterAll(async () => stack?.close());
 
   it('serves a repeat read from the in-Lambda cache and says so in every observation', async () => {
-    const first = await get('/v1/inventory/eia/distillate');
-    const second = await get('/v1/inventory/eia/distillate');
+    const first = await get('/v1/inventory/eia/distillate?view=full');
+    const second = await get('/v1/inventory/eia/distillate?view=full');
+    expect(observationsIn(first.body).length).toBeGreaterThan(50);
     expect(observationsIn(first.body).every((o: any) => o.provenance.cache_hit === false && o.provenance.cache_ttl_s === 900)).toBe(true);
     expect(observationsIn(second.body).every((o: any) => o.provenance.cache_hit === true)).toBe(true);
   });
 
   describe('GET /v1/inventory/eia', () => {
     it('answers all 7 series in catalog order, every number inside an observation', async () => {
-      const res = await get('/v1/inventory/eia');
+      const res = await get('/v1/inventory/eia?view=full');
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('private, no-store');
       const b = res.body;
@@ -52,7 +53,7 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
     });
 
     it('computes week-over-week changes from the stored weeks (hand-checked on EIA figures)', async () => {
-      const b = (await get('/v1/inventory/eia')).body;
+      const b = (await get('/v1/inventory/eia?view=full')).body;
       const by = Object.fromEntries(b.series.map((s: any) => [s.key, s]));
       // psw01.xls weeks ending 2026-02-06 vs 2026-01-30; psw02 2025-11-21 vs 11-14; Cushing 2026-07-31 vs 07-24;
       // ngshistory 2026-01-23 vs 01-16.
@@ -79,7 +80,7 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
     });
 
     it('computes the 5-year comparison and the surprise of every series (crude worked by hand)', async () => {
-      const b = (await get('/v1/inventory/eia')).body;
+      const b = (await get('/v1/inventory/eia?view=full')).body;
       for (const s of b.series) {
         expect(s.history, s.key).toMatchObject({ prior_years_required: 5, prior_years_available: 5, prior_year_changes_available: 5 });
         expect(s.history.note, s.key).toBe('all 5 prior years are stored');
@@ -108,9 +109,62 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
     });
   });
 
+  describe('compact (default) view: the same figures as numbers, under 32 KB', () => {
+    it('GET /v1/inventory/eia: one headline per series, crude worked by hand', async () => {
+      const res = await get('/v1/inventory/eia');
+      expect(res.status).toBe(200);
+      expect(Buffer.byteLength(JSON.stringify(res.body))).toBeLessThan(32 * 1024);
+      expect(res.body).toMatchObject({ view: 'compact', full_view: '/v1/inventory/eia?view=full', count: 7, missing: [] });
+      expect(observationsIn(res.body)).toEqual([]);
+      expect(res.body.series.map((s: any) => s.key)).toEqual(INVENTORY_KEYS);
+      // The crude figures worked by hand in the full-view test above (weekly.WCESTUS1, week ending 2026-02-06).
+      expect(res.body.series[0]).toMatchObject({
+        key: 'crude_ex_spr',
+        unit: 'Mbbl',
+        status: 'ok',
+        as_of: '2026-02-06',
+        value: 428829,
+        week_over_week_change: 8530,
+        five_year_average: 440364.4,
+        five_year_min: 410387,
+        five_year_max: 469014,
+        deviation: -11535.4,
+        deviation_pct: -2.6195,
+        five_year_average_change: 1422,
+        surprise: 7108,
+        stale: expect.any(Boolean),
+      });
+    });
+
+    it('GET /v1/inventory/eia/{series}: the headline with its prior-year weeks and 52 recent weeks as points', async () => {
+      const res = await get('/v1/inventory/eia/cushing');
+      expect(res.status).toBe(200);
+      const b = res.body;
+      expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThan(32 * 1024);
+      expect(b).toMatchObject({
+        view: 'compact',
+        full_view: '/v1/inventory/eia/cushing?view=full',
+        key: 'cushing',
+        surprise: 2324.8,
+        five_year_average: 29456.2,
+      });
+      // Cushing download: the same weeks as in the full-view test below.
+      expect(b.same_week_prior_years).toEqual([
+        { as_of: '2025-08-01', value: 23006 },
+        { as_of: '2024-08-02', value: 30429 },
+        { as_of: '2023-07-28', value: 34480 },
+        { as_of: '2022-07-29', value: 24466 },
+        { as_of: '2021-07-30', value: 34900 },
+      ]);
+      expect(b.recent).toHaveLength(52);
+      expect(b.recent[0].as_of).toBe('2025-08-08');
+      expect(b.recent.at(-1)).toEqual({ as_of: '2026-07-31', value: b.value });
+    });
+  });
+
   describe('GET /v1/inventory/eia/{series}', () => {
     it('answers one series with its recent history, ascending', async () => {
-      const res = await get('/v1/inventory/eia/crude_ex_spr');
+      const res = await get('/v1/inventory/eia/crude_ex_spr?view=full');
       expect(res.status).toBe(200);
       const b = res.body;
       expect(b).toMatchObject({ key: 'crude_ex_spr', series_id: 'PET.WCESTUS1.W', unit: 'Mbbl', source_id: 'eia-petroleum', status: 'ok' });
@@ -130,7 +184,7 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
     });
 
     it('folds an upper-case key, and compares Cushing with the same week of 5 prior years', async () => {
-      const res = await get('/v1/inventory/eia/CUSHING');
+      const res = await get('/v1/inventory/eia/CUSHING?view=full');
       expect(res.status).toBe(200);
       const b = res.body;
       expect(b.key).toBe('cushing');
@@ -143,7 +197,7 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
     });
 
     it('answers refinery_util in percent, its differences in percentage points (worked from WPULEUS3)', async () => {
-      const res = await get('/v1/inventory/eia/refinery_util');
+      const res = await get('/v1/inventory/eia/refinery_util?view=full');
       expect(res.status).toBe(200);
       const b = res.body;
       expect(b).toMatchObject({ key: 'refinery_util', series_id: 'PET.WPULEUS3.W', unit: '%', status: 'ok' });

@@ -37,4 +37,30 @@ describe('ReadCache', () => {
     expect((await cache.get('x', 60, async () => 9)).value).toBe(9); // evicted
     expect((await cache.get('z', 60, async () => 9)).value).toBe(3);
   });
+
+  it('shares one load among concurrent misses of a key, and a failed load with its waiters only', async () => {
+    const cache = new ReadCache();
+    let loads = 0;
+    let release!: (v: string) => void;
+    const slow = () => {
+      loads++;
+      return new Promise<string>((resolve) => (release = resolve));
+    };
+    const reads = Array.from({ length: 50 }, () => cache.get('k', 60, slow));
+    release('v');
+    expect((await Promise.all(reads)).map((r) => r.value)).toEqual(Array(50).fill('v'));
+    expect(loads).toBe(1);
+
+    let fail = true;
+    const flaky = async () => {
+      loads++;
+      if (fail) throw new Error('store timeout');
+      return 'w';
+    };
+    const failed = await Promise.allSettled([cache.get('f', 60, flaky), cache.get('f', 60, flaky)]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(loads).toBe(2);
+    fail = false;
+    expect(await cache.get('f', 60, flaky)).toEqual({ value: 'w', hit: false, ttlS: 60 });
+  });
 });

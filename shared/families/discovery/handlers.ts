@@ -6,6 +6,7 @@ import { buildOpenApi } from '../../docs/openapi';
 import { buildAgentCard, buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
 import { loadLatest } from '../price/load';
+import { computedOnce } from '../computed-cache';
 import { loadFundamentalsCoverage } from '../fundamentals/load';
 import { INSTRUMENTS } from '../../catalog/instruments';
 import { baseUrlOf } from './base-url';
@@ -39,7 +40,8 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
     const [latest, sources, fundamentals] = await Promise.all([
       Promise.all(live.map(async (i) => [i.code, (await loadLatest(services, i.code))?.as_of ?? null] as const)),
       loadFreshness(services),
-      loadFundamentalsCoverage(services),
+      // Four report loads: computed at most once a minute (the free catalog must not load the store per call).
+      computedOnce(services, 'fundamentals-coverage', () => loadFundamentalsCoverage(services)),
     ]);
     return { body: buildCatalog(services.config, new Map(latest), new Set(sources.filter((s) => s.stale).map((s) => s.id)), fundamentals) };
   },
