@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { API_VERSION, SERVICE_NAME } from './identity';
 import { type RouteDef, ROUTES } from '../routes/table';
 import { usdToAtomic } from '../routes/pricing';
+import { typicalBodyKb } from '../routes/body-sizes';
 import { ErrorBody, PaymentRequiredBody } from '../schemas';
 
 type Json = Record<string, unknown>;
@@ -85,6 +86,7 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
   const description = [
     r.mcp?.description ?? r.summary,
     paid ? `Price: ${r.priceUsd} USD per call (${usdToAtomic(r.priceUsd!)} USDC atomic units).` : 'Free.',
+    typicalBodyKb(r.id) !== null ? `Typical answer: about ${typicalBodyKb(r.id)} KB.` : '',
     r.freeWhen ? 'Free, and answered with an explicit stub, while indicative futures are off.' : '',
   ]
     .filter(Boolean)
@@ -104,6 +106,7 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
     ...(r.method === 'POST' ? { requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 message or batch.' }) } } : {}),
     security: paid ? [{ x402: [] }, { proKey: [] }] : [],
     ...(paid ? { 'x-price-usd': r.priceUsd, 'x-price-atomic': usdToAtomic(r.priceUsd!), 'x-price-key': r.priceKey } : {}),
+    ...(typicalBodyKb(r.id) !== null ? { 'x-typical-body-kb': typicalBodyKb(r.id) } : {}),
     responses: {
       200: { description: 'OK', headers: okHeaders, content: body },
       400: errorResponse('Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged.'),

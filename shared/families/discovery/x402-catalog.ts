@@ -7,6 +7,7 @@ import * as z from 'zod';
 import type { Config } from '../../config';
 import { paymentOption } from '../../payment/challenge';
 import { isChargeable, PAID_ROUTES } from '../../routes/table';
+import { typicalBodyKb } from '../../routes/body-sizes';
 import { usdToAtomic } from '../../routes/pricing';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
@@ -26,6 +27,7 @@ const buildX402Catalog = (config: Config, baseUrl: string) => ({
     mimeType: r.mimeType,
     price_usd: r.priceUsd,
     price_atomic: usdToAtomic(r.priceUsd!),
+    typical_body_kb: typicalBodyKb(r.id),
     accepts: [paymentOption(r, r.path, config)],
     input: { path: jsonSchema(r.params, 'input'), query: jsonSchema(r.query, 'input') },
     output: jsonSchema(r.output, 'output'),
