@@ -1,12 +1,12 @@
 /**
  * TransactWriteItems for the embedded store. Dynalite does not implement it; DynamoDB does. The
- * emulation runs one transaction at a time: it reads the old image of every item, applies the
- * writes in order through dynalite itself (so conditions are dynalite's), and on the first
- * refused write restores the old images and answers TransactionCanceledException with
- * CancellationReasons, as DynamoDB does. Plain (non-transactional) writes may interleave, so this
+ * emulation runs one transaction at a time: it applies the writes through dynalite itself (so
+ * conditions are dynalite's), each returning the image it replaced, and when any is refused
+ * restores those images and answers TransactionCanceledException with CancellationReasons, as
+ * DynamoDB does. Plain (non-transactional) writes may interleave, so this
  * is all-or-nothing but not isolated: enough for a local runtime and tests, not a database.
  */
-import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 type Key = Record<string, AttributeValue>;
@@ -59,26 +59,32 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
       if (i.Delete) return { table: i.Delete.TableName, key: i.Delete.Key };
       throw new Error('only Put, Update and Delete are emulated');
     });
-    const before = await Promise.all(
-      targets.map((t) => client.send(new GetItemCommand({ TableName: t.table, Key: t.key, ConsistentRead: true })).then((r) => r.Item)),
+    // DynamoDB refuses two operations on one item in a transaction, so the writes are independent:
+    // they run together, each returning the image it replaced (ALL_OLD) for the undo.
+    const results = await Promise.allSettled(
+      items.map((it) => {
+        if (it.Put) return client.send(new PutItemCommand({ ...it.Put, ReturnValues: 'ALL_OLD' }));
+        if (it.Update) return client.send(new UpdateItemCommand({ ...it.Update, ReturnValues: 'ALL_OLD' }));
+        return client.send(new DeleteItemCommand({ ...it.Delete!, ReturnValues: 'ALL_OLD' }));
+      }),
     );
-    for (let i = 0; i < items.length; i++) {
-      const it = items[i]!;
-      try {
-        if (it.Put) await client.send(new PutItemCommand(it.Put));
-        else if (it.Update) await client.send(new UpdateItemCommand(it.Update));
-        else if (it.Delete) await client.send(new DeleteItemCommand(it.Delete));
-      } catch (err) {
-        // Undo what was applied, newest first.
-        for (let j = i - 1; j >= 0; j--) {
+    if (results.some((r) => r.status === 'rejected')) {
+      // Undo what was applied.
+      await Promise.all(
+        results.map((r, j) => {
+          if (r.status === 'rejected') return null;
           const t = targets[j]!;
-          const old = before[j];
-          if (old) await client.send(new PutItemCommand({ TableName: t.table, Item: old }));
-          else await client.send(new DeleteItemCommand({ TableName: t.table, Key: t.key }));
-        }
-        const code = (err as { name?: string }).name === 'ConditionalCheckFailedException' ? 'ConditionalCheckFailed' : 'ValidationError';
-        return { ok: false, reasons: items.map((_, k) => (k === i ? { Code: code, Message: (err as Error).message } : { Code: 'None' })) };
-      }
+          const old = r.value.Attributes;
+          return old
+            ? client.send(new PutItemCommand({ TableName: t.table, Item: old }))
+            : client.send(new DeleteItemCommand({ TableName: t.table, Key: t.key }));
+        }),
+      );
+      const codeOf = (err: unknown) => ((err as { name?: string }).name === 'ConditionalCheckFailedException' ? 'ConditionalCheckFailed' : 'ValidationError');
+      return {
+        ok: false,
+        reasons: results.map((r) => (r.status === 'rejected' ? { Code: codeOf(r.reason), Message: (r.reason as Error).message } : { Code: 'None' })),
+      };
     }
     return { ok: true };
   };

@@ -52,4 +52,33 @@ describe('TransactWriteItems on the embedded store', () => {
     expect((await doc.send(new GetCommand({ TableName, Key: { pk: 'KEY#1', sk: 'USAGE#b' } }))).Item).toBeUndefined();
     expect((await doc.send(new GetCommand({ TableName, Key: { pk: 'KEY#1', sk: 'PLAN' } }))).Item?.credits_left).toBe(0);
   });
+
+  it('restores an item it updated when another write of the transaction is refused', async () => {
+    await doc.send(new PutCommand({ TableName, Item: { pk: 'KEY#2', sk: 'PLAN', credits_left: 5, note: 'kept' } }));
+    const err = await doc
+      .send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName, Item: { pk: 'KEY#2', sk: 'USAGE#x' }, ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Update: {
+                TableName,
+                Key: { pk: 'KEY#2', sk: 'PLAN' },
+                UpdateExpression: 'SET credits_left = :z REMOVE note',
+                ExpressionAttributeValues: { ':z': 0 },
+              },
+            },
+          ],
+        }),
+      )
+      .catch((e: unknown) => e);
+    expect((err as TransactionCanceledException).CancellationReasons?.map((r) => r.Code)).toEqual(['ConditionalCheckFailed', 'None']);
+    expect((await doc.send(new GetCommand({ TableName, Key: { pk: 'KEY#2', sk: 'PLAN' }, ConsistentRead: true }))).Item).toEqual({
+      pk: 'KEY#2',
+      sk: 'PLAN',
+      credits_left: 5,
+      note: 'kept',
+    });
+    expect((await doc.send(new GetCommand({ TableName, Key: { pk: 'KEY#2', sk: 'USAGE#x' } }))).Item).toBeUndefined();
+  });
 });
