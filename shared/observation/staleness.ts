@@ -35,4 +35,8 @@ const isStale = (asOf: string, freshness: FreshnessClass, today: string, sourceS
 const STALE_RULE =
   'stale when the source is stale in GET /health, or the as_of lags today by more than its cadence allows (eod 10 days, weekly 14, monthly 62, intraday 3)';
 
-export { isStale, MAX_LAG_DAYS, STALE_RULE };
+/** The rule of views that judge the data only (their bundles leave the source registry out). */
+const DATA_LAG_RULE =
+  "stale when the as_of lags today by more than its cadence allows (eod 10 days, weekly 14, monthly 62, intraday 3); GET /health reports each source's runs";
+
+export { isStale, MAX_LAG_DAYS, STALE_RULE, DATA_LAG_RULE };
