@@ -14,7 +14,7 @@ type Bundle = Awaited<ReturnType<typeof loadInventoryBundle>>;
 type Series = Awaited<ReturnType<typeof loadInventorySeries>>;
 type Block = Bundle['series'][number];
 
-const valueOf = (o: Observation | null): number | null => o?.value ?? null;
+const figure = (o: Observation | null): number | null => o?.value ?? null;
 const pointOf = (o: Observation) => ({ as_of: o.as_of, value: o.value });
 
 /** One series' headline; a series without data keeps its identity, reason and history. */
@@ -26,14 +26,14 @@ const inventoryHeadline = (b: Block, today: string) => {
     status: b.status,
     as_of: b.latest.as_of,
     value: b.latest.value,
-    week_over_week_change: valueOf(b.week_over_week_change),
-    five_year_average: valueOf(b.five_year.average),
-    five_year_min: valueOf(b.five_year.min),
-    five_year_max: valueOf(b.five_year.max),
-    deviation: valueOf(b.five_year.deviation),
-    deviation_pct: valueOf(b.five_year.deviation_pct),
-    five_year_average_change: valueOf(b.five_year.average_change),
-    surprise: valueOf(b.surprise),
+    week_over_week_change: figure(b.week_over_week_change),
+    five_year_average: figure(b.five_year.average),
+    five_year_min: figure(b.five_year.min),
+    five_year_max: figure(b.five_year.max),
+    deviation: figure(b.five_year.deviation),
+    deviation_pct: figure(b.five_year.deviation_pct),
+    five_year_average_change: figure(b.five_year.average_change),
+    surprise: figure(b.surprise),
     stale: isStale(b.latest.as_of, b.latest.freshness_class, today, false),
     history: b.history,
   };
