@@ -6,7 +6,7 @@
  * (`npx tsx test/bench/targets.ts`): timing is not reliable on a shared test machine.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -36,6 +36,7 @@ let outdir: string;
 let metafile: Metafile;
 
 beforeAll(async () => {
+  mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true }); // absent after a fresh `npm ci`
   outdir = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'bundle-test-'));
   metafile = await bundleFunctions(Object.fromEntries(ENTRIES.map((n) => [n, join(ROOT, 'functions', `${n}.ts`)])), outdir);
 }, 120_000);
