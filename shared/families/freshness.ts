@@ -2,6 +2,9 @@
  * Per-source freshness: each source's last success against its cadence. /health serves it, and
  * snapshots reuse it for their staleness summary.
  */
+import { addDays, isoDate } from '../dates';
+import type { FreshnessClass } from '../catalog/instruments';
+import { MAX_LAG_DAYS } from '../observation/staleness';
 import type { Services } from '../services';
 import { SOURCES } from '../sources/registry';
 import { nextRelease } from '../sources/schedule';
@@ -22,14 +25,28 @@ interface SourceFreshness {
   next_release_at: string | null;
   /** Prices the last run held back as implausible (not served). */
   quarantined: NonNullable<SourceRunStatus['last_quarantined']>;
+  /** The newest as_of the source has written. */
+  newest_as_of: string | null;
+  /** Why it is stale (its runs, its data, or both); null when it is not. */
+  stale_reason: string | null;
 }
 
 type HealthStatus = 'ok' | 'degraded' | 'down';
 
-/** Pure: the freshness of one source at `now`. Never succeeded counts as stale. */
+/** Pure: the freshness of one source at `now`: stale when its runs or its data are older than allowed. Never succeeded counts as stale. */
 const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date): SourceFreshness => {
   const lastSuccess = status?.last_success_at ?? null;
   const age = lastSuccess ? Math.max(0, Math.round((now.getTime() - Date.parse(lastSuccess)) / 1000)) : null;
+  const runStale = age === null || age > def.maxAgeHours * 3600;
+  // The data itself: a successful run can still leave the newest figure older than its cadence allows
+  // (a source that runs rarely, like USGS once a year, is allowed its own run interval).
+  const newest = status?.data_newest ?? null;
+  const lagDays = newest ? Math.max(MAX_LAG_DAYS[newest.freshness_class as FreshnessClass] ?? 0, Math.ceil(def.maxAgeHours / 24)) : 0;
+  const dataStale = newest !== null && addDays(newest.as_of, lagDays) < isoDate(now);
+  const reasons = [
+    runStale ? (age === null ? 'no successful run yet' : `last successful run ${Math.round(age / 3600)} h ago (more than ${def.maxAgeHours} h)`) : null,
+    dataStale ? `its newest figure is dated ${newest!.as_of}, more than ${lagDays} days ago (${newest!.freshness_class} data)` : null,
+  ].filter((r): r is string => r !== null);
   return {
     id: def.id,
     name: def.name,
@@ -38,10 +55,12 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
     last_success_at: lastSuccess,
     age_s: age,
     max_age_h: def.maxAgeHours,
-    stale: age === null || age > def.maxAgeHours * 3600,
+    stale: runStale || dataStale,
     last_error: status?.last_error ?? null,
     next_release_at: nextRelease(def.schedule, now)?.at ?? null,
     quarantined: status?.last_quarantined ?? [],
+    newest_as_of: newest?.as_of ?? null,
+    stale_reason: reasons.length ? reasons.join('; ') : null,
   };
 };
 

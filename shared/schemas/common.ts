@@ -34,8 +34,10 @@ const SourceFreshness = z
     last_error: z.string().nullable(),
     next_release_at: IsoDateTimeSchema.nullable(),
     quarantined: z.array(z.strictObject({ series: z.string(), as_of: IsoDateSchema, value: z.number().nullable(), reason: z.string() })),
+    newest_as_of: IsoDateSchema.nullable(),
+    stale_reason: z.string().nullable(),
   })
-  .meta({ id: 'SourceFreshness', description: 'One source: last attempt and success, age, staleness, next release.' });
+  .meta({ id: 'SourceFreshness', description: 'One source: last attempt and success, age, staleness of its runs and of its data, next release.' });
 
 /** Texts that state how derived figures are computed, keyed by figure. */
 const MethodTexts = z.record(z.string(), z.string());

@@ -6,7 +6,7 @@
 import type { Config } from '../config';
 import { SOURCE_KEY_NAMES } from '../config/env-keys';
 import { ObservationSchema } from '../observation/schema';
-import type { ObservationStore, SeriesItem } from '../store/observation-store';
+import type { ObservationStore, SeriesItem, SourceRunStatus } from '../store/observation-store';
 import { seriesKey } from '../catalog/series-keys';
 import { isoDate } from '../dates';
 import { futureDated, quarantine } from './guards';
@@ -104,6 +104,7 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
       last_error: message.slice(0, 1000),
       last_items: previous?.last_items ?? null,
       ...(previous?.last_mode ? { last_mode: previous.last_mode } : {}),
+      ...(previous?.data_newest ? { data_newest: previous.data_newest } : {}),
     });
     return { source: def.id, status: 'failed', items: 0, message };
   }
@@ -117,12 +118,23 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
     last_items: written,
     last_mode: opts.mode,
     last_quarantined: held.slice(0, MAX_QUARANTINE_LISTED),
+    ...newestData(keep, previous?.data_newest),
   });
   const note = held.length > 0 ? `; ${held.length} implausible price(s) quarantined` : '';
   return { source: def.id, status: 'ok', items: written, message: `${def.id}: ${written} observations written${note}`, quarantined: held.length };
 };
 
 const MAX_QUARANTINE_LISTED = 20;
+
+/**
+ * Pure: the newest observation of the run, or the previous one when it is newer (an incremental run
+ * may write only revisions): what /health judges the source's data by.
+ */
+const newestData = (items: readonly SeriesItem[], previous: SourceRunStatus['data_newest']): Pick<SourceRunStatus, 'data_newest'> => {
+  let newest = previous ?? null;
+  for (const { observation: o } of items) if (!newest || o.as_of > newest.as_of) newest = { as_of: o.as_of, freshness_class: o.freshness_class };
+  return newest ? { data_newest: newest } : {};
+};
 
 /** The newest stored point of each price series in `items`, for the jump guard's first comparison. */
 const previousPoints = async (store: ObservationStore, items: readonly SeriesItem[]) => {

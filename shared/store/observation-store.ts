@@ -40,6 +40,8 @@ interface SourceRunStatus {
   last_mode?: 'live' | 'replay';
   /** Prices the last successful run held back as implausible (at most 20 listed), shown in /health. */
   last_quarantined?: Array<{ series: string; as_of: string; value: number | null; reason: string }>;
+  /** The newest observation the source has written (as_of and its freshness class): what /health judges its data by. */
+  data_newest?: { as_of: string; freshness_class: string };
 }
 
 interface ObservationStore {

@@ -26,12 +26,16 @@ describe('free discovery routes over HTTP', () => {
     const res = await get('/health');
     expect(res.body.sources.map((s: any) => s.id)).toEqual(SOURCES.map((s) => s.id));
     const spot = res.body.sources.find((s: any) => s.id === 'eia-spot');
-    expect(spot).toMatchObject({ stale: false, last_error: null, max_age_h: 192 });
+    // Its run just succeeded, but its data is old: the newest EIA spot figure is WTI/Brent/Henry Hub of
+    // 2026-08-18 (daily.*.2024-01-02_2026-08-18.csv), and a daily price may lag 10 days (8 for the run).
+    expect(spot).toMatchObject({ stale: true, last_error: null, max_age_h: 192, newest_as_of: '2026-08-18' });
+    expect(spot.stale_reason).toBe('its newest figure is dated 2026-08-18, more than 10 days ago (eod data)');
     expect(spot.age_s).toBeGreaterThanOrEqual(0);
-    expect(['ok', 'degraded', 'down']).toContain(res.body.status);
+    // USGS publishes once a year (runs allowed 400 days apart): its 2025 figures are not stale.
+    expect(res.body.sources.find((s: any) => s.id === 'usgs-mcs')).toMatchObject({ stale: false, stale_reason: null });
     const stale = res.body.sources.filter((s: any) => s.stale).map((s: any) => s.id);
     expect(res.body.stale_sources).toEqual(stale);
-    expect(res.body.status).toBe(stale.length === 0 ? 'ok' : 'degraded');
+    expect(res.body.status).toBe(stale.length === 0 ? 'ok' : stale.length === res.body.sources.length ? 'down' : 'degraded');
   });
 
   it('/v1/catalog lists all 27 instruments with live flags and pricing_usd from the route table', async () => {

@@ -34,6 +34,9 @@ describe('runSource', () => {
       last_items: FRED_ITEMS,
       last_mode: 'replay',
       last_quarantined: [],
+      // The newest FRED figure: the broad dollar index on 2026-05-22 (samples/fred/DTWEXBGS.csv; EUR/USD
+      // ends 2026-04-24, USD/CNY 2025-11-28).
+      data_newest: { as_of: '2026-05-22', freshness_class: 'eod' },
     });
   });
 
