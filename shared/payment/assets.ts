@@ -1,11 +1,8 @@
 /**
  * USDC per network this service charges on (SPEC.md: Base in production, Base Sepolia in
- * staging), read from @x402/evm's default-asset table, the one its clients and facilitator
- * use. The EIP-712 domain name differs between the two ("USD Coin" vs "USDC"); a wrong name
- * makes every signature invalid, so it is taken from the library rather than copied.
+ * staging). The EIP-712 domain name differs between the two ("USD Coin" vs "USDC"); a wrong
+ * name makes every signature invalid, so it lives here once, next to the address.
  */
-import { getDefaultAsset } from '@x402/evm';
-import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 import type { Address } from 'viem';
 import type { X402Network } from '../config';
 
@@ -21,28 +18,21 @@ interface UsdcAsset {
   readonly v1Name: string;
 }
 
-/** The library's USDC entry for a network, checked to be what the lane assumes: an upgrade that breaks one fails at start-up. */
-const fromLibrary = (network: X402Network): UsdcAsset => {
-  const entry = getDefaultAsset(network, 'USDC');
-  const chainId = Number(network.slice('eip155:'.length));
-  const v1Name = Object.entries(EVM_NETWORK_CHAIN_ID_MAP).find(([, id]) => id === chainId)?.[0];
-  // A permit2 asset or another precision would need another payload and other prices.
-  if (entry.decimals !== 6 || entry.assetTransferMethod !== undefined || v1Name === undefined) {
-    throw new Error(`@x402/evm: USDC on ${network} is not a 6-decimal EIP-3009 token with a v1 name`);
-  }
-  return Object.freeze({
-    // Checksummed in the table already (viem's getAddress would add keccak to bundles that lack it).
-    address: entry.asset as Address,
-    eip712: Object.freeze({ name: entry.name, version: entry.version }),
-    decimals: 6,
-    chainId,
-    v1Name,
-  });
-};
-
 const USDC_BY_NETWORK: Readonly<Record<X402Network, UsdcAsset>> = Object.freeze({
-  'eip155:8453': fromLibrary('eip155:8453'),
-  'eip155:84532': fromLibrary('eip155:84532'),
+  'eip155:8453': Object.freeze({
+    address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    eip712: Object.freeze({ name: 'USD Coin', version: '2' }),
+    decimals: 6,
+    chainId: 8453,
+    v1Name: 'base',
+  }),
+  'eip155:84532': Object.freeze({
+    address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    eip712: Object.freeze({ name: 'USDC', version: '2' }),
+    decimals: 6,
+    chainId: 84532,
+    v1Name: 'base-sepolia',
+  }),
 });
 
 /** The USDC of a network. */
