@@ -5,14 +5,20 @@
  * written by hand and names the fixture, publisher and range). The committed samples are the
  * output: run this after a fixture changes, then re-run the tests.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SAMPLES_DIR } from '../../shared/sources/common';
 import { GENERATED_SOURCES, buildSamples } from './samples';
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+// An operator tool, not run-time code: the recorded fixtures stay where they are published (beside the
+// project, read in place); FIXTURES_DIR points elsewhere. The service itself reads only the samples.
+const FIXTURES = process.env.FIXTURES_DIR ?? fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+if (!existsSync(FIXTURES)) {
+  console.error(`npm run samples: no fixtures at ${FIXTURES} (set FIXTURES_DIR); the committed samples are unchanged`);
+  process.exit(2);
+}
 
-const files = buildSamples((path) => new Uint8Array(readFileSync(`${FIXTURES}${path}`)));
+const files = buildSamples((path) => new Uint8Array(readFileSync(`${FIXTURES.replace(/\/?$/, '/')}${path}`)));
 const written = new Set(files.map((f) => f.path));
 for (const source of GENERATED_SOURCES) {
   mkdirSync(`${SAMPLES_DIR}${source}`, { recursive: true });
