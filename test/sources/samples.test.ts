@@ -13,7 +13,8 @@ import { FIXTURES, HAVE_FIXTURES } from '../helpers/fixtures';
 const content = (path: string, body: Uint8Array) => (path.endsWith('.zip') ? unzipSingle(body, path) : body);
 
 describe.skipIf(!HAVE_FIXTURES)('generated replay samples (../shared/fixtures -> shared/sources/samples)', () => {
-  const files = buildSamples((path) => new Uint8Array(readFileSync(`${FIXTURES}${path}`)));
+  // A skipped describe still runs its body to collect tests: read the fixtures only when they exist.
+  const files = HAVE_FIXTURES ? buildSamples((path) => new Uint8Array(readFileSync(`${FIXTURES}${path}`))) : [];
 
   it.each(files.map((f) => [f.path, f] as const))('%s is exactly what the generator writes', (path, f) => {
     const committed = new Uint8Array(readFileSync(`${SAMPLES_DIR}${path}`));
