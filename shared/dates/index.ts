@@ -20,10 +20,29 @@ const addYears = (date: string, years: number): string => {
   return `${String(year).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(Math.min(d, lastDay)).padStart(2, '0')}`;
 };
 
+/**
+ * The same day `months` later (negative: earlier), clamped to the month's last day.
+ * @example addMonths('2026-01-31', 1) // '2026-02-28'
+ */
+const addMonths = (date: string, months: number): string => {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const first = new Date(Date.UTC(y, m - 1 + months, 1));
+  const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+  first.setUTCDate(Math.min(d, lastDay));
+  return isoDate(first);
+};
+
+/** The next Monday-to-Friday date after `date` (publisher holidays are not known here). */
+const nextWeekday = (date: string): string => {
+  let next = addDays(date, 1);
+  while ([0, 6].includes(new Date(`${next}T00:00:00Z`).getUTCDay())) next = addDays(next, 1);
+  return next;
+};
+
 /** The UTC calendar date of an instant. @example isoDate(new Date('2025-01-02T23:00:00Z')) // '2025-01-02' */
 const isoDate = (t: Date): string => t.toISOString().slice(0, 10);
 
 /** Whole days from `a` to `b` (positive when b is later). */
 const daysBetween = (a: string, b: string): number => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
 
-export { addDays, addYears, isoDate, daysBetween };
+export { addDays, addMonths, addYears, nextWeekday, isoDate, daysBetween };

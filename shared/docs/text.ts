@@ -92,7 +92,7 @@ const GLOSSARY = [
   '- freshness_class: eod (daily close), weekly, monthly, decree (administered), intraday, delayed.',
   '- quality: official (as published), derived (computed here from official inputs; derived: true), indicative (licensed quote), delayed.',
   '- source {name, series_id, url}, license_tag: who published it and under which license.',
-  '- provenance {retrieved_at, cache_hit, cache_ttl_s}; published_at: when the publisher released it (its calendar, holiday shifts included); next_release_at: its next scheduled release.',
+  '- provenance {retrieved_at, cache_hit, cache_ttl_s}, and on a latest figure (price, prices, fx, spreads) stale (its as_of lags today by more than its cadence allows: eod 10 days, weekly 14, monthly 62; null without a cadence) and expected_next_as_of (the as_of the next release should carry); published_at: when the publisher released it (its calendar, holiday shifts included); next_release_at: its next scheduled release.',
   '- attributes: named parts of multi-field records; {} when none. Unknown values are null, never missing.',
   '',
   '## Errors',

@@ -24,6 +24,13 @@ const ProvenanceSchema = z.object({
   retrieved_at: IsoDateTimeSchema.nullable(),
   cache_hit: z.boolean().nullable(),
   cache_ttl_s: z.number().int().nonnegative().nullable(),
+  /**
+   * On a series' latest figure (price, prices, fx, spreads): whether its as_of lags today by more
+   * than its cadence allows; null for classes without a cadence. Absent on history points.
+   */
+  stale: z.boolean().nullable().optional(),
+  /** On a series' latest figure: the as_of its next release should carry; null without a cadence. */
+  expected_next_as_of: IsoDateSchema.nullable().optional(),
 });
 type Provenance = z.infer<typeof ProvenanceSchema>;
 

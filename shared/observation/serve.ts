@@ -3,20 +3,30 @@
  * every contract field is present.
  */
 import type { Observation, StoredObservation } from './schema';
+import { judgeFigure, type FigureFreshness } from './staleness';
 
 interface CacheInfo {
   hit: boolean;
   ttlS: number;
 }
 
-/** A stored observation as served, with provenance telling whether it came from the cache. */
-const toServed = (stored: StoredObservation, cache: CacheInfo): Observation => {
+/**
+ * A stored observation as served, with provenance telling whether it came from the cache and,
+ * for a series' latest figure, how current it is.
+ */
+const toServed = (stored: StoredObservation, cache: CacheInfo, freshness?: FigureFreshness): Observation => {
   const { retrieved_at, ...rest } = stored;
   return {
     ...rest,
-    provenance: { retrieved_at, cache_hit: cache.hit, cache_ttl_s: cache.ttlS },
+    provenance: { retrieved_at, cache_hit: cache.hit, cache_ttl_s: cache.ttlS, ...freshness },
   };
 };
 
-export { toServed };
+/** A computed latest figure (a spread) with its freshness judged on `today` (YYYY-MM-DD) in its provenance. */
+const withFreshness = (obs: Observation, today: string): Observation => ({
+  ...obs,
+  provenance: obs.provenance && { ...obs.provenance, ...judgeFigure(obs.as_of, obs.freshness_class, today) },
+});
+
+export { toServed, withFreshness };
 export type { CacheInfo };

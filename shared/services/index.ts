@@ -72,7 +72,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
   };
   const cache = overrides.cache ?? new ReadCache();
   const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, 'commodity-data');
-  return { config, doc, store, reader: new ObservationReader(store, cache), cache, payment, now, metrics };
+  return { config, doc, store, reader: new ObservationReader(store, cache, now), cache, payment, now, metrics };
 };
 
 let coldStart: Services | undefined;

@@ -5,9 +5,10 @@
  * whether it came from the cache.
  */
 import type { FreshnessClass } from '../catalog/instruments';
-import { addDays, addYears } from '../dates';
+import { addDays, addYears, isoDate } from '../dates';
 import type { Observation, StoredObservation } from '../observation/schema';
 import { toServed } from '../observation/serve';
+import { judgeFigure } from '../observation/staleness';
 import type { ObservationStore, SourceRunStatus } from './observation-store';
 import { CACHE_TTL_S, type CacheRead, type ReadCache } from './read-cache';
 
@@ -38,6 +39,8 @@ class ObservationReader {
   constructor(
     private readonly store: ObservationStore,
     private readonly cache: ReadCache,
+    /** The clock that dates the staleness judgment of latest figures. */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   /**
@@ -47,13 +50,10 @@ class ObservationReader {
    */
   private readonly servedHits = new WeakMap<object, unknown>();
 
-  private served(read: CacheRead<readonly StoredObservation[]>): Observation[];
-  private served(read: CacheRead<StoredObservation>): Observation;
-  private served(read: CacheRead<StoredObservation | readonly StoredObservation[]>): Observation | Observation[] {
-    const serve = (s: StoredObservation) => toServed(s, { hit: read.hit, ttlS: read.ttlS });
-    const build = () => (Array.isArray(read.value) ? read.value.map(serve) : serve(read.value as StoredObservation));
+  private served(read: CacheRead<readonly StoredObservation[]>): Observation[] {
+    const build = () => read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
     if (!read.hit) return build();
-    let out = this.servedHits.get(read.value) as Observation | Observation[] | undefined;
+    let out = this.servedHits.get(read.value) as Observation[] | undefined;
     if (!out) {
       out = deepFreeze(build());
       this.servedHits.set(read.value, out);
@@ -66,10 +66,25 @@ class ObservationReader {
     return (await this.cache.get(`status:${source}`, RUN_STATUS_TTL_S, () => this.store.getRunStatus(source))).value;
   }
 
-  /** The newest observation of a series, or null when nothing is stored. */
+  /** Served latest figures of cache hits, judged once per UTC day (staleness turns at midnight). */
+  private readonly judgedHits = new WeakMap<object, { today: string; obs: Observation }>();
+
+  /**
+   * The newest observation of a series, or null when nothing is stored; its provenance says
+   * whether it is stale today and which as_of the next release should carry.
+   */
   async latest(key: string, freshness: FreshnessClass): Promise<Observation | null> {
     const read = await this.cache.get(`latest:${key}`, CACHE_TTL_S[freshness], () => this.store.latest(key));
-    return read.value ? this.served({ ...read, value: read.value }) : null;
+    const stored = read.value;
+    if (!stored) return null;
+    const today = isoDate(this.now());
+    const serve = () => toServed(stored, { hit: read.hit, ttlS: read.ttlS }, judgeFigure(stored.as_of, stored.freshness_class, today));
+    if (!read.hit) return serve();
+    const held = this.judgedHits.get(stored);
+    if (held?.today === today) return held.obs;
+    const obs = deepFreeze(serve());
+    this.judgedHits.set(stored, { today, obs });
+    return obs;
   }
 
   /** The `n` newest observations, newest first. */

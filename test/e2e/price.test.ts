@@ -5,9 +5,11 @@ import { getJson, startTestStack } from '../helpers/stack';
 
 describe('price family over HTTP (local runtime, replayed samples)', () => {
   let stack: LocalStack;
+  /** The service's clock: real unless a test sets a day (after the replay seed has run). */
+  let day: Date | null = null;
   const get = (path: string, init?: RequestInit) => getJson(stack.url, path, init);
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({}, true, { now: () => day ?? new Date() });
   });
   afterAll(async () => stack?.close());
 
@@ -27,6 +29,23 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
       const second = await get('/v1/price/BZ');
       expect(first.body.provenance).toMatchObject({ cache_hit: false, cache_ttl_s: 300 });
       expect(second.body.provenance).toMatchObject({ cache_hit: true, cache_ttl_s: 300 });
+    });
+
+    it('says in its provenance whether the figure is stale today and which as_of comes next', async () => {
+      // WTI's last sample row is Tue 2026-08-18; eod figures may lag 10 days (README, /health).
+      try {
+        day = new Date('2026-08-20T15:00:00Z');
+        const fresh = await get('/v1/price/CL');
+        expect(fresh.body.provenance).toMatchObject({ stale: false, expected_next_as_of: '2026-08-19' });
+        day = new Date('2026-11-25T15:00:00Z');
+        const old = await get('/v1/price/CL');
+        expect(old.body.provenance).toMatchObject({ cache_hit: true, stale: true, expected_next_as_of: '2026-08-19' });
+        expectObservation(old.body);
+        const bundle = await get('/v1/prices?codes=CL,EURUSD');
+        expect(bundle.body.observations.map((o: { provenance: { stale: boolean } }) => o.provenance.stale)).toEqual([true, true]);
+      } finally {
+        day = null;
+      }
     });
 
     it('normalises a lower-case code to upper case', async () => {

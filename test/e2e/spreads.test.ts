@@ -32,6 +32,8 @@ describe('spreads over HTTP (replayed EIA spot samples)', () => {
       license_tag: 'public-domain (US government work)',
       attributes: { aligned: 'no' },
     });
+    // Dated by a 2025 leg, so stale on any day after 2025-06-26; the next eod as_of is Tue 2025-06-17.
+    expect(res.body.observation.provenance).toMatchObject({ stale: true, expected_next_as_of: '2025-06-17' });
     expect(res.body.legs.map((l: any) => [l.instrument, l.observation.value, l.observation.as_of])).toEqual([
       ['RB', 2.162, '2025-06-16'],
       ['HO', 2.398, '2025-06-16'],

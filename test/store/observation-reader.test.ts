@@ -70,3 +70,27 @@ describe('ObservationReader', () => {
     expect((await reader.runStatus('eia-spot'))?.last_success_at).toBe('2026-11-25T10:05:00.000Z');
   });
 });
+
+describe('ObservationReader.latest: staleness judged per UTC day', () => {
+  it('a cached latest figure turns stale at the day its cadence runs out, without a reload', async () => {
+    let now = new Date('2025-06-27T23:59:00Z');
+    const store = new MemoryObservationStore();
+    await store.upsertMany([priceObs('CL', '2025-06-17', 74.84)]);
+    const reader = new ObservationReader(store, new ReadCache(100, () => 0), () => now);
+    await reader.latest(seriesKey.price('CL'), 'eod');
+    // 2025-06-17 + 10 days = 06-27: still fresh on the 27th, from the cache
+    const hit = await reader.latest(seriesKey.price('CL'), 'eod');
+    expect(hit?.provenance).toMatchObject({ cache_hit: true, stale: false, expected_next_as_of: '2025-06-18' });
+    expect(await reader.latest(seriesKey.price('CL'), 'eod')).toBe(hit);
+    now = new Date('2025-06-28T00:00:01Z');
+    const later = await reader.latest(seriesKey.price('CL'), 'eod');
+    expect(later?.provenance).toMatchObject({ cache_hit: true, stale: true, expected_next_as_of: '2025-06-18' });
+    expect(Object.isFrozen(later)).toBe(true);
+  });
+
+  it('history reads carry no staleness: each point is the figure of its own date', async () => {
+    const { reader } = await setup();
+    const w = await reader.window(seriesKey.price('CL'), '2025-06-01', '2025-06-30', 'eod', 100);
+    expect(w.observations.map((o) => o.provenance && 'stale' in o.provenance)).toEqual([false, false]);
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type * as z from 'zod';
 import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../../catalog/instruments';
+import { isoDate } from '../../dates';
 import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
 import { loadFreshness, overallStatus } from '../freshness';
@@ -29,7 +30,7 @@ const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Ob
 const FUNDAMENTALS: Readonly<Record<Sector, ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]>>> = Object.freeze({
   energy: [
     ['inventories', (services) => loadInventoryBundle(services)],
-    ['crack', async (services) => spreadBody(await requireSpread(services, 'crack'))],
+    ['crack', async (services) => spreadBody(await requireSpread(services, 'crack'), isoDate(services.now()))],
   ],
   metals: [['usgs', (services) => loadUsgs(services)]],
   ags: [

@@ -3,12 +3,13 @@
  * /v1/spreads/basis. (The calendar spread needs futures curves and lives in the curve family.)
  */
 import type { SpreadId } from '../../analytics/spreads';
+import { isoDate } from '../../dates';
 import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import { requireSpread, spreadBody } from './load';
 
 const spreadRoute =
   (id: SpreadId): RouteHandler<'GET /v1/spreads/crack' | 'GET /v1/spreads/crush' | 'GET /v1/spreads/basis'> =>
-  async ({ services }) => ({ body: spreadBody(await requireSpread(services, id)) });
+  async ({ services }) => ({ body: spreadBody(await requireSpread(services, id), isoDate(services.now())) });
 
 const spreadsHandlers: FamilyHandlers<'spreads'> = Object.freeze({
   'GET /v1/spreads/crack': spreadRoute('crack'),

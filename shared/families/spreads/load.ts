@@ -9,6 +9,7 @@ import { LEG_RULES, SPREADS, selectLegs, spreadObservation, spreadSeries, type S
 import type { Services } from '../../services';
 import { ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
+import { withFreshness } from '../../observation/serve';
 import { loadWindow } from '../price/load';
 
 /**
@@ -107,8 +108,11 @@ const loadSpreadHistory = async (
   return { points: spreadSeries(def, legs), legs };
 };
 
-/** The body of a spread route: the spread, each leg as its own observation, and the method. */
-const spreadBody = (a: SpreadAnswer) => ({
+/**
+ * The body of a spread route: the spread (its staleness judged on `today`, YYYY-MM-DD), each
+ * leg as its own observation, and the method.
+ */
+const spreadBody = (a: SpreadAnswer, today: string) => ({
   spread: a.def.id,
   name: a.def.name,
   instrument: a.def.instrument,
@@ -122,7 +126,7 @@ const spreadBody = (a: SpreadAnswer) => ({
     coefficients: 'spread = sum over the legs of coefficient x leg value (unit conversions folded in, e.g. RB x 2 x 42 / 3 = RB x 28)',
     rules: LEG_RULES,
   },
-  observation: a.spread,
+  observation: withFreshness(a.spread, today),
   legs: a.legs.map((l) => ({ instrument: l.code, role: l.role, observation: l.observation })),
 });
 
