@@ -9,6 +9,10 @@ const CotBody = z.strictObject({
   market: z.string().nullable(),
   report: z.string(),
   as_of: IsoDateSchema,
+  /** The latest report is older than the weekly cadence allows (method.stale). */
+  stale: z.boolean(),
+  /** The as_of (a Tuesday) the next report should carry. */
+  expected_next_as_of: IsoDateSchema,
   method: MethodTexts,
   managed_money: z.strictObject({
     long: MaybeObservation,

@@ -32,6 +32,9 @@ describe('cot family over HTTP (local runtime, replayed samples)', () => {
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     const b = res.body;
     expect(b).toMatchObject({ instrument: 'CL', cftc_code: '067651', market: 'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE', as_of: '2026-05-26' });
+    // The samples end with the report of Tue 2026-05-26: stale once 14 days have passed (from 2026-06-10); the next is 06-02.
+    expect(b).toMatchObject({ stale: true, expected_next_as_of: '2026-06-02' });
+    expect(b.method.stale).toMatch(/weekly 14/);
     const mm = b.managed_money;
     expect(mm.long).toMatchObject({ value: 200581, unit: 'contracts', quality: 'official', derived: false, attributes: { metric: 'mm_long' } });
     expect(mm.short).toMatchObject({ value: 120657, quality: 'official' });

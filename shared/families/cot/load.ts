@@ -11,6 +11,8 @@ import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
 import { deriveFrom } from '../../observation/derive';
+import { DATA_LAG_RULE, expectedNextAsOf, isStale } from '../../observation/staleness';
+import { isoDate } from '../../dates';
 
 /** Reports of recent net positioning the route returns. */
 const RECENT_REPORTS = 13;
@@ -100,7 +102,9 @@ const loadCot = async (services: Services, code: string) => {
     market: typeof latest.attributes.market === 'string' ? latest.attributes.market : null,
     report: 'CFTC Commitments of Traders, disaggregated futures-only: Tuesday positions, released Fridays 15:30 ET',
     as_of: latest.as_of,
-    method: COT_METHOD,
+    stale: isStale(latest.as_of, 'weekly', isoDate(services.now()), false),
+    expected_next_as_of: expectedNextAsOf(latest.as_of, 'weekly')!,
+    method: { ...COT_METHOD, stale: DATA_LAG_RULE },
     managed_money: {
       long: leg(a.latest.long, 'mm_long'),
       short: leg(a.latest.short, 'mm_short'),
