@@ -5,9 +5,10 @@
  * a bad or foreign payment never costs a facilitator round trip or a store write.
  */
 import { authorizationTypes } from '@x402/evm';
-import { getAddress, isAddressEqual, recoverTypedDataAddress, type Address } from 'viem';
+import { getAddress, isAddressEqual, type Address } from 'viem';
 import type { UsdcAsset } from './assets';
 import type { DecodedPayment, PaymentRefusal } from './payload';
+import { recoverTypedDataSigner } from './signer';
 
 /** What the route's payment must be. */
 interface ExpectedPayment {
@@ -140,13 +141,11 @@ const checkPayment = async (p: DecodedPayment, expected: ExpectedPayment, nowS: 
     return refuse('invalid_signature', 'the signature is not a verifiable EIP-712 or ERC-1271 signature (ERC-6492 wrapped signatures are not accepted)');
   }
   if (p.signature.length === ECDSA_SIGNATURE_HEX_LENGTH) {
-    let signer: Address | null = null;
-    try {
-      signer = await recoverTypedDataAddress({ ...typedDataOf(p, expected.asset), signature: p.signature });
-    } catch {
-      signer = null;
+    const recovered = recoverTypedDataSigner(typedDataOf(p, expected.asset), p.signature);
+    if ('problem' in recovered && recovered.problem === 'high_s') {
+      return refuse('invalid_signature', "the signature's s is in the upper half of the curve order; USDC accepts only low-s signatures (re-sign)");
     }
-    if (!signer || !isAddressEqual(signer, a.from)) {
+    if (!('signer' in recovered) || !isSameAddress(recovered.signer, a.from)) {
       return refuse('invalid_signature', 'the EIP-712 signature was not made by authorization.from for this token, amount and window');
     }
   }

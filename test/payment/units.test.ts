@@ -292,6 +292,17 @@ describe('local payment checks (real EIP-712 signatures)', () => {
     expect(await check(v1Payload(signed))).toMatchObject({ reason: 'invalid_signature' });
   });
 
+  it('refuses the high-s twin of a valid signature, as USDC would at settlement', async () => {
+    const signed = await signAuthorization(payer, { payTo });
+    const b = Buffer.from(signed.signature.slice(2), 'hex');
+    const s = BigInt(`0x${b.subarray(32, 64).toString('hex')}`);
+    // n - s (n: the secp256k1 group order) with the other recovery bit recovers the same key.
+    b.set(Buffer.from((0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n - s).toString(16).padStart(64, '0'), 'hex'), 32);
+    b[64] = b[64] === 27 ? 28 : 27;
+    signed.signature = `0x${b.toString('hex')}`;
+    expect(await check(v1Payload(signed))).toMatchObject({ reason: 'invalid_signature', message: expect.stringMatching(/low-s/) });
+  });
+
   it('refuses garbage signature bytes of the right length', async () => {
     const signed = await signAuthorization(payer, { payTo });
     signed.signature = `0x${'11'.repeat(65)}`;
