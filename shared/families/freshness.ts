@@ -64,6 +64,10 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
   };
 };
 
+/** The rule freshnessOf applies, stated where its verdicts are served. */
+const SOURCE_STALE_RULE =
+  'a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (eod 10 days, weekly 14, monthly 62, or its own run interval when longer)';
+
 /** Pure: ok when nothing is stale, down when everything is, degraded in between. */
 const overallStatus = (sources: readonly SourceFreshness[]): HealthStatus => {
   const stale = sources.filter((s) => s.stale).length;
@@ -77,5 +81,5 @@ const loadFreshness = async (services: Services, ids?: readonly string[]): Promi
   return Promise.all(defs.map(async (def) => freshnessOf(def, await services.reader.runStatus(def.id), now)));
 };
 
-export { overallStatus, loadFreshness };
+export { overallStatus, loadFreshness, SOURCE_STALE_RULE };
 export type { SourceFreshness, HealthStatus };

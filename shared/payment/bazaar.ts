@@ -5,56 +5,8 @@
  * an output schema too large for a header is left out rather than truncated.
  */
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import * as z from 'zod';
 import type { RouteDef } from '../routes/table';
-
-/** PAYMENT-REQUIRED travels in a header; API Gateway allows 10 KB for all of them. */
-const MAX_OUTPUT_SCHEMA_CHARS = 3_000;
-
-const deepFreeze = <T>(value: T): T => {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-};
-
-/**
- * JSON Schemas by zod schema and direction, converted once per process: the route schemas are
- * module constants, and converting them took about three quarters of every 402's time.
- */
-const CONVERTED = { input: new WeakMap<z.ZodType, Record<string, unknown>>(), output: new WeakMap<z.ZodType, Record<string, unknown>>() };
-const inlineSchema = (schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> => {
-  let converted = CONVERTED[io].get(schema);
-  if (!converted) {
-    const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', metadata: z.registry() }) as Record<string, unknown>;
-    converted = deepFreeze(rest);
-    CONVERTED[io].set(schema, converted);
-  }
-  return converted;
-};
-
-const OUTPUTS = new WeakMap<z.ZodType, { schema: Record<string, unknown> } | null>();
-const outputOf = (route: Pick<RouteDef, 'output'>) => {
-  let output = OUTPUTS.get(route.output);
-  if (output === undefined) {
-    const schema = inlineSchema(route.output, 'output');
-    output = JSON.stringify(schema).length <= MAX_OUTPUT_SCHEMA_CHARS ? { schema } : null;
-    OUTPUTS.set(route.output, output);
-  }
-  return output ?? undefined;
-};
-
-/** An MCP tool's arguments: its route's params and query as one object, built once per route. */
-const TOOL_INPUTS = new WeakMap<object, z.ZodType>();
-const toolInputOf = (route: Pick<RouteDef, 'params' | 'query'>): z.ZodType => {
-  let schema = TOOL_INPUTS.get(route);
-  if (!schema) {
-    schema = z.object({ ...(route.params as z.ZodObject).shape, ...(route.query as z.ZodObject).shape });
-    TOOL_INPUTS.set(route, schema);
-  }
-  return schema;
-};
+import { routeJsonSchemas, toolInputJsonSchema } from './route-json-schemas';
 
 /**
  * The `extensions` of a challenge for a route.
@@ -62,13 +14,14 @@ const toolInputOf = (route: Pick<RouteDef, 'params' | 'query'>): z.ZodType => {
  * @param url the request's URL: its query is the input example (what this client asked for)
  */
 const bazaarExtension = (
-  route: Pick<RouteDef, 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp'>,
+  route: Pick<RouteDef, 'id' | 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp'>,
   path: string,
   url: string,
 ): Record<string, unknown> => {
-  const output = outputOf(route);
+  const schemas = routeJsonSchemas(route);
+  const output = schemas.output ? { schema: schemas.output } : undefined;
   if (path.startsWith('mcp://')) {
-    const inputSchema = inlineSchema(toolInputOf(route), 'input');
+    const inputSchema = toolInputJsonSchema(route);
     return declareDiscoveryExtension({
       toolName: route.mcp?.tool ?? path.slice('mcp://tool/'.length),
       transport: 'streamable-http',
@@ -84,8 +37,8 @@ const bazaarExtension = (
   }
   const declared = declareDiscoveryExtension({
     input,
-    inputSchema: inlineSchema(route.query, 'input'),
-    ...(route.path.includes('{') ? { pathParamsSchema: inlineSchema(route.params, 'input') } : {}),
+    inputSchema: schemas.query,
+    ...(schemas.params ? { pathParamsSchema: schemas.params } : {}),
     ...(output ? { output } : {}),
   } as Parameters<typeof declareDiscoveryExtension>[0]);
   const enriched = bazaarResourceServerExtension.enrichDeclaration!(declared.bazaar, {

@@ -71,7 +71,7 @@ const paymentOption = (
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
  */
 const buildPaymentRequired = (
-  route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType' | 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp' | 'family'>,
+  route: Pick<RouteDef, 'id' | 'priceUsd' | 'summary' | 'mimeType' | 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp' | 'family'>,
   path: string,
   url: string,
   config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,

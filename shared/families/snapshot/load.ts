@@ -9,7 +9,7 @@ import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../
 import { isoDate } from '../../dates';
 import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
-import { loadFreshness, overallStatus } from '../freshness';
+import { loadFreshness, overallStatus, SOURCE_STALE_RULE } from '../freshness';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../fundamentals/load';
 import { loadInventoryBundle } from '../inventory/load';
 import { loadLatest } from '../price/load';
@@ -63,7 +63,7 @@ const loadStaleness = async (services: Services, sourceIds: readonly string[], o
     status: overallStatus(sources),
     stale_sources: sources.filter((s) => s.stale).map((s) => s.id),
     oldest_observation: oldest ? { instrument: oldest.instrument, as_of: oldest.as_of, freshness_class: oldest.freshness_class } : null,
-    rule: 'a source is stale when its last successful run is older than its max_age_h (its cadence plus grace), or it never succeeded',
+    rule: SOURCE_STALE_RULE,
     sources,
   };
 };
