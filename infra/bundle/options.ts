@@ -22,12 +22,23 @@ const ESM_REQUIRE_BANNER = "import { createRequire as __svcCreateRequire } from 
 const RUNTIME_PROVIDED: readonly string[] = ['@aws-sdk/*'];
 
 const X402_ZOD = fileURLToPath(new URL('./x402-zod.ts', import.meta.url));
+const MCP_NO_AJV = fileURLToPath(new URL('./mcp-no-ajv.ts', import.meta.url));
 
 /** @x402/* import zod 3; inside a bundle they get zod 4 through x402-zod.ts (why: see that file). */
 const x402OnZod4: Plugin = {
   name: 'x402-on-zod-4',
   setup(b) {
     b.onResolve({ filter: /^zod$/ }, (args) => (/[\\/]node_modules[\\/]@x402[\\/]/.test(args.importer) ? { path: X402_ZOD } : undefined));
+  },
+};
+
+/** The MCP SDK's server imports its Ajv validator; inside a bundle it gets mcp-no-ajv.ts (why: see that file). */
+const mcpWithoutAjv: Plugin = {
+  name: 'mcp-without-ajv',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]validation[\\/]ajv-provider\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]sdk[\\/]/.test(args.importer) ? { path: MCP_NO_AJV } : undefined,
+    );
   },
 };
 
@@ -52,7 +63,7 @@ const bundleOptions = (entries: Readonly<Record<string, string>>, outdir: string
   sourcesContent: false,
   external: [...RUNTIME_PROVIDED],
   banner: { js: ESM_REQUIRE_BANNER },
-  plugins: [x402OnZod4],
+  plugins: [x402OnZod4, mcpWithoutAjv],
   metafile: true,
   logLevel: 'warning',
 });

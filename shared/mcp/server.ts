@@ -4,6 +4,7 @@
  * handlers as HTTP, in-process, after the same input validation and payment decision.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -118,9 +119,18 @@ class ParamsCheckingServer extends Server {
   }
 }
 
+/**
+ * The SDK validates a client's answer to a server's elicitation request with this; the server never
+ * elicits, so nothing reaches it. Passing it keeps the SDK from building its default (Ajv, per server,
+ * i.e. per POST), and lets the MCP bundle leave Ajv out (infra/bundle/mcp-no-ajv.ts).
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'this server does not request input from clients' }),
+};
+
 const buildServer = (ctx: CallContext): Server => {
   const { services } = ctx;
-  const server = new ParamsCheckingServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new ParamsCheckingServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
       name: t.name,
