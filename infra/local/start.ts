@@ -4,15 +4,32 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { claimDataDir, DataDirInUseError } from './data-dir-lock';
 import { startLocalStack } from './stack';
 
 const port = Number(process.env.PORT ?? 8787);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
 mkdirSync(dataDir, { recursive: true });
+let release: () => void;
+try {
+  release = claimDataDir(dataDir);
+} catch (err) {
+  if (!(err instanceof DataDirInUseError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
+process.on('exit', () => release());
 
 // The process environment is read once, here, and handed to the stack as its settings.
-const stack = await startLocalStack({ port, dynamoPort, dataDir, env: process.env, log: (l) => console.log(l) });
+const stack = await startLocalStack({ port, dynamoPort, dataDir, env: process.env, log: (l) => console.log(l) }).catch(
+  (err: NodeJS.ErrnoException & { port?: number }) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    const which = err.port === dynamoPort ? `DYNAMODB_PORT=${dynamoPort} (the embedded store)` : `PORT=${port}`;
+    console.error(`${which} is in use by another process: choose free ports, e.g. PORT=8788 DYNAMODB_PORT=8001 npm start`);
+    process.exit(1);
+  },
+);
 console.log(`embedded DynamoDB at ${stack.storeEndpoint} (data in ${dataDir})`);
 console.log(`commodity data service listening on ${stack.url}`);
 console.log(`try: curl ${stack.url}/v1/price/CL`);
