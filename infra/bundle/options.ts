@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import { precomputedFamilyOf, precomputedRouteSchemas } from './route-schemas';
 
 /**
  * ESM bundles still contain CommonJS dependencies that call `require`; esbuild's shim needs a real one.
@@ -43,40 +44,44 @@ const mcpWithoutAjv: Plugin = {
 };
 
 /**
- * The esbuild options: minified ESM for Node 24 with a linked source map (no sources inside;
- * NODE_OPTIONS=--enable-source-maps maps stack traces), `module` before `main` so packages that ship
- * both give their tree-shakable ESM build. Entries are bundled separately (no code splitting): one
- * build of several entries writes the same bytes as one build per entry, only faster.
- * @param entries output name -> absolute path of functions/<name>.ts; writes <outdir>/<name>.mjs
+ * The esbuild options of one entry: minified ESM for Node 24 with a linked source map (no sources
+ * inside; NODE_OPTIONS=--enable-source-maps maps stack traces), `module` before `main` so packages
+ * that ship both give their tree-shakable ESM build. A data family's entry gets its routes' JSON
+ * Schemas precomputed (route-schemas.ts).
+ * @param name output name; writes <outdir>/<name>.mjs
+ * @param entry absolute path of functions/<name>.ts
  */
-const bundleOptions = (entries: Readonly<Record<string, string>>, outdir: string): BuildOptions => ({
-  entryPoints: { ...entries },
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  external: [...RUNTIME_PROVIDED],
-  banner: { js: ESM_REQUIRE_BANNER },
-  plugins: [x402OnZod4, mcpWithoutAjv],
-  metafile: true,
-  logLevel: 'warning',
-});
+const bundleOptions = (name: string, entry: string, outdir: string): BuildOptions => {
+  const family = precomputedFamilyOf(entry);
+  return {
+    entryPoints: { [name]: entry },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    mainFields: ['module', 'main'],
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    external: [...RUNTIME_PROVIDED],
+    banner: { js: ESM_REQUIRE_BANNER },
+    plugins: [x402OnZod4, mcpWithoutAjv, ...(family ? [precomputedRouteSchemas(family)] : [])],
+    metafile: true,
+    logLevel: 'warning',
+  };
+};
 
 /**
- * Bundles entries into `outdir`.
- * @returns esbuild's metafile (what each input contributes: `analyzeMetafile` prints it)
+ * Bundles entries into `outdir`, one build per entry (a data family's build precomputes its own routes).
+ * @returns esbuild's metafile of all of them (what each input contributes: `analyzeMetafile` prints it)
  * @throws the esbuild error when an entry does not build
  * @example await bundleFunctions({ index: functionEntry('price') }, outputDir); // outputDir/index.mjs
  */
 const bundleFunctions = async (entries: Readonly<Record<string, string>>, outdir: string): Promise<Metafile> => {
-  const result = await build(bundleOptions(entries, outdir));
-  return result.metafile!;
+  const metas = await Promise.all(Object.entries(entries).map(async ([name, entry]) => (await build(bundleOptions(name, entry, outdir))).metafile!));
+  return { inputs: Object.assign({}, ...metas.map((m) => m.inputs)), outputs: Object.assign({}, ...metas.map((m) => m.outputs)) };
 };
 
 const DATA_LIMIT_KB = 300;
