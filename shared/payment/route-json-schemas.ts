@@ -1,8 +1,8 @@
 /**
  * The JSON Schemas a route's 402 declares in its Bazaar extension: the query and path parameters
  * as inputs, the body as output, and an MCP tool's arguments, converted from the route table's zod
- * schemas once per process. (Precomputing them at build time was tried: zod 4's classic schemas
- * carry their JSON Schema conversion, so a bundle only shrank by 3 KB.)
+ * schemas once per process. The data families' Lambda bundles do not run this: their build puts its
+ * answers for their own routes in its place (infra/bundle/route-schemas.ts).
  */
 import * as z from 'zod';
 import type { RouteDef } from '../routes/table';
