@@ -101,64 +101,22 @@ const newKeyRecord = (o: { hash: string; hint: string; plan: PlanId; now: Date; 
   };
 };
 
-class DynamoCreditLedger {
+/**
+ * What the payment lane does with Pro keys: read one, debit a call with its usage entry, refund a call
+ * that delivered nothing. The data functions carry this class and no other credit-table code.
+ */
+class CreditLedger {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly table: string,
+    protected readonly doc: DynamoDBDocumentClient,
+    protected readonly table: string,
   ) {}
-
-  async put(r: KeyRecord): Promise<void> {
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: keyPk(r.hash),
-          sk: PLAN_SK,
-          hash: r.hash,
-          hint: r.hint,
-          plan: r.plan,
-          status: r.status,
-          created_at: r.createdAt,
-          period_start: r.periodStart,
-          period_end: r.periodEnd,
-          paid_until: r.paidUntil,
-          credits_per_period: r.creditsPerPeriod,
-          credits_left: r.creditsLeft,
-          ...(r.label ? { label: r.label } : {}),
-          ...(r.subscription ? { subscription: r.subscription } : {}),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { pk: KEYS_PK, sk: `${r.createdAt}#${r.hash}`, hash: r.hash } }));
-  }
 
   async get(hash: string): Promise<KeyRecord | null> {
     const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: keyPk(hash), sk: PLAN_SK }, ConsistentRead: true }));
     return res.Item ? toRecord(res.Item) : null;
   }
 
-  /** Every key, oldest first: a Query of the key list, then each key's record. */
-  async list(): Promise<KeyRecord[]> {
-    const hashes: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': KEYS_PK },
-          ExclusiveStartKey: start,
-        }),
-      );
-      hashes.push(...(res.Items ?? []).map((i) => String(i.hash)));
-      start = res.LastEvaluatedKey;
-    } while (start);
-    const records = await Promise.all(hashes.map((h) => this.get(h)));
-    return records.filter((r): r is KeyRecord => r !== null);
-  }
-
-  private async update(hash: string, update: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)'): Promise<KeyRecord | null> {
+  protected async update(hash: string, update: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)'): Promise<KeyRecord | null> {
     try {
       const res = await this.doc.send(
         new UpdateCommand({
@@ -177,12 +135,6 @@ class DynamoCreditLedger {
       throw err;
     }
   }
-
-  revoke = (hash: string) => this.update(hash, 'SET #status = :revoked', { ':revoked': 'revoked' });
-  topUp = (hash: string, credits: number) => this.update(hash, 'ADD credits_left :n', { ':n': credits });
-  /** A paid renewal (Stripe invoice.paid): the subscription runs to `paidUntil`. */
-  extend = (hash: string, paidUntil: string) => this.update(hash, 'SET paid_until = :until', { ':until': paidUntil });
-  markRotated = (hash: string, to: string) => this.update(hash, 'SET #status = :revoked, rotated_to = :to', { ':revoked': 'revoked', ':to': to });
 
   /**
    * Takes `credits` from the key in one conditional write (never below zero, never on a revoked or
@@ -274,6 +226,64 @@ class DynamoCreditLedger {
     await this.update(entry.hash, 'ADD credits_left :c', { ':c': entry.credits });
     return true;
   }
+}
+
+/**
+ * The whole credit table: key administration (the keys CLI, usage reports) and the card checkout's
+ * bookkeeping, on top of the lane's operations. The Pro function and the CLIs build this one.
+ */
+class DynamoCreditLedger extends CreditLedger {
+  async put(r: KeyRecord): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: keyPk(r.hash),
+          sk: PLAN_SK,
+          hash: r.hash,
+          hint: r.hint,
+          plan: r.plan,
+          status: r.status,
+          created_at: r.createdAt,
+          period_start: r.periodStart,
+          period_end: r.periodEnd,
+          paid_until: r.paidUntil,
+          credits_per_period: r.creditsPerPeriod,
+          credits_left: r.creditsLeft,
+          ...(r.label ? { label: r.label } : {}),
+          ...(r.subscription ? { subscription: r.subscription } : {}),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { pk: KEYS_PK, sk: `${r.createdAt}#${r.hash}`, hash: r.hash } }));
+  }
+
+  /** Every key, oldest first: a Query of the key list, then each key's record. */
+  async list(): Promise<KeyRecord[]> {
+    const hashes: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': KEYS_PK },
+          ExclusiveStartKey: start,
+        }),
+      );
+      hashes.push(...(res.Items ?? []).map((i) => String(i.hash)));
+      start = res.LastEvaluatedKey;
+    } while (start);
+    const records = await Promise.all(hashes.map((h) => this.get(h)));
+    return records.filter((r): r is KeyRecord => r !== null);
+  }
+
+  revoke = (hash: string) => this.update(hash, 'SET #status = :revoked', { ':revoked': 'revoked' });
+  topUp = (hash: string, credits: number) => this.update(hash, 'ADD credits_left :n', { ':n': credits });
+  /** A paid renewal (Stripe invoice.paid): the subscription runs to `paidUntil`. */
+  extend = (hash: string, paidUntil: string) => this.update(hash, 'SET paid_until = :until', { ':until': paidUntil });
+  markRotated = (hash: string, to: string) => this.update(hash, 'SET #status = :revoked, rotated_to = :to', { ':revoked': 'revoked', ':to': to });
 
   // Card checkout bookkeeping (same table): Stripe events seen, paid sessions, subscriptions -> keys.
 
@@ -366,5 +376,5 @@ class DynamoCreditLedger {
   }
 }
 
-export { DynamoCreditLedger, newKeyRecord };
+export { CreditLedger, DynamoCreditLedger, newKeyRecord };
 export type { KeyRecord, UsageEntry, DebitResult, KeyStatus };

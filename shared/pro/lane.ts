@@ -6,11 +6,8 @@
 import { PaymentError, RateLimitedError, UnauthorizedError, type HttpError } from '../errors/errors';
 import { usdToCredits } from '../routes/pricing';
 import type { RouteDef } from '../routes/table';
-import type { DynamoCreditLedger, KeyRecord, UsageEntry } from './credit-ledger';
+import type { CreditLedger, KeyRecord, UsageEntry } from './credit-ledger';
 import { hashKey, parseKey } from './keys';
-
-/** The credit table as the lane and the Pro routes use it. */
-type CreditLedger = DynamoCreditLedger;
 
 interface ProReceipt {
   lane: 'pro';

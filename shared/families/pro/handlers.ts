@@ -5,9 +5,26 @@
 import { BadRequestError } from '../../errors/errors';
 import type { FamilyHandlers } from '../../http/types';
 import { checkoutEnabled, createCheckout, handleWebhook, planOf, revealCheckoutKey } from '../../pro/checkout';
+import { DynamoCreditLedger } from '../../pro/credit-ledger';
 import { PLAN_IDS } from '../../pro/plans';
+import type { Services } from '../../services';
 import { baseUrlOf } from '../discovery/base-url';
 import { keyPage, pendingPage, plansPage, shownPage } from './pages';
+
+/**
+ * The whole credit table (checkout bookkeeping included), on the services' store: the shared services
+ * hold only the lane's part, so the data functions do not carry checkout code.
+ */
+const ACCOUNTS = new WeakMap<Services, DynamoCreditLedger>();
+const accountsOf = (services: Services): DynamoCreditLedger => {
+  let accounts = ACCOUNTS.get(services);
+  if (!accounts) {
+    if (!services.doc) throw new Error('the Pro routes need the DynamoDB client (services.doc)');
+    accounts = new DynamoCreditLedger(services.doc, services.config.CREDITS_TABLE);
+    ACCOUNTS.set(services, accounts);
+  }
+  return accounts;
+};
 
 const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
   'GET /pro': async ({ services }) => ({ body: plansPage(checkoutEnabled(services.config)), headers: { 'cache-control': 'no-store' } }),
@@ -20,7 +37,7 @@ const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
   },
   'POST /pro/webhook': async ({ services, rawBody, headers }) => {
     try {
-      return { body: await handleWebhook(services.config, rawBody ?? '', headers['stripe-signature'], services.payment.credits, services.now()) };
+      return { body: await handleWebhook(services.config, rawBody ?? '', headers['stripe-signature'], accountsOf(services), services.now()) };
     } catch (err) {
       if ((err as { type?: string }).type === 'StripeSignatureVerificationError') {
         throw new BadRequestError('INVALID_SIGNATURE', 'the Stripe-Signature header does not match the body', {});
@@ -29,7 +46,7 @@ const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
     }
   },
   'GET /pro/success': async ({ query, services }) => {
-    const shown = await revealCheckoutKey(query.session_id, services.payment.credits, services.now());
+    const shown = await revealCheckoutKey(query.session_id, accountsOf(services), services.now());
     const body = shown.ok ? keyPage(shown.key, shown.hint) : shown.reason === 'shown' ? shownPage() : pendingPage();
     return { status: shown.ok || shown.reason === 'shown' ? 200 : 202, headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body };
   },
