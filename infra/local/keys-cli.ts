@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../shared/config';
-import { DynamoPaymentLedger } from '../../shared/payment/ledger';
+import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { DynamoCreditLedger, newKeyRecord, type KeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { PLAN_IDS, type PlanId } from '../../shared/pro/plans';
@@ -153,7 +153,7 @@ switch (command) {
     const byRoute = new Map<string, number>();
     for (const r of await ledger.list())
       for (const u of await ledger.usage(r.hash, month)) if (!u.refundedAt) byRoute.set(u.route, (byRoute.get(u.route) ?? 0) + u.credits);
-    const sales = await new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE).salesOfMonth(month);
+    const sales = await new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE).salesOfMonth(month);
     const atomic = sales.reduce((n, s) => n + BigInt(s.amount), 0n);
     const usdc = `${atomic / 1_000_000n}.${String(atomic % 1_000_000n).padStart(6, '0')}`;
     if (values.csv) {

@@ -100,7 +100,7 @@ interface PaymentIdUse {
 
 type Resolution = { state: 'SETTLED'; sale: SaleRecord } | { state: 'UNPAID' | 'FAILED'; reason: string };
 
-/** Storage port of the payment core (DynamoDB in AWS and locally; an in-memory twin in unit tests). */
+/** Storage port of the payment lane (DynamoDB in AWS and locally; an in-memory twin in unit tests). */
 interface PaymentLedger {
   /** Claims a proof once; a conflict returns the record that holds it. */
   claim(rec: NewClaim): Promise<ClaimResult>;
@@ -127,6 +127,13 @@ interface PaymentLedger {
    * @returns the first use when the id was already bound (equal to `use` for an honest retry)
    */
   bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdUse | null>;
+}
+
+/**
+ * The ledger as the reconciler and finance read it: the lane's operations plus the pending index and
+ * the sales records. Only the reconciler and the CLIs build it; paid functions carry the lane's part.
+ */
+interface ReconcileLedger extends PaymentLedger {
   /** Sales settled in a calendar month (YYYY-MM), oldest first. */
   salesOfMonth(month: string): Promise<SaleRecord[]>;
   listPending(limit?: number): Promise<PendingEntry[]>;
@@ -199,8 +206,8 @@ interface Transition {
 /** The ledger on the credit table. */
 class DynamoPaymentLedger implements PaymentLedger {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly table: string,
+    protected readonly doc: DynamoDBDocumentClient,
+    protected readonly table: string,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -313,7 +320,7 @@ class DynamoPaymentLedger implements PaymentLedger {
   }
 
   /** A move together with other writes, all or nothing (DynamoDB TransactWriteItems). */
-  private async transact(
+  protected async transact(
     k: ClaimKey,
     condition: Transition,
     set: Record<string, unknown>,
@@ -397,7 +404,10 @@ class DynamoPaymentLedger implements PaymentLedger {
       return { nonce: String(i.nonce), digest: String(i.digest), path: String(i.path) };
     }
   }
+}
 
+/** The ledger with the reconciler's and finance's reads and writes (see ReconcileLedger). */
+class DynamoReconcileLedger extends DynamoPaymentLedger implements ReconcileLedger {
   async salesOfMonth(month: string): Promise<SaleRecord[]> {
     const out: SaleRecord[] = [];
     let start: Record<string, unknown> | undefined;
@@ -457,5 +467,5 @@ class DynamoPaymentLedger implements PaymentLedger {
   }
 }
 
-export { DynamoPaymentLedger, CLAIM_LIFETIME_MS };
-export type { PaymentLedger, ClaimKey, ClaimRecord, ClaimState, NewClaim, SaleRecord, ClaimResult, PendingEntry, Resolution, PaymentIdUse };
+export { DynamoPaymentLedger, DynamoReconcileLedger, CLAIM_LIFETIME_MS };
+export type { PaymentLedger, ReconcileLedger, ClaimKey, ClaimRecord, ClaimState, NewClaim, SaleRecord, ClaimResult, PendingEntry, Resolution, PaymentIdUse };

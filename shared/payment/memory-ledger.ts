@@ -12,7 +12,7 @@ import {
   type ClaimState,
   type NewClaim,
   type PaymentIdUse,
-  type PaymentLedger,
+  type ReconcileLedger,
   type PendingEntry,
   type Resolution,
   type SaleRecord,
@@ -20,7 +20,7 @@ import {
 
 const id = (k: ClaimKey) => `${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}`;
 
-class MemoryPaymentLedger implements PaymentLedger {
+class MemoryPaymentLedger implements ReconcileLedger {
   private readonly claims = new Map<string, ClaimRecord>();
   /** Pending index: claim id -> since. */
   private readonly pending = new Map<string, string>();

@@ -7,16 +7,17 @@
 import { logger } from '../observability/logger';
 import { METRIC, type MetricsSink } from '../observability/metrics';
 import type { PaymentDeps } from './core';
+import type { ReconcileLedger } from './ledger';
 import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type ChainReader, type ReconcileReport } from './reconcile';
 
 /**
- * One reconciliation pass over the process's payment services (ledger, facilitator, clock).
+ * One reconciliation pass over the process's payment services (facilitator, clock) with the reconciler's ledger.
  * @param chain injectable for tests; default reads X402_RPC_URL or the network's public RPC
  */
-const runReconciliation = async (payment: PaymentDeps, chain?: ChainReader, metrics?: MetricsSink): Promise<ReconcileReport> => {
+const runReconciliation = async (payment: PaymentDeps, ledger: ReconcileLedger, chain?: ChainReader, metrics?: MetricsSink): Promise<ReconcileReport> => {
   const { config } = payment;
   const report = await reconcilePendingPayments({
-    ledger: payment.ledger,
+    ledger,
     chain: chain ?? viemChainReader(config.X402_RPC_URL ?? DEFAULT_RPC_URLS[config.X402_NETWORK]),
     facilitator: payment.facilitator,
     now: payment.now,

@@ -16,7 +16,7 @@ import type { PaymentPayload } from '@x402/core/types';
 import { createPublicClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
 import type { X402Network } from '../config';
 import type { FacilitatorClient } from './facilitator';
-import { CLAIM_LIFETIME_MS, type ClaimKey, type PaymentLedger } from './ledger';
+import { CLAIM_LIFETIME_MS, type ClaimKey, type ReconcileLedger } from './ledger';
 import type { PaymentLog } from './core';
 
 /** What reconciliation reads from the chain. */
@@ -84,7 +84,7 @@ const viemChainReader = (rpcUrl: string): ChainReader => {
 };
 
 interface ReconcileDeps {
-  ledger: PaymentLedger;
+  ledger: ReconcileLedger;
   chain: ChainReader;
   /** When given, a still-valid unused authorization is submitted again. */
   facilitator?: FacilitatorClient;

@@ -11,7 +11,7 @@ import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
 import type { FacilitatorClient } from '../../shared/payment/facilitator';
 import { processPayment, settlePayment, type HttpRequestLike, type PaymentDeps } from '../../shared/payment/core';
-import { CLAIM_LIFETIME_MS, DynamoPaymentLedger } from '../../shared/payment/ledger';
+import { CLAIM_LIFETIME_MS, DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
 import { ROUTES } from '../../shared/routes';
 import { createDocumentClient } from '../../shared/store/client';
@@ -36,7 +36,7 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
   let net: LocalPaymentNetwork;
   let proxy: PausableProxy;
   /** Reads the ledger straight from the store (not through the proxy). */
-  let ledger: DynamoPaymentLedger;
+  let ledger: DynamoReconcileLedger;
   const hook = { pauseStoreAfterSettle: false, pauseStoreAfterVerify: false, settles: 0 };
 
   beforeAll(async () => {
@@ -57,7 +57,7 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
       overrides: { doc: createDocumentClient({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${proxy.port}`, AWS_REGION: 'us-east-1', STORE_TIMEOUT_MS: 3_000 }) },
     });
     net = stack.payments!;
-    ledger = new DynamoPaymentLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
+    ledger = new DynamoReconcileLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
     net.facilitator.facilitator.onAfterVerify(async () => {
       if (hook.pauseStoreAfterVerify) proxy.pause();
     });

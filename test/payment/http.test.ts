@@ -15,7 +15,7 @@ import { priceHandlers } from '../../shared/families/price/handlers';
 import { createServices, type Services } from '../../shared/services';
 import { createFamilyHandler } from '../../shared/http/family-handler';
 import type { FamilyHandlers } from '../../shared/http/types';
-import { DynamoPaymentLedger } from '../../shared/payment/ledger';
+import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { isChargeable, PRICE_ROUTES } from '../../shared/routes/table';
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { PAID_ROUTES, ROUTES, usdToAtomic, type RouteDef } from '../../shared/routes';
@@ -51,7 +51,7 @@ const payTo = privateKeyToAccount(generatePrivateKey()).address;
 describe('x402 lane over HTTP (fake facilitator)', () => {
   let stack: LocalStack;
   let fake: FakeFacilitator;
-  let ledger: DynamoPaymentLedger;
+  let ledger: DynamoReconcileLedger;
   const get = (path: string, headers: Record<string, string> = {}): Promise<JsonResponse> => getJson(stack.url, path, { headers });
 
   /** A fresh buyer's signed payment for a 0.01 USD route, as a base64 header value. */
@@ -67,7 +67,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
     fake = await startFakeFacilitator();
     stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: payTo, X402_FACILITATOR_URL: fake.url, X402_FACILITATOR_TIMEOUT_MS: '2500' });
     const config = stack.config;
-    ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
+    ledger = new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE);
   });
   afterAll(async () => {
     await stack?.close();

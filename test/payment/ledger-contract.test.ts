@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { CLAIM_LIFETIME_MS, DynamoPaymentLedger, type PaymentLedger } from '../../shared/payment/ledger';
+import { CLAIM_LIFETIME_MS, DynamoReconcileLedger, type ReconcileLedger } from '../../shared/payment/ledger';
 import { MemoryPaymentLedger } from '../../shared/payment/memory-ledger';
 import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
@@ -19,11 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const ledgers: Array<[string, (clock?: () => Date) => PaymentLedger]> = [
+const ledgers: Array<[string, (clock?: () => Date) => ReconcileLedger]> = [
   ['MemoryPaymentLedger', (clock = () => NOW) => new MemoryPaymentLedger(clock)],
   [
-    'DynamoPaymentLedger (embedded store)',
-    (clock = () => NOW) => new DynamoPaymentLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE, clock),
+    'DynamoReconcileLedger (embedded store)',
+    (clock = () => NOW) => new DynamoReconcileLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE, clock),
   ],
 ];
 

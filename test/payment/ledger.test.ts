@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { DynamoPaymentLedger, type ClaimKey, type NewClaim } from '../../shared/payment/ledger';
+import { DynamoReconcileLedger, type ClaimKey, type NewClaim } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
@@ -14,16 +14,16 @@ import { newClaim, pendClaim, randomNonce, settleClaim, txHash } from './helpers
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const T0 = new Date('2026-03-31T23:59:30.000Z');
 
-describe('DynamoPaymentLedger (embedded store)', () => {
+describe('DynamoReconcileLedger (embedded store)', () => {
   let stack: LocalStack;
-  let ledger: DynamoPaymentLedger;
+  let ledger: DynamoReconcileLedger;
   let clock = T0;
   const claimOf = (nonce: string, claimId = 'req-1'): NewClaim => newClaim(PAYER, nonce, clock, claimId);
 
   beforeAll(async () => {
     stack = await startTestStack({}, false);
     const config = stack.config;
-    ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE, () => clock);
+    ledger = new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE, () => clock);
   });
   afterAll(async () => stack?.close());
 

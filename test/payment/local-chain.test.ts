@@ -13,7 +13,7 @@ import { wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import type { LocalStack } from '../../infra/local/stack';
-import { DynamoPaymentLedger } from '../../shared/payment/ledger';
+import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
 import { expectError } from '../helpers/contract';
@@ -25,7 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('x402 on the local chain (ganache + local facilitator + official clients)', () => {
   let stack: LocalStack;
   let net: LocalPaymentNetwork;
-  let ledger: DynamoPaymentLedger;
+  let ledger: DynamoReconcileLedger;
   /** Test switches read by the facilitator hook registered once below. */
   const hook = { drainPayerBeforeSettle: false, delaySettleMs: 0 };
 
@@ -46,7 +46,7 @@ describe('x402 on the local chain (ganache + local facilitator + official client
     stack = await startTestStack({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_FACILITATOR_TIMEOUT_MS: '4000' });
     net = stack.payments!;
     const config = stack.config;
-    ledger = new DynamoPaymentLedger(createDocumentClient(config), config.CREDITS_TABLE);
+    ledger = new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE);
     net.facilitator.facilitator.onBeforeSettle(async ({ paymentPayload }) => {
       const from = (paymentPayload.payload as { authorization: { from: `0x${string}` } }).authorization.from;
       if (hook.drainPayerBeforeSettle) {
