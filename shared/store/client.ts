@@ -14,10 +14,13 @@ import type { Config } from '../config';
  */
 const createDocumentClient = (config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'AWS_REGION'> & Partial<Pick<Config, 'STORE_TIMEOUT_MS'>>): DynamoDBDocumentClient => {
   const local = config.DYNAMODB_ENDPOINT;
+  const timeoutMs = config.STORE_TIMEOUT_MS ?? 3_000;
   const client = new DynamoDBClient({
     region: config.AWS_REGION,
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: config.STORE_TIMEOUT_MS ?? 3_000, throwOnRequestTimeout: true },
+    // Connecting gets a third of the request timeout (1 s by default). It includes the wait for a free
+    // socket, which is long only when many calls share one client (the local runtime under load).
+    requestHandler: { connectionTimeout: Math.round(timeoutMs / 3), requestTimeout: timeoutMs, throwOnRequestTimeout: true },
     ...(local ? { endpoint: local, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, {

@@ -64,9 +64,10 @@ describe('Pro lane over HTTP (enforced)', () => {
     getJson(stack.url, path, { headers: { authorization: `Bearer ${key}`, ...headers } });
 
   beforeAll(async () => {
-    // The embedded store answers 200 concurrent transactions in well under a second alone, but on a
-    // busy 2-core machine some took longer than the 3 s store timeout (503, nothing charged): what is
-    // tested here is the ledger's arithmetic, so the store gets the longest timeout the config allows.
+    // Alone, the embedded store answers 200 concurrent transactions in well under a second; on a busy
+    // 2-core machine some waited more than the 1 s connect timeout for a socket of the shared client
+    // (503, nothing charged). What is tested here is the ledger's arithmetic, so the store gets the
+    // longest timeouts the config allows.
     stack = await startTestStack({ X402_ENFORCE: '1', PRO_RATE_LIMIT_PER_SECOND: '10000', STORE_TIMEOUT_MS: '20000' });
     ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
   });
