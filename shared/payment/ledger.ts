@@ -23,7 +23,16 @@
  * retry with the same header is honest and is not a replay. So may a CLAIMED proof whose holder
  * is dead (older than any request can live): it never reached SETTLING, so it was never submitted.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  paginateQuery,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 
 type ClaimState = 'CLAIMED' | 'SETTLING' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'UNPAID';
 
@@ -410,17 +419,12 @@ class DynamoPaymentLedger implements PaymentLedger {
 class DynamoReconcileLedger extends DynamoPaymentLedger implements ReconcileLedger {
   async salesOfMonth(month: string): Promise<SaleRecord[]> {
     const out: SaleRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': salePk(month) },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const i of res.Items ?? []) {
+    const pages = paginateQuery(
+      { client: this.doc },
+      { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': salePk(month) } },
+    );
+    for await (const page of pages) {
+      for (const i of page.Items ?? []) {
         out.push({
           payer: String(i.payer),
           nonce: String(i.nonce),
@@ -435,8 +439,7 @@ class DynamoReconcileLedger extends DynamoPaymentLedger implements ReconcileLedg
           requestId: String(i.request_id),
         });
       }
-      start = res.LastEvaluatedKey;
-    } while (start);
+    }
     return out;
   }
 

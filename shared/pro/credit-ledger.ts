@@ -3,7 +3,7 @@
  * each paid call is one transaction: a conditional debit that can never overdraw and its usage
  * entry (sk USAGE#<yyyy-mm>#<at>#<request id>), which finance reads and a refund flips exactly once.
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addMonths, PLANS, type PlanId } from './plans';
 
 type KeyStatus = 'active' | 'revoked';
@@ -262,19 +262,11 @@ class DynamoCreditLedger extends CreditLedger {
   /** Every key, oldest first: a Query of the key list, then each key's record. */
   async list(): Promise<KeyRecord[]> {
     const hashes: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': KEYS_PK },
-          ExclusiveStartKey: start,
-        }),
-      );
-      hashes.push(...(res.Items ?? []).map((i) => String(i.hash)));
-      start = res.LastEvaluatedKey;
-    } while (start);
+    const pages = paginateQuery(
+      { client: this.doc },
+      { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': KEYS_PK } },
+    );
+    for await (const page of pages) hashes.push(...(page.Items ?? []).map((i) => String(i.hash)));
     const records = await Promise.all(hashes.map((h) => this.get(h)));
     return records.filter((r): r is KeyRecord => r !== null);
   }
@@ -363,16 +355,19 @@ class DynamoCreditLedger extends CreditLedger {
     return res.Item ? String(res.Item.hash) : null;
   }
 
-  /** The usage entries of one key in a month (YYYY-MM), oldest first. */
+  /** The usage entries of one key in a month (YYYY-MM), oldest first, across Query pages (1 MB each). */
   async usage(hash: string, month: string): Promise<UsageEntry[]> {
-    const res = await this.doc.send(
-      new QueryCommand({
+    const out: UsageEntry[] = [];
+    const pages = paginateQuery(
+      { client: this.doc },
+      {
         TableName: this.table,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': keyPk(hash), ':prefix': `USAGE#${month}#` },
-      }),
+      },
     );
-    return (res.Items ?? []).map(toUsage);
+    for await (const page of pages) out.push(...(page.Items ?? []).map(toUsage));
+    return out;
   }
 }
 
