@@ -21,16 +21,19 @@ const addYears = (date: string, years: number): string => {
 };
 
 /**
- * The same day `months` later (negative: earlier), clamped to the month's last day.
- * @example addMonths('2026-01-31', 1) // '2026-02-28'
+ * The same instant `months` later (negative: earlier), the day clamped to the month's last day.
+ * @example addMonthsToInstant('2026-01-31T12:00:00.000Z', 1) // '2026-02-28T12:00:00.000Z'
  */
-const addMonths = (date: string, months: number): string => {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const first = new Date(Date.UTC(y, m - 1 + months, 1));
-  const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  first.setUTCDate(Math.min(d, lastDay));
-  return isoDate(first);
+const addMonthsToInstant = (iso: string, months: number): string => {
+  const d = new Date(iso);
+  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
+  return target.toISOString();
 };
+
+/** The same calendar date `months` later, clamped to the month's end. @example addMonths('2026-01-31', 1) // '2026-02-28' */
+const addMonths = (date: string, months: number): string => addMonthsToInstant(`${date}T00:00:00.000Z`, months).slice(0, 10);
 
 /** The next Monday-to-Friday date after `date` (publisher holidays are not known here). */
 const nextWeekday = (date: string): string => {
@@ -45,4 +48,4 @@ const isoDate = (t: Date): string => t.toISOString().slice(0, 10);
 /** Whole days from `a` to `b` (positive when b is later). */
 const daysBetween = (a: string, b: string): number => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
 
-export { addDays, addMonths, addYears, nextWeekday, isoDate, daysBetween };
+export { addDays, addMonths, addMonthsToInstant, addYears, nextWeekday, isoDate, daysBetween };

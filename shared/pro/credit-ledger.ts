@@ -4,7 +4,8 @@
  * entry (sk USAGE#<yyyy-mm>#<at>#<request id>), which finance reads and a refund flips exactly once.
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { addMonths, PLANS, type PlanId } from './plans';
+import { addMonthsToInstant as addMonths } from '../dates';
+import { PLANS, type PlanId } from './plans';
 
 type KeyStatus = 'active' | 'revoked';
 
