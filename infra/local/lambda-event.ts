@@ -28,10 +28,12 @@ interface EventInput {
   routeKey: string;
   pathParameters?: Record<string, string>;
   body?: Buffer;
+  /** The server's own listening address (host:port), as API Gateway states the domain it serves; never the Host header. */
+  domainName: string;
 }
 
 /** Builds the payload-2.0 event of a request. */
-const buildEventV2 = ({ req, url, routeKey, pathParameters, body }: EventInput): APIGatewayProxyEventV2 => {
+const buildEventV2 = ({ req, url, routeKey, pathParameters, body, domainName }: EventInput): APIGatewayProxyEventV2 => {
   const now = new Date();
   const headers = joinHeaders(req);
   const method = (req.method ?? 'GET').toUpperCase();
@@ -46,7 +48,7 @@ const buildEventV2 = ({ req, url, routeKey, pathParameters, body }: EventInput):
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      domainName: headers.host ?? '127.0.0.1',
+      domainName,
       domainPrefix: 'local',
       http: {
         method,

@@ -80,6 +80,8 @@ interface LocalServer {
 /** Starts the HTTP server on 127.0.0.1, serving every family over the given services. */
 const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'): Promise<LocalServer> => {
   const lambdas = buildFamilyLambdas(services);
+  // The domain every event names: our own address once listening (a Host header is the client's to forge).
+  let domainName = host;
   const server = createServer(async (req, res) => {
     try {
       // API Gateway refuses over-long request lines before any Lambda runs.
@@ -96,7 +98,7 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
         body = await readBody(req, MAX_BODY_BYTES).catch(() => undefined);
         if (!body) return writeResult(res, jsonError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`));
       }
-      const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body });
+      const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body, domainName });
       const result = await lambdas[family](event, buildContext(`local-${family}`, event.requestContext.requestId));
       writeResult(res, result);
     } catch (err) {
@@ -112,6 +114,7 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
     server.listen(port, host, () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
+  domainName = `${host}:${actual}`;
   return {
     server,
     url: `http://${host}:${actual}`,

@@ -18,8 +18,8 @@ interface DataStackProps extends StackProps {
 const attr = (k: KeyAttr) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
 
 /** A table from its shared definition: on demand, PITR, deletion protection, retained. */
-const tableFromDef = (scope: Construct, def: TableDef): Table =>
-  new Table(scope, def.id, {
+const tableFromDef = (scope: Construct, def: TableDef): Table => {
+  const table = new Table(scope, def.id, {
     partitionKey: attr(def.partitionKey),
     sortKey: attr(def.sortKey),
     billingMode: BillingMode.PAY_PER_REQUEST,
@@ -28,6 +28,11 @@ const tableFromDef = (scope: Construct, def: TableDef): Table =>
     removalPolicy: RemovalPolicy.RETAIN,
     ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
   });
+  for (const index of def.globalIndexes ?? []) {
+    table.addGlobalSecondaryIndex({ indexName: index.name, partitionKey: attr(index.partitionKey), sortKey: attr(index.sortKey) });
+  }
+  return table;
+};
 
 /** The env keys the registry's sources require (one secret each), and which sources use each. */
 const sourceKeyNames = (): string[] => [...new Set(SOURCES.flatMap((s) => (s.requiresKey ? [s.requiresKey] : [])))];

@@ -17,18 +17,23 @@ import type { NotFoundIssue } from '../routes/params';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { paymentMiddleware } from './payment-middleware';
+import type { Grant } from '../payment/lane';
 import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler } from './types';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 
-/** What the pipeline learns about a request, carried on the Lambda context. */
+/** What the pipeline learns about a request, carried on the Lambda context: the one request-state channel. */
 interface ServiceState {
   requestId: string;
   route?: RouteDef;
   request?: HandlerRequest;
   /** Set by the handler: false when the answer must not be charged. */
   charge: boolean;
+  /** A granted payment, held by the payment layer between the handler and its settlement or release. */
+  grant?: Grant;
+  /** Headers the payment layer adds to an answer another layer renders (a keyed request's budget on an error). */
+  answerHeaders?: Record<string, string>;
 }
 
 type ServiceContext = Context & { service: ServiceState };
@@ -145,6 +150,7 @@ const routeLayer = (routes: ReadonlyMap<string, RouteDef>, services: ServicesPro
       route,
       ...(input as Pick<HandlerRequest, 'params' | 'query'>),
       headers: lowerCaseHeaders(event.headers),
+      domainName: event.requestContext?.domainName,
       rawBody: event.body === undefined || event.body === null ? null : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
       requestId: context.service.requestId,
       services: services(),
@@ -216,7 +222,8 @@ const familyStack = <F extends Family>(
   // Every answer, whichever layer produced it (an early 402 included), carries the security headers.
   return async (event, context) => {
     const result = await run(event, context);
-    return { ...result, headers: { ...SECURITY_HEADERS, ...result.headers } };
+    const extra = (context as Partial<ServiceContext>).service?.answerHeaders;
+    return { ...result, headers: { ...SECURITY_HEADERS, ...result.headers, ...extra } };
   };
 };
 

@@ -1,37 +1,44 @@
 /**
  * The middy adapter of the payment core (STYLE.md convention 5):
  *
- * - before: adapts the event to HttpRequestLike and calls processPayment. A challenge or a refusal
- *   is returned as the early response (the handler never runs, no data is read); a verified
- *   payment's receipt is kept in `request.internal['payment.receipt']`.
- * - after: settles only if the answer is a success that is charged (`statusCode < 400` and the
- *   handler did not set `charge: false`); otherwise releases. A failed or pending settlement
- *   replaces the answer, so no data leaves without a confirmed payment.
- * - onError: releases the hold and never settles.
+ * - before: the request's credentials and what it buys go to `charge`. A refusal (402 challenge,
+ *   invalid payment, quota, outage) is rendered as the early answer (the handler never runs, no data
+ *   is read); an idempotent replay returns the stored first answer; a granted call's grant is kept
+ *   on the request state (`context.service.grant`).
+ * - after: settles only a success that is charged (`statusCode < 400` and the handler did not set
+ *   `charge: false`); anything else is released. A refused settlement replaces the answer, so no
+ *   data leaves without a confirmed payment.
+ * - onError: releases the grant and never settles.
  *
- * createFamilyHandler already mounts it as `.use(paymentMiddleware({ services }))`.
+ * Every answer to a keyed request carries the key's budget, errors included.
+ * createFamilyHandler mounts it as `.use(paymentMiddleware({ services }))`.
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { logger } from '../observability/logger';
-import { resourceUrl } from '../payment/challenge';
-import { processPayment, releasePayment, settlePayment, type HttpRequestLike, type PaymentReceipt } from '../payment/core';
+import { resourceUrl, V1_BODY_HEADER } from '../payment/challenge';
+import { charge, release, settle } from '../payment/charge';
+import type { Grant, PaidCall } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
+import { budgetOf } from '../pro/lane';
+import { hashKey, parseKey } from '../pro/keys';
 import type { Services } from '../services';
 import type { ServiceContext } from './family-handler';
+import { bearerOf, credentialsOf } from './payment-credentials';
+import { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer, type RenderContext } from './payment-render';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
 type PaymentRequest = Request<Event, Result, Error, ServiceContext>;
 
 interface PaymentMiddlewareOptions {
-  /** The services of this process (config, ledger, facilitator client, clock). */
+  /** The services of this process (config, ledgers, facilitator client, clock). */
   services: () => Services;
 }
 
-/** Namespaced key of the receipt in middy's per-request `internal` store. */
-const RECEIPT_KEY = 'payment.receipt';
+/** Time a paid request may spend before its answer is due when the runtime gives no deadline (API Gateway cuts at 29 s). */
+const REQUEST_BUDGET_MS = 25_000;
 
 const OptionsSchema = z.strictObject({
   services: z.custom<() => Services>((v) => typeof v === 'function', 'services must be a function returning the process services'),
@@ -48,80 +55,107 @@ const paymentMiddlewareValidateOptions = (opts: unknown): PaymentMiddlewareOptio
   return parsed.data;
 };
 
-/** The request as the payment core sees it. */
-const toHttpRequestLike = (request: PaymentRequest, services: Services): HttpRequestLike => {
+/** The paid call of a request: what is bought (path, and the URL from trusted names only), its ids and deadline. */
+const paidCallOf = (request: PaymentRequest, services: Services): PaidCall => {
   const { event, context } = request;
-  const headers = context.service.request!.headers;
+  const service = context.service;
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
+  const arrivedAt = services.now().getTime();
   return {
-    method: event.requestContext?.http?.method ?? 'GET',
-    path,
-    url: resourceUrl(services.config.PUBLIC_BASE_URL, headers, event.requestContext?.domainName, path, event.rawQueryString ?? ''),
-    headers,
-    requestId: context.service.requestId,
-    // The Lambda's own deadline (the local runtime gives the same 29 s as API Gateway).
-    ...(typeof context.getRemainingTimeInMillis === 'function' ? { timeLeftMs: () => context.getRemainingTimeInMillis() } : {}),
+    route: service.route!,
+    resource: { path, url: resourceUrl(services.config.PUBLIC_BASE_URL, event.requestContext?.domainName, path, event.rawQueryString ?? '') },
+    callId: service.requestId,
+    requestId: service.requestId,
+    // The Lambda's own deadline (the local runtime gives API Gateway's 29 s).
+    timeLeftMs:
+      typeof context.getRemainingTimeInMillis === 'function'
+        ? () => context.getRemainingTimeInMillis()
+        : () => arrivedAt + REQUEST_BUDGET_MS - services.now().getTime(),
   };
 };
 
-const takeReceipt = (request: PaymentRequest): PaymentReceipt | undefined => {
-  const internal = request.internal as Record<string, unknown>;
-  const receipt = internal[RECEIPT_KEY] as PaymentReceipt | undefined;
-  // Taken once: after and onError must never both act on the same payment.
-  delete internal[RECEIPT_KEY];
-  return receipt;
+const renderContext = (request: PaymentRequest, services: Services): RenderContext => ({
+  requestId: request.context.service.requestId,
+  now: services.now(),
+  network: services.config.X402_NETWORK,
+  v1Body: request.context.service.request?.headers[V1_BODY_HEADER]?.trim() === '1',
+});
+
+/** Takes the grant once: after and onError must never both act on the same payment. */
+const takeGrant = (request: PaymentRequest): Grant | undefined => {
+  const grant = request.context.service?.grant;
+  if (request.context.service) delete request.context.service.grant;
+  return grant;
 };
 
 /**
- * The before phase: decide the payment; a rejection ends the request here.
- * @returns the early response (402 / 502 / 504) or undefined to run the handler
+ * The before phase: decide the payment; a refusal or a replay ends the request here.
+ * @returns the early response, or undefined to run the handler
  */
 const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<Result | undefined> => {
   const service = request.context.service;
   if (!service?.route || !service.request) return undefined;
   const services = opts.services();
-  const outcome = await processPayment(toHttpRequestLike(request, services), service.route, services.payment);
+  const headers = service.request.headers;
+  const outcome = await charge(credentialsOf(headers), paidCallOf(request, services), services.payment, {
+    challenge: headers['x-force-402']?.trim() === '1',
+  });
   switch (outcome.type) {
     case 'free':
       return undefined;
-    case 'rejected':
-      countRefusal(services.metrics, outcome.response, service.route.family);
+    case 'granted':
+      service.grant = outcome.grant;
+      return undefined;
+    case 'replay':
+      return replayAnswer(outcome.answer, service.requestId);
+    case 'refused': {
+      countRefusal(services.metrics, outcome.refusal, service.route.family);
       // An early answer skips every `after` phase (observabilityLayer's flush included): flush here.
       services.metrics.publish();
-      return outcome.response;
-    case 'verified':
-      (request.internal as Record<string, unknown>)[RECEIPT_KEY] = outcome.receipt;
-      return undefined;
+      return renderRefusal(outcome.refusal, renderContext(request, services));
+    }
   }
 };
 
 /** The after phase: settle a charged success, release anything else. */
 const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<void> => {
-  const receipt = takeReceipt(request);
-  if (!receipt) return;
-  const pd = opts.services().payment;
+  const grant = takeGrant(request);
+  if (!grant) return;
+  const services = opts.services();
   const response = request.response;
   const status = response?.statusCode ?? 200;
   if (!response || status >= 400 || request.context.service.charge === false) {
-    await releasePayment(receipt, status >= 400 ? `handler_status_${status}` : 'not_charged', pd);
+    const { budget } = await release(grant, status >= 400 ? `handler_status_${status}` : 'not_charged', services.payment);
+    if (response && budget) request.response = { ...response, headers: { ...response.headers, ...budgetHeaders(budget, services.now()) } };
     return;
   }
-  const outcome = await settlePayment(receipt, request.context.service.requestId, pd);
-  countSettlement(opts.services().metrics, receipt, outcome);
-  if (outcome.type === 'settled') {
-    request.response = { ...response, headers: { ...response.headers, ...outcome.headers } };
-  } else {
-    // No confirmed payment, no data: the handler's answer is dropped.
-    request.response = outcome.response;
-  }
+  const withReceipt = (receipt: Parameters<typeof receiptHeaders>[0]): Result => ({
+    ...response,
+    headers: { ...response.headers, ...receiptHeaders(receipt, services.now()) },
+  });
+  const outcome = await settle(grant, services.payment, (receipt) => serializeAnswer(withReceipt(receipt)));
+  countSettlement(services.metrics, grant, outcome);
+  // No confirmed payment, no data: the handler's answer is dropped.
+  request.response = outcome.type === 'settled' ? withReceipt(outcome.receipt) : renderRefusal(outcome.refusal, renderContext(request, services));
 };
 
-/** The onError phase: release the hold; never settle. Never throws, so the error layer still answers. */
+/**
+ * The onError phase: release the grant and never settle. A keyed request refused before its
+ * payment was looked at (a bad parameter) still learns its budget. Never throws.
+ */
 const paymentMiddlewareOnError = async (request: PaymentRequest, opts: PaymentMiddlewareOptions): Promise<void> => {
-  const receipt = takeReceipt(request);
-  if (!receipt) return;
   try {
-    await releasePayment(receipt, 'handler_error', opts.services().payment);
+    const services = opts.services();
+    const grant = takeGrant(request);
+    if (grant) {
+      const { budget } = await release(grant, 'handler_error', services.payment);
+      if (budget && request.context.service) request.context.service.answerHeaders = budgetHeaders(budget, services.now());
+      return;
+    }
+    const key = bearerOf(Object.fromEntries(Object.entries(request.event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])));
+    if (!key || !parseKey(key).ok || !request.context.service) return;
+    const record = await services.payment.credits.get(hashKey(key));
+    if (record && record.status === 'active') request.context.service.answerHeaders = budgetHeaders(budgetOf(record, 0), services.now());
   } catch (err) {
     logger.error('payment release after a handler error failed', { error: err as Error });
   }

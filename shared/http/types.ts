@@ -14,6 +14,11 @@ interface HandlerRequest<Id extends RouteId = RouteId> {
   query: QueryOf<Id>;
   /** Lower-cased request headers. */
   headers: Readonly<Record<string, string>>;
+  /**
+   * The domain the request was received on, as the runtime states it (API Gateway's
+   * requestContext.domainName; the local server's own listening address): trusted, unlike Host.
+   */
+  domainName?: string;
   /** The request body as text (POST routes), null when there is none. */
   rawBody: string | null;
   requestId: string;

@@ -1,11 +1,23 @@
 /**
- * Payment of MCP tool calls through the same core as HTTP (x402 "Transport: MCP"): the payment
- * payload travels in `params._meta["x402/payment"]`, a refusal is a tool result whose
- * structuredContent is the PaymentRequired object (never an HTTP 402 on the MCP POST), and the
- * settlement receipt goes back in `result._meta["x402/payment-response"]`.
+ * Payment of MCP tool calls through the payment core, without any HTTP in between (x402 "Transport:
+ * MCP", as x402's own MCP payment wrapper calls verify and settle directly): the payment payload
+ * travels in `params._meta["x402/payment"]`, a refusal is a tool result whose structuredContent is
+ * the PaymentRequired object (never an HTTP 402 on the MCP POST), and the settlement receipt goes
+ * back in `result._meta["x402/payment-response"]`. A Pro key in the POST's Authorization header
+ * pays instead; its budget comes back in `result._meta["commodity-data/credits"]`.
+ *
+ * One POST can carry a JSON-RPC batch: the paid work it can start is bounded (MAX_PAID_CALLS_PER_POST
+ * calls, PAID_CALLS_AT_ONCE charged at once), so one request cannot fan out into hundreds of claims
+ * and facilitator calls; calls past the bound are refused with a JSON-RPC error, nothing charged.
  */
-import { processPayment, releasePayment, settlePayment, type HttpResponseLike, type PaymentReceipt } from '../payment/core';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { mapError } from '../errors/error-mapper';
+import type { HandlerResult } from '../http/types';
+import { charge, release, settle } from '../payment/charge';
+import type { Budget, Credentials, PaidCall, Receipt, Refusal } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
+import { isChargeable } from '../routes/table';
 import type { Services } from '../services';
 import type { McpTool } from './tools';
 
@@ -13,69 +25,154 @@ const PAYMENT_META_KEY = 'x402/payment';
 const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 /** The older x402 MCP convention (Vercel x402-mcp, x402 v1): a base64 string under a dotted key. */
 const LEGACY_PAYMENT_META_KEY = 'x402.payment';
-/** The Pro lane's budget after a paid tool call (the HTTP lane's X-Credits-* headers). */
+/** The Pro lane's budget after a paid tool call (what HTTP sends as X-Credits-* headers). */
 const PRO_BUDGET_META_KEY = 'commodity-data/credits';
 
-type ToolCharge = { type: 'free' } | { type: 'verified'; receipt: PaymentReceipt } | { type: 'refused'; body: unknown };
-type SettledCharge = { type: 'settled'; receipt: unknown; budget?: Record<string, string> } | { type: 'refused'; body: unknown };
+/** Paid tool calls one POST may start; the rest of a batch gets a JSON-RPC error. */
+const MAX_PAID_CALLS_PER_POST = 32;
+/** Paid tool calls of one POST charged at once (the others wait their turn). */
+const PAID_CALLS_AT_ONCE = 4;
 
-const decodeBase64Json = (value: string): unknown => JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+/** The paid work of one MCP POST: how many paid calls it started, and a turn for each charge. */
+class PostPayments {
+  private started = 0;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
 
-/** What a refusal tells an MCP client: the PaymentRequired object when there is one (to pay again), else the error body. */
-const refusalBody = (response: HttpResponseLike): unknown => {
-  const required = response.headers['payment-required'];
-  if (response.statusCode === 402 && required) {
-    const body = JSON.parse(response.body) as { error?: { code?: string } };
-    return body.error?.code === 'INVALID_PAYMENT' ? decodeBase64Json(required) : body;
+  /** Counts a paid call; false when the POST already started its share. */
+  admit(): boolean {
+    if (this.started >= MAX_PAID_CALLS_PER_POST) return false;
+    this.started++;
+    return true;
   }
-  return JSON.parse(response.body);
+
+  async turn<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= PAID_CALLS_AT_ONCE) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const dataResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(body) }],
+  structuredContent: body as Record<string, unknown>,
+  ...(meta ? { _meta: meta } : {}),
+});
+
+/** A tool error the model can act on: the same body HTTP would answer (error code, message, valid values). */
+const errorResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult => ({ ...dataResult(body, meta), isError: true });
+
+/** A key's budget as the HTTP lane's header names without `x-` (credits-charged, credits-remaining …). */
+const budgetMeta = (b: Budget) => ({
+  [PRO_BUDGET_META_KEY]: {
+    'credits-charged': String(b.charged),
+    'credits-remaining': String(b.remaining),
+    'credits-limit': String(b.limit),
+    'credits-reset': b.periodEnd,
+  },
+});
+
+/** What a refusal tells an MCP client: the PaymentRequired object to pay (again), else the error body. */
+const refusalResult = (r: Refusal, requestId: string): CallToolResult => {
+  const meta = { ...(r.budget ? budgetMeta(r.budget) : {}), ...(r.settlement ? { [PAYMENT_RESPONSE_META_KEY]: r.settlement } : {}) };
+  const payable = r.required && (r.error.code === 'PAYMENT_REQUIRED' || r.error.code === 'INVALID_PAYMENT');
+  return errorResult(payable ? r.required : mapError(r.error, requestId).body, Object.keys(meta).length ? meta : undefined);
 };
 
-/** The payment of a tool call as the HTTP lane's headers, so the core sees one format (a Pro key wins, as on HTTP). */
-const paymentHeadersOf = (meta: Record<string, unknown> | undefined, authorization: string | undefined): Record<string, string> => {
-  if (authorization) return { authorization };
-  const v2 = meta?.[PAYMENT_META_KEY];
-  if (v2 !== undefined) return { 'payment-signature': Buffer.from(JSON.stringify(v2), 'utf8').toString('base64') };
+const receiptMeta = (r: Receipt): Record<string, unknown> => ({
+  ...(r.settlement ? { [PAYMENT_RESPONSE_META_KEY]: r.settlement } : {}),
+  ...(r.budget ? budgetMeta(r.budget) : {}),
+});
+
+/** What a tool call presents as payment: the POST's Pro key wins (as on HTTP), else the x402 payload in `_meta`. */
+const credentialsOf = (meta: Record<string, unknown> | undefined, authorization: string | undefined): Credentials => {
+  if (authorization !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return { kind: 'pro', key: m ? m[1]! : '' };
+  }
+  const payload = meta?.[PAYMENT_META_KEY];
+  if (payload !== undefined) return { kind: 'x402', payload };
   const legacy = meta?.[LEGACY_PAYMENT_META_KEY];
-  if (typeof legacy === 'string') return { 'x-payment': legacy };
-  return {};
+  if (typeof legacy === 'string') {
+    try {
+      return { kind: 'x402', payload: JSON.parse(Buffer.from(legacy, 'base64').toString('utf8')) };
+    } catch {
+      return { kind: 'unreadable', reason: 'malformed_payment', message: `_meta["${LEGACY_PAYMENT_META_KEY}"] is not base64 JSON` };
+    }
+  }
+  return { kind: 'none' };
 };
+
+interface ToolCall {
+  meta: Record<string, unknown> | undefined;
+  /** The POST's Authorization header. */
+  authorization: string | undefined;
+  requestId: string;
+  /** Unique per tool call (a POST may carry many). */
+  callId: string;
+  /** The paid work of the POST this call belongs to. */
+  post: PostPayments;
+}
 
 /**
- * Decides the payment of one tool call before it runs.
- * @returns free (free tool, demo mode), verified (run, then settle) or refused (the tool result's content)
+ * Runs one tool call paid through the core: charge, run the route's handler, then settle (data
+ * returned with the receipt) or release (the handler failed or its answer is not charged).
+ * @param run the route's handler, in-process
+ * @throws McpError when the POST already started its share of paid calls (nothing charged)
  */
-const chargeToolCall = async (
-  tool: McpTool,
-  call: { meta: Record<string, unknown> | undefined; authorization: string | undefined; requestId: string },
-  services: Services,
-): Promise<ToolCharge> => {
+const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, run: () => Promise<HandlerResult>): Promise<CallToolResult> => {
   const url = `mcp://tool/${tool.name}`;
-  const headers = paymentHeadersOf(call.meta, call.authorization);
-  const outcome = await processPayment({ method: 'POST', path: url, url, headers, requestId: call.requestId }, tool.route, services.payment);
-  if (outcome.type === 'free') return { type: 'free' };
-  if (outcome.type === 'verified') return { type: 'verified', receipt: outcome.receipt };
-  countRefusal(services.metrics, outcome.response, tool.route.family);
-  return { type: 'refused', body: refusalBody(outcome.response) };
-};
+  const paid: PaidCall = {
+    route: tool.route,
+    resource: { path: url, url },
+    callId: call.callId,
+    requestId: call.requestId,
+    // An MCP POST has API Gateway's budget too.
+    timeLeftMs: (
+      (start) => () =>
+        start + 25_000 - services.now().getTime()
+    )(services.now().getTime()),
+  };
+  const credentials = credentialsOf(call.meta, call.authorization);
+  const chargeable = isChargeable(tool.route, services.config) && (credentials.kind !== 'none' || services.config.X402_ENFORCE);
+  if (chargeable && !call.post.admit()) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `one request may start at most ${MAX_PAID_CALLS_PER_POST} paid tool calls; nothing was charged for this one, send it in another request`,
+    );
+  }
+  const outcome = await call.post.turn(() => charge(credentials, paid, services.payment));
+  if (outcome.type === 'refused') {
+    countRefusal(services.metrics, outcome.refusal, tool.route.family);
+    return refusalResult(outcome.refusal, call.requestId);
+  }
+  if (outcome.type === 'replay') return JSON.parse(Buffer.from(outcome.answer).toString('utf8')) as CallToolResult;
 
-/** Settles a verified call whose tool answered; a failed settlement returns no data. */
-const settleToolCall = async (receipt: PaymentReceipt, requestId: string, services: Services): Promise<SettledCharge> => {
-  const outcome = await settlePayment(receipt, requestId, services.payment);
-  countSettlement(services.metrics, receipt, outcome);
-  if (outcome.type === 'rejected') return { type: 'refused', body: refusalBody(outcome.response) };
-  const header = outcome.headers['payment-response'];
-  if (header) return { type: 'settled', receipt: decodeBase64Json(header) };
-  // A Pro-key call: what the HTTP lane sends as budget headers.
-  const budget = Object.fromEntries(
-    Object.entries(outcome.headers)
-      .filter(([k]) => k.startsWith('x-credits-'))
-      .map(([k, v]) => [k.slice(2), v]),
+  let result: HandlerResult;
+  try {
+    result = await run();
+  } catch (err) {
+    const released = outcome.type === 'granted' ? await release(outcome.grant, 'handler_error', services.payment) : {};
+    return errorResult(mapError(err, call.requestId, services.config.STAGE === 'dev').body, released.budget ? budgetMeta(released.budget) : undefined);
+  }
+  if (outcome.type === 'free') return dataResult(result.body);
+  if (result.charge === false) {
+    const released = await release(outcome.grant, 'not_charged', services.payment);
+    return dataResult(result.body, released.budget ? budgetMeta(released.budget) : undefined);
+  }
+  const settled = await settle(outcome.grant, services.payment, (receipt) =>
+    Buffer.from(JSON.stringify(dataResult(result.body, receiptMeta(receipt))), 'utf8'),
   );
-  return { type: 'settled', receipt: null, budget };
+  countSettlement(services.metrics, outcome.grant, settled);
+  // No confirmed payment, no data.
+  if (settled.type === 'refused') return refusalResult(settled.refusal, call.requestId);
+  return dataResult(result.body, receiptMeta(settled.receipt));
 };
 
-/** Releases the hold of a call that failed or was not charged; the payer's authorization stays usable. */
-const releaseToolCall = (receipt: PaymentReceipt, reason: string, services: Services): Promise<void> => releasePayment(receipt, reason, services.payment);
-
-export { chargeToolCall, settleToolCall, releaseToolCall, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY };
+export { paidToolCall, dataResult, errorResult, PostPayments, MAX_PAID_CALLS_PER_POST, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY };
+export type { ToolCall };

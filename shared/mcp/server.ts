@@ -13,24 +13,13 @@ import { parseRouteInput } from '../http/family-handler';
 import type { HandlerRequest, HandlerResult } from '../http/types';
 import type { RouteDef } from '../routes/table';
 import type { Services } from '../services';
-import { chargeToolCall, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY, releaseToolCall, settleToolCall } from './payment';
+import { errorResult, paidToolCall, PostPayments } from './payment';
 import { findTool, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
 
 const SERVER_INFO = { name: 'commodity-data', title: 'Commodity data service', version: '0.1.0' };
 const INSTRUCTIONS =
   'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS). Free tools: get_catalog, get_release_calendar, get_health. ' +
   'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>.';
-
-const textOf = (value: unknown): string => JSON.stringify(value);
-
-const dataResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: textOf(body) }],
-  structuredContent: body as Record<string, unknown>,
-  ...(meta ? { _meta: meta } : {}),
-});
-
-/** A tool error the model can act on: the same body HTTP would answer (error code, message, valid values). */
-const errorResult = (body: unknown): CallToolResult => ({ ...dataResult(body), isError: true });
 
 /** Splits a tool's arguments into the route's path and query parameters. */
 const splitArgs = (tool: McpTool, args: Record<string, unknown>) => {
@@ -52,11 +41,23 @@ interface CallContext {
   authorization: string | undefined;
 }
 
+/** What the tool calls of one POST share beyond the context: their paid work, and a count for their call ids. */
+interface PostState {
+  payments: PostPayments;
+  calls: number;
+}
+
 /**
- * One tool call: arguments checked before any payment, then the payment decided, the route's
- * handler run, and the payment settled only when data is delivered.
+ * One tool call: arguments checked before any payment, then the route's handler run inside the
+ * payment of the call (shared/mcp/payment.ts: charged first, settled only when data is delivered).
  */
-const callTool = async (name: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> => {
+const callTool = async (
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+  ctx: CallContext,
+  post: PostState,
+): Promise<CallToolResult> => {
   const { requestId, services, runRoute } = ctx;
   const tool = findTool(name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
@@ -68,32 +69,18 @@ const callTool = async (name: string, args: Record<string, unknown>, meta: Recor
     return errorResult(mapError(err, requestId).body);
   }
 
-  const charge = await chargeToolCall(tool, { meta, authorization: ctx.authorization, requestId }, services);
-  if (charge.type === 'refused') return errorResult(charge.body);
-  const receipt = charge.type === 'verified' ? charge.receipt : null;
-
-  let result: HandlerResult;
-  try {
-    result = await runRoute(tool.route, {
+  // Each call of a POST (a JSON-RPC batch carries many) is its own paid call.
+  const callId = `${requestId}#${++post.calls}`;
+  return paidToolCall(tool, { meta, authorization: ctx.authorization, requestId, callId, post: post.payments }, services, () =>
+    runRoute(tool.route, {
       route: tool.route,
       ...(input as Pick<HandlerRequest, 'params' | 'query'>),
       headers: {},
       rawBody: null,
       requestId,
       services,
-    });
-  } catch (err) {
-    if (receipt) await releaseToolCall(receipt, 'handler_error', services);
-    return errorResult(mapError(err, requestId, services.config.STAGE === 'dev').body);
-  }
-  if (!receipt) return dataResult(result.body);
-  if (result.charge === false) {
-    await releaseToolCall(receipt, 'not_charged', services);
-    return dataResult(result.body);
-  }
-  const settled = await settleToolCall(receipt, requestId, services);
-  if (settled.type === 'refused') return errorResult(settled.body);
-  return dataResult(result.body, settled.receipt ? { [PAYMENT_RESPONSE_META_KEY]: settled.receipt } : { [PRO_BUDGET_META_KEY]: settled.budget });
+    }),
+  );
 };
 
 type SetRequestHandler = Server['setRequestHandler'];
@@ -130,6 +117,7 @@ const NO_ELICITATION: jsonSchemaValidator = {
 
 const buildServer = (ctx: CallContext): Server => {
   const { services } = ctx;
+  const post: PostState = { payments: new PostPayments(), calls: 0 };
   const server = new ParamsCheckingServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
@@ -142,7 +130,7 @@ const buildServer = (ctx: CallContext): Server => {
       _meta: { route: t.route.id, price_usd: t.route.priceUsd },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx));
+  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx, post));
   return server;
 };
 

@@ -6,8 +6,8 @@
  * fields the spec lists (maxAmountRequired, resource, description, mimeType) for clients that
  * read the body.
  *
- * `resource.url` is absolute (PUBLIC_BASE_URL, else the request's proto + host) because x402
- * clients treat it as a URL; accepts[].resource is the requested path, as the spec says.
+ * `resource.url` is absolute (PUBLIC_BASE_URL, else the domain the runtime received the request on)
+ * because x402 clients treat it as a URL; accepts[].resource is the requested path, as the spec says.
  */
 import type { PaymentRequirementsV2 } from '@x402/core/schemas';
 import type { Config, X402Network } from '../config';
@@ -65,25 +65,44 @@ const paymentOption = (
   };
 };
 
+type ChallengeRoute = Pick<RouteDef, 'id' | 'priceUsd' | 'summary' | 'mimeType' | 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp' | 'family'>;
+type ChallengeConfig = Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>;
+
 /**
- * Builds the challenge document.
+ * Built challenges by configuration: a challenge is a pure function of the route, what is bought,
+ * the reason and the configuration, and building one (JSON Schemas of the bazaar extension) was most
+ * of a 402's time. Bounded, so arbitrary query strings cannot grow it. Callers must not mutate them.
+ */
+const BUILT = new WeakMap<ChallengeConfig, Map<string, PaymentRequiredBody>>();
+const MAX_BUILT = 1000;
+
+/**
+ * Builds the challenge document (cached; treat it as read-only).
  * @param url absolute URL of the request (resource.url)
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
  */
-const buildPaymentRequired = (
-  route: Pick<RouteDef, 'id' | 'priceUsd' | 'summary' | 'mimeType' | 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp' | 'family'>,
-  path: string,
-  url: string,
-  config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,
-  error = 'PAYMENT_REQUIRED',
-): PaymentRequiredBody => ({
-  x402Version: 2,
-  error,
-  resource: { url, description: route.summary, mimeType: route.mimeType, serviceName: SERVICE_NAME, tags: ['commodities', route.family] },
-  accepts: [paymentOption(route, path, config)],
-  // payment-identifier (optional): a client that names its payment gets idempotent retries.
-  extensions: { ...bazaarExtension(route, path, url), [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() },
-});
+const buildPaymentRequired = (route: ChallengeRoute, path: string, url: string, config: ChallengeConfig, error = 'PAYMENT_REQUIRED'): PaymentRequiredBody => {
+  let built = BUILT.get(config);
+  if (!built) {
+    built = new Map();
+    BUILT.set(config, built);
+  }
+  const key = `${route.id} ${path} ${url} ${error}`;
+  let doc = built.get(key);
+  if (!doc) {
+    doc = {
+      x402Version: 2,
+      error,
+      resource: { url, description: route.summary, mimeType: route.mimeType, serviceName: SERVICE_NAME, tags: ['commodities', route.family] },
+      accepts: [paymentOption(route, path, config)],
+      // payment-identifier (optional): a client that names its payment gets idempotent retries.
+      extensions: { ...bazaarExtension(route, path, url), [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() },
+    };
+    if (built.size >= MAX_BUILT) built.delete(built.keys().next().value!);
+    built.set(key, doc);
+  }
+  return doc;
+};
 
 /**
  * The request header by which an x402 v1 client asks for a v1 body. A v1 client (x402-fetch 1.x)
@@ -133,31 +152,27 @@ const toV1Body = (doc: PaymentRequiredBody, network: X402Network): V1PaymentRequ
 /** Standard base64 of UTF-8 JSON, the encoding of every x402 header. */
 const encodeX402Header = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 
-const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$/;
 const LOOPBACK = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?$/;
 
 /**
- * The absolute URL of a request, for resource.url.
- * @param publicBaseUrl PUBLIC_BASE_URL when configured (wins over request headers)
- * @param headers lower-cased request headers (host, x-forwarded-proto)
- * @param fallbackHost API Gateway's domain name when the Host header is missing or odd
- * @example resourceUrl(undefined, { host: 'api.example.com' }, undefined, '/v1/price/CL', '') // 'https://api.example.com/v1/price/CL'
+ * The public base URL, from trusted names only: PUBLIC_BASE_URL, else the domain the request was
+ * received on as the runtime states it (API Gateway's `requestContext.domainName`, which only routes
+ * its own domains; the local server's own listening address). Never the Host header: a client
+ * controls it, and discovery documents built from it are cached.
+ * @example baseUrl(undefined, 'abc.execute-api.us-east-1.amazonaws.com') // 'https://abc.execute-api.us-east-1.amazonaws.com'
  */
-const resourceUrl = (
-  publicBaseUrl: string | undefined,
-  headers: Readonly<Record<string, string | undefined>>,
-  fallbackHost: string | undefined,
-  path: string,
-  rawQuery: string,
-): string => {
-  const query = rawQuery ? `?${rawQuery}` : '';
-  if (publicBaseUrl) return `${publicBaseUrl.replace(/\/+$/, '')}${path}${query}`;
-  // A Host header is client-controlled: only a well-formed host name is echoed back.
-  const host = [headers.host, fallbackHost].find((h): h is string => !!h && HOST.test(h)) ?? 'localhost';
-  const forwarded = headers['x-forwarded-proto']?.split(',')[0]?.trim();
-  const proto = forwarded === 'http' || forwarded === 'https' ? forwarded : LOOPBACK.test(host) ? 'http' : 'https';
-  return `${proto}://${host}${path}${query}`;
+const baseUrl = (publicBaseUrl: string | undefined, domainName: string | undefined): string => {
+  if (publicBaseUrl) return publicBaseUrl.replace(/\/+$/, '');
+  const host = domainName || 'localhost';
+  return `${LOOPBACK.test(host) ? 'http' : 'https'}://${host}`;
 };
 
-export { buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl, toV1Body, V1_BODY_HEADER };
+/**
+ * The absolute URL of a request, for resource.url.
+ * @example resourceUrl('https://data.example.com', undefined, '/v1/prices', 'codes=CL') // 'https://data.example.com/v1/prices?codes=CL'
+ */
+const resourceUrl = (publicBaseUrl: string | undefined, domainName: string | undefined, path: string, rawQuery: string): string =>
+  `${baseUrl(publicBaseUrl, domainName)}${path}${rawQuery ? `?${rawQuery}` : ''}`;
+
+export { baseUrl, buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl, toV1Body, V1_BODY_HEADER };
 export type { PaymentRequiredBody, PaymentOption, V1PaymentRequiredBody };

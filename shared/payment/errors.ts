@@ -17,6 +17,8 @@ class FacilitatorUnavailableError extends BadGatewayError {
  */
 class SettlementPendingError extends GatewayTimeoutError {
   override readonly code = 'SETTLEMENT_PENDING';
+  /** The reconciler runs every minute (infra/stacks/api-stack.ts). */
+  override readonly headers = { 'retry-after': '60' };
 }
 
 /** 409: a payment id (x402 `payment-identifier`) already names another payment or another resource. */
@@ -25,4 +27,11 @@ class PaymentIdConflictError extends HttpError {
   readonly code = 'PAYMENT_ID_CONFLICT';
 }
 
-export { FacilitatorUnavailableError, SettlementPendingError, PaymentIdConflictError };
+/** 409, retryable: the payment id's first request is still being settled; its answer comes back to a retry. */
+class PaymentInProgressError extends HttpError {
+  readonly statusCode = 409;
+  readonly code = 'PAYMENT_IN_PROGRESS';
+  override readonly retryable = true;
+}
+
+export { FacilitatorUnavailableError, SettlementPendingError, PaymentIdConflictError, PaymentInProgressError };

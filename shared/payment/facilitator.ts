@@ -88,5 +88,42 @@ const classifyFacilitatorError = (err: unknown): CallFailure => {
 const isSettlementPending = (r: SettleResponse): boolean =>
   !r.success && (r.errorReason === 'settlement_pending' || r.errorReason === 'invalid_exact_evm_transfer_event_mismatch');
 
-export { createFacilitatorClient, classifyFacilitatorError, reasonFromFacilitator, isSettlementPending };
+/**
+ * Refusals the official `exact` EVM facilitator gives before it sends a transaction: its own
+ * verification of the payment, a signature it cannot parse, a simulation that reverts. A transfer
+ * that was sent and then failed, or whose answer was lost (`transaction_failed`), is not among them,
+ * nor is `nonce_already_used` (an earlier, unanswered attempt may have used it): those stay pending
+ * until the chain says whether the authorization was used.
+ */
+const REFUSED_BEFORE_SENDING: ReadonlySet<string> = new Set([
+  'insufficient_funds',
+  'invalid_exact_evm_insufficient_balance',
+  'invalid_exact_evm_signature',
+  'invalid_exact_evm_payload_signature',
+  'invalid_exact_evm_payload_authorization_valid_before',
+  'invalid_exact_evm_payload_authorization_valid_after',
+  'invalid_exact_evm_recipient_mismatch',
+  'invalid_exact_evm_payload_authorization_value_mismatch',
+  'invalid_exact_evm_authorization_value',
+  'invalid_exact_evm_network_mismatch',
+  'invalid_exact_evm_scheme',
+  'invalid_exact_evm_token_name_mismatch',
+  'invalid_exact_evm_token_version_mismatch',
+  'invalid_exact_evm_eip3009_not_supported',
+  'invalid_exact_evm_transaction_simulation_failed',
+  'invalid_exact_evm_failed_to_parse_signature',
+  'invalid_exact_evm_missing_eip712_domain',
+  'asset_not_deployed_contract',
+  'eip6492_factory_not_allowed',
+  'smart_wallet_deployment_failed',
+]);
+
+/**
+ * Whether a failed settle answer proves that nothing was sent (the authorization is unused): a
+ * refusal of the facilitator's own checks, with no transaction. Everything else may have moved money.
+ */
+const isSettledBeforeSending = (r: Pick<SettleResponse, 'success' | 'errorReason' | 'transaction'>): boolean =>
+  !r.success && !r.transaction && r.errorReason !== undefined && REFUSED_BEFORE_SENDING.has(r.errorReason);
+
+export { createFacilitatorClient, classifyFacilitatorError, reasonFromFacilitator, isSettlementPending, isSettledBeforeSending };
 export type { CallFailure, FacilitatorClient };

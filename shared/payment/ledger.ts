@@ -1,46 +1,47 @@
 /**
- * The x402 payment ledger in the credit table (shared/store/tables.ts CREDITS_TABLE):
+ * The exact lane's payment ledger in the credit table (shared/store/tables.ts CREDITS_TABLE):
  *
- *   pk X402#<payer>            sk NONCE#<nonce>                 one item per payment proof (the claim)
- *   pk X402SALE#<yyyy-mm>      sk <settled_at>#<payer>#<nonce>  one item per settled payment, for finance
- *   pk X402PENDING             sk <payer>#<nonce>               proofs submitted for settlement, outcome not recorded
- *   pk X402ID#<payer>          sk ID#<payment id>               x402 payment-identifier: the one payload an id names
+ *   pk X402#<payer>           sk NONCE#<nonce>        one item per EIP-3009 authorization (the claim)
+ *   pk X402ID#<payer>         sk ID#<payment id>      x402 payment-identifier: the one payload an id
+ *                                                     names, and the first answer, for replays
+ *   pk X402SALE#<month>#<n>   (shared/payment/sales.ts) one item per settled payment, for finance
  *
- * A proof is claimed with one conditional write before any data is read, so it can be served
- * once only, even by concurrent requests in different Lambdas. Claim states:
+ * The paid path writes twice: the claim (before any data is read, overlapped with the
+ * facilitator's /verify) and, after /settle, the settlement with its sale in one transaction.
+ * A claim is *watched* from the moment it is written (it sits in the sparse index WATCH_INDEX,
+ * sharded by a hash of the nonce) until it is SETTLED or the chain proves its authorization unused
+ * after `validBefore`: whatever happens to the process, the store or the facilitator between the
+ * two writes, the reconciler finds the claim and asks the chain. Claim states:
  *
- *   CLAIMED  -> SETTLING  about to call /settle: the payload and the pending-index entry are written
- *                         first (one transaction), so a crash after /settle leaves a trail
- *            -> RELEASED  nothing was submitted (handler failed, verify refused, out of time)
- *   SETTLING -> SETTLED   settled on chain; the sale record is written in the same transaction
- *            -> PENDING   settlement submitted, outcome unknown (timeout): never treated as unpaid
- *            -> FAILED    settlement definitively failed: nothing moved, nothing served
- *            -> RELEASED  the settle call never left this process
- *   PENDING and stale SETTLING claims are resolved by reconciliation from the chain: SETTLED
- *   (delivered = false: a retry of the same header gets the data), UNPAID or FAILED.
+ *   CLAIMED  -> SETTLED   settled: the sale is booked in the same transaction; delivered = true
+ *            -> PENDING   /settle answered without proof either way (timeout, lost answer)
+ *            -> FAILED    the facilitator refused before anything was sent
+ *            -> RELEASED  no settlement was asked for (handler failed, verify refused, out of time)
+ *   CLAIMED (stale), PENDING, FAILED, RELEASED -> SETTLED (delivered = false: a retry of the same
+ *            header gets the data) when the chain shows the authorization used; CLAIMED and PENDING
+ *            -> UNPAID when it is unused after validBefore. Only the reconciler makes these moves.
  *
- * RELEASED and FAILED proofs may be claimed again: the payer's authorization was not used, so a
- * retry with the same header is honest and is not a replay. So may a CLAIMED proof whose holder
- * is dead (older than any request can live): it never reached SETTLING, so it was never submitted.
+ * RELEASED and FAILED proofs may be claimed again, for the same path only: the authorization was not
+ * used, and a proof is bound to the path it was first presented for. A CLAIMED proof is never taken
+ * over: its holder may have reached /settle. Items that may expire carry `expires_at` (DynamoDB TTL).
  */
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  paginateQuery,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CREDITS_WATCH_INDEX, TTL_ATTRIBUTE } from '../store/tables';
+import { saleItem, saleOfItem, salePartitions, shardOf, type SaleRecord } from './sales';
 
-type ClaimState = 'CLAIMED' | 'SETTLING' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'UNPAID';
+type ClaimState = 'CLAIMED' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'UNPAID';
 
 /**
- * How long a request can hold a claim: the Lambda timeout (28 s) plus a margin. A CLAIMED proof
- * older than this was abandoned (claimable again); a SETTLING one is left to reconciliation.
+ * How long a request can hold a claim: the Lambda timeout (28 s) plus a margin. The reconciler
+ * leaves younger claims to their holder.
  */
 const CLAIM_LIFETIME_MS = 30_000;
+/** How long a closed claim stays readable (support lookups) before DynamoDB's TTL removes it. */
+const CLOSED_CLAIM_RETENTION_S = 30 * 24 * 3600;
+/** How long a delivered payment can be fetched again under its payment id. */
+const REPLAY_WINDOW_MS = 60 * 60 * 1000;
+/** Watch index partitions (a partition takes ~1,000 writes/s; a paid call writes it twice). */
+const WATCH_SHARDS = 16;
 
 /** Identifies one payment proof: the EIP-3009 (payer, nonce) pair, lower-case hex. */
 interface ClaimKey {
@@ -51,7 +52,7 @@ interface ClaimKey {
 /** What the ledger knows about a payment proof. */
 interface ClaimRecord extends ClaimKey {
   state: ClaimState;
-  /** Request that holds (or last held) the claim. */
+  /** The paid call that holds (or last held) the claim. */
   claimId: string;
   route: string;
   path: string;
@@ -66,99 +67,110 @@ interface ClaimRecord extends ClaimKey {
   updatedAt: string;
   /** Claims made on this proof (a released proof can be claimed again). */
   attempts: number;
+  /** Still in the watch index: the reconciler has not closed it. */
+  watched: boolean;
   transaction?: string;
   settledAt?: string;
   /** Whether the data was returned for a SETTLED payment. */
   delivered?: boolean;
   reason?: string;
-  /** The normalised payment payload (JSON), kept while SETTLING/PENDING so that reconciliation can re-submit it. */
+  /** The payment payload sent to the facilitator (JSON), kept while a settlement may be re-submitted. */
   payload?: string;
 }
 
-type NewClaim = Omit<ClaimRecord, 'state' | 'updatedAt' | 'attempts' | 'transaction' | 'settledAt' | 'delivered' | 'reason' | 'payload'>;
-
-/** A settled sale, as finance reads it. */
-interface SaleRecord extends ClaimKey {
-  amount: string;
-  asset: string;
-  network: string;
-  payTo: string;
-  route: string;
-  path: string;
-  transaction: string;
-  settledAt: string;
-  requestId: string;
-}
-
-/** An entry of the pending index: a proof submitted (or about to be) whose outcome is not recorded. */
-interface PendingEntry extends ClaimKey {
-  /** When the entry was written (the start of SETTLING). */
-  since: string;
-}
+type NewClaim = Pick<ClaimRecord, 'payer' | 'nonce' | 'claimId' | 'route' | 'path' | 'network' | 'asset' | 'payTo' | 'amount' | 'validBefore' | 'claimedAt'> & {
+  payload: string;
+};
 
 type ClaimResult = { ok: true } | { ok: false; existing: ClaimRecord | null };
 
-/** What a payment id (x402 `payment-identifier` extension) was first used with. */
+/** What a payment id (x402 `payment-identifier`) was first used with. */
 interface PaymentIdUse {
   nonce: string;
   /** Digest of the payment payload (signature and authorization). */
   digest: string;
-  /** The request path it paid for. */
+  /** The request path (or MCP tool resource) it paid for. */
   path: string;
 }
 
-type Resolution = { state: 'SETTLED'; sale: SaleRecord } | { state: 'UNPAID' | 'FAILED'; reason: string };
+/** A payment id's binding, with the first answer once the payment was delivered. */
+interface PaymentIdBinding extends PaymentIdUse {
+  answer?: StoredAnswer;
+}
 
-/** Storage port of the payment lane (DynamoDB in AWS and locally; an in-memory twin in unit tests). */
+/** The first answer to a paid call, stored for idempotent replays (opaque to the ledger). */
+interface StoredAnswer {
+  /** The transport's serialisation of its answer (gzip, so decision packs fit an item). */
+  data: Uint8Array;
+  settledAt: string;
+}
+
+/** How the holder's settlement write ended. */
+type SettleWrite = 'recorded' | 'lost';
+
+/** A reconciler verdict on a watched claim. */
+type Resolution = { state: 'SETTLED'; sale: SaleRecord } | { state: 'UNPAID' | 'CLOSED'; reason: string };
+
+/** An entry of the watch index. */
+interface WatchEntry extends ClaimKey {
+  since: string;
+}
+
+/** Storage port of the exact lane (DynamoDB in AWS and locally; MemoryPaymentLedger in unit tests). */
 interface PaymentLedger {
-  /** Claims a proof once; a conflict returns the record that holds it. */
+  /** Claims a proof once (watched from now on); a conflict returns the record that holds it. */
   claim(rec: NewClaim): Promise<ClaimResult>;
   get(key: ClaimKey): Promise<ClaimRecord | null>;
-  /** Nothing was submitted (from CLAIMED or SETTLING): the proof may be used again. */
+  /** CLAIMED (ours) -> RELEASED: no settlement was asked for; the proof may be used again. */
   release(key: ClaimKey, claimId: string, reason: string): Promise<void>;
-  /**
-   * CLAIMED -> SETTLING with the payload, and the proof enters the pending index, in one write.
-   * @returns false when this request does not hold the claim (then it must not settle)
-   */
-  markSettling(key: ClaimKey, claimId: string, payload: string): Promise<boolean>;
-  /** SETTLING -> SETTLED, the sale recorded and the pending entry dropped, in one transaction. */
-  markSettled(key: ClaimKey, claimId: string, s: { sale: SaleRecord; delivered: boolean }): Promise<void>;
-  /** SETTLING -> PENDING: submitted, outcome unknown; it stays in the pending index. */
+  /** CLAIMED (ours) -> PENDING: submitted, outcome unknown. */
   markPending(key: ClaimKey, claimId: string, p: { transaction: string; reason: string }): Promise<void>;
-  /** SETTLING -> FAILED (nothing moved), pending entry dropped. */
+  /** CLAIMED (ours) -> FAILED: refused before anything was sent. */
   markFailed(key: ClaimKey, claimId: string, p: { transaction: string; reason: string }): Promise<void>;
-  /** Takes a SETTLED but undelivered proof for delivery by this request; false if not deliverable. */
+  /**
+   * CLAIMED (ours) -> SETTLED and delivered, the sale booked (and the answer stored under its
+   * payment id) in one transaction. Idempotent: a retry after an unacknowledged write reads as
+   * recorded. A claim the reconciler settled first is taken for delivery instead.
+   * @returns recorded (serve the data) or lost (the claim is not ours to deliver)
+   */
+  settle(key: ClaimKey, claimId: string, s: { sale: SaleRecord; paymentId?: string; answer?: StoredAnswer }): Promise<SettleWrite>;
+  /** Takes a SETTLED but undelivered proof for delivery by this call; false if not deliverable. */
   takeDelivery(key: ClaimKey, claimId: string): Promise<boolean>;
   /** Gives a delivery back (the handler failed), so that another retry can still get the data. */
   returnDelivery(key: ClaimKey, claimId: string): Promise<void>;
   /**
    * Binds a payer's payment id to one payload and path, once.
-   * @returns the first use when the id was already bound (equal to `use` for an honest retry)
+   * @returns the existing binding when the id was already bound (equal to `use` for an honest retry)
    */
-  bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdUse | null>;
+  bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdBinding | null>;
+  /** Stores the answer of a redelivered payment under its payment id. */
+  storeAnswer(payer: string, id: string, nonce: string, answer: StoredAnswer): Promise<void>;
 }
 
 /**
- * The ledger as the reconciler and finance read it: the lane's operations plus the pending index and
+ * The ledger as the reconciler and finance read it: the lane's operations plus the watch index and
  * the sales records. Only the reconciler and the CLIs build it; paid functions carry the lane's part.
  */
 interface ReconcileLedger extends PaymentLedger {
-  /** Sales settled in a calendar month (YYYY-MM), oldest first. */
+  /** Sales settled in a calendar month (YYYY-MM), oldest first, every lane. */
   salesOfMonth(month: string): Promise<SaleRecord[]>;
-  listPending(limit?: number): Promise<PendingEntry[]>;
+  listWatched(limitPerShard?: number): Promise<WatchEntry[]>;
   /**
-   * Closes a PENDING or SETTLING claim after reconciliation (a settled one with its sale), in one
-   * transaction; an index entry whose claim is no longer open is dropped.
-   * @returns false when the claim was not open any more
+   * Closes a watched claim seen in `observed` (state and holder, so that a claim moved meanwhile is
+   * left alone): SETTLED books the sale in the same write; UNPAID closes a CLAIMED/PENDING proof the
+   * chain never used; CLOSED keeps a RELEASED/FAILED state and only stops watching it.
+   * @returns false when the claim was not as observed any more
    */
-  resolvePending(key: ClaimKey, outcome: Resolution): Promise<boolean>;
+  resolve(key: ClaimKey, observed: Pick<ClaimRecord, 'state' | 'claimId'>, outcome: Resolution): Promise<boolean>;
+  /** Writes a sale record on its own (finance fixtures, tools). */
+  recordSale(sale: SaleRecord): Promise<void>;
 }
 
 const claimPk = (payer: string) => `X402#${payer.toLowerCase()}`;
 const claimSk = (nonce: string) => `NONCE#${nonce.toLowerCase()}`;
-const PENDING_PK = 'X402PENDING';
-const pendingKey = (k: ClaimKey) => ({ pk: PENDING_PK, sk: `${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}` });
-const salePk = (month: string) => `X402SALE#${month}`;
+const bindingKey = (payer: string, id: string) => ({ pk: `X402ID#${payer.toLowerCase()}`, sk: `ID#${id}` });
+const watchPk = (k: ClaimKey) => `X402WATCH#${shardOf(`${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}`, WATCH_SHARDS)}`;
+const epochS = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
 
 const isConditionFailure = (err: unknown): boolean => {
   const e = err as { name?: string; CancellationReasons?: Array<{ Code?: string }> };
@@ -182,6 +194,7 @@ const toRecord = (item: Record<string, unknown>): ClaimRecord => ({
   claimedAt: String(item.claimed_at),
   updatedAt: String(item.updated_at),
   attempts: Number(item.attempts ?? 1),
+  watched: item.gsi1pk !== undefined,
   ...(item.transaction !== undefined ? { transaction: String(item.transaction) } : {}),
   ...(item.settled_at !== undefined ? { settledAt: String(item.settled_at) } : {}),
   ...(item.delivered !== undefined ? { delivered: Boolean(item.delivered) } : {}),
@@ -189,27 +202,14 @@ const toRecord = (item: Record<string, unknown>): ClaimRecord => ({
   ...(item.payload !== undefined ? { payload: String(item.payload) } : {}),
 });
 
-const saleItem = (sale: SaleRecord) => ({
-  pk: salePk(sale.settledAt.slice(0, 7)),
-  sk: `${sale.settledAt}#${sale.payer.toLowerCase()}#${sale.nonce.toLowerCase()}`,
-  payer: sale.payer.toLowerCase(),
-  nonce: sale.nonce.toLowerCase(),
-  amount: sale.amount,
-  asset: sale.asset,
-  network: sale.network,
-  pay_to: sale.payTo,
-  route: sale.route,
-  path: sale.path,
-  transaction: sale.transaction,
-  settled_at: sale.settledAt,
-  request_id: sale.requestId,
-});
-
-interface Transition {
-  /** Only the request holding the claim may move it (omitted: anyone, e.g. reconciliation). */
+interface Move {
+  /** Only the call holding the claim may move it (omitted: anyone, e.g. reconciliation). */
   claimId?: string;
   from: readonly ClaimState[];
+  /** Extra condition (e.g. undelivered). */
   extra?: { expr: string; names: Record<string, string>; values: Record<string, unknown> };
+  set: Record<string, unknown>;
+  remove?: string[];
 }
 
 /** The ledger on the credit table. */
@@ -217,15 +217,15 @@ class DynamoPaymentLedger implements PaymentLedger {
   constructor(
     protected readonly doc: DynamoDBDocumentClient,
     protected readonly table: string,
-    private readonly now: () => Date = () => new Date(),
+    protected readonly now: () => Date = () => new Date(),
   ) {}
 
-  private key(k: ClaimKey) {
+  protected key(k: ClaimKey) {
     return { pk: claimPk(k.payer), sk: claimSk(k.nonce) };
   }
 
   async claim(rec: NewClaim): Promise<ClaimResult> {
-    const now = this.now();
+    const at = this.now().toISOString();
     const fields: Record<string, unknown> = {
       state: 'CLAIMED',
       payer: rec.payer.toLowerCase(),
@@ -239,17 +239,14 @@ class DynamoPaymentLedger implements PaymentLedger {
       amount: rec.amount,
       valid_before: rec.validBefore,
       claimed_at: rec.claimedAt,
-      updated_at: now.toISOString(),
+      updated_at: at,
+      payload: rec.payload,
+      gsi1pk: watchPk(rec),
+      gsi1sk: `${at}#${rec.payer.toLowerCase()}#${rec.nonce.toLowerCase()}`,
     };
-    const cleared = ['reason', 'payload', 'transaction', 'delivered', 'settled_at'];
+    const cleared = ['reason', 'transaction', 'delivered', 'settled_at', TTL_ATTRIBUTE];
     const names: Record<string, string> = { '#attempts': 'attempts' };
-    const values: Record<string, unknown> = {
-      ':released': 'RELEASED',
-      ':failed': 'FAILED',
-      ':claimed': 'CLAIMED',
-      ':abandoned': new Date(now.getTime() - CLAIM_LIFETIME_MS).toISOString(),
-      ':one': 1,
-    };
+    const values: Record<string, unknown> = { ':released': 'RELEASED', ':failed': 'FAILED', ':one': 1 };
     for (const [f, v] of Object.entries(fields)) {
       names[`#${f}`] = f;
       values[`:${f}`] = v;
@@ -260,9 +257,9 @@ class DynamoPaymentLedger implements PaymentLedger {
         new UpdateCommand({
           TableName: this.table,
           Key: this.key(rec),
-          // One conditional write decides who holds a proof; a RELEASED/FAILED proof was never used,
-          // nor was one CLAIMED by a request that cannot be alive any more.
-          ConditionExpression: 'attribute_not_exists(pk) OR #state IN (:released, :failed) OR (#state = :claimed AND #updated_at < :abandoned)',
+          // One conditional write decides who holds a proof. Only an unused proof (released, or
+          // refused before anything was sent) is claimed again, and only for the path it is bound to.
+          ConditionExpression: 'attribute_not_exists(pk) OR (#state IN (:released, :failed) AND #path = :path)',
           UpdateExpression: `SET ${Object.keys(fields)
             .map((f) => `#${f} = :${f}`)
             .join(', ')} ADD #attempts :one REMOVE ${cleared.map((f) => `#${f}`).join(', ')}`,
@@ -282,30 +279,31 @@ class DynamoPaymentLedger implements PaymentLedger {
     return res.Item ? toRecord(res.Item) : null;
   }
 
-  /** The conditional update that moves a claim from one of `from` to a new state. */
-  private update(k: ClaimKey, condition: Transition, set: Record<string, unknown>, remove: string[] = []) {
+  /** The conditional update that moves a claim. */
+  protected update(k: ClaimKey, m: Move) {
     const names: Record<string, string> = { '#state': 'state' };
     const values: Record<string, unknown> = { ':at': this.now().toISOString() };
     const sets = ['updated_at = :at'];
-    for (const [field, value] of Object.entries(set)) {
+    for (const [field, value] of Object.entries(m.set)) {
       names[`#${field}`] = field;
       values[`:${field}`] = value;
       sets.push(`#${field} = :${field}`);
     }
-    condition.from.forEach((s, i) => {
+    m.from.forEach((s, i) => {
       values[`:from${i}`] = s;
     });
-    let cond = `#state IN (${condition.from.map((_, i) => `:from${i}`).join(', ')})`;
-    if (condition.claimId !== undefined) {
+    let cond = `#state IN (${m.from.map((_, i) => `:from${i}`).join(', ')})`;
+    if (m.claimId !== undefined) {
       names['#claim_id_c'] = 'claim_id';
-      values[':claimId'] = condition.claimId;
+      values[':claimId'] = m.claimId;
       cond += ' AND #claim_id_c = :claimId';
     }
-    if (condition.extra) {
-      cond += ` AND ${condition.extra.expr}`;
-      Object.assign(names, condition.extra.names);
-      Object.assign(values, condition.extra.values);
+    if (m.extra) {
+      cond += ` AND ${m.extra.expr}`;
+      Object.assign(names, m.extra.names);
+      Object.assign(values, m.extra.values);
     }
+    const remove = m.remove ?? [];
     for (const field of remove) names[`#${field}`] = field;
     return {
       TableName: this.table,
@@ -318,9 +316,9 @@ class DynamoPaymentLedger implements PaymentLedger {
   }
 
   /** One conditional move; false when the claim is not (any more) where the condition says. */
-  private async transition(k: ClaimKey, condition: Transition, set: Record<string, unknown>, remove: string[] = []): Promise<boolean> {
+  protected async move(k: ClaimKey, m: Move): Promise<boolean> {
     try {
-      await this.doc.send(new UpdateCommand(this.update(k, condition, set, remove)));
+      await this.doc.send(new UpdateCommand(this.update(k, m)));
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
@@ -328,25 +326,13 @@ class DynamoPaymentLedger implements PaymentLedger {
     }
   }
 
-  /** A move together with other writes, all or nothing (DynamoDB TransactWriteItems). */
-  protected async transact(
-    k: ClaimKey,
-    condition: Transition,
-    set: Record<string, unknown>,
-    remove: string[],
-    also: { putPending?: boolean; dropPending?: boolean; sale?: SaleRecord },
-  ): Promise<boolean> {
-    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [{ Update: this.update(k, condition, set, remove) }];
-    if (also.putPending) {
-      items.push({
-        Put: {
-          TableName: this.table,
-          Item: { ...pendingKey(k), payer: k.payer.toLowerCase(), nonce: k.nonce.toLowerCase(), since: this.now().toISOString() },
-        },
-      });
-    }
-    if (also.dropPending) items.push({ Delete: { TableName: this.table, Key: pendingKey(k) } });
-    if (also.sale) items.push({ Put: { TableName: this.table, Item: saleItem(also.sale) } });
+  /** Settled: the claim closed, the sale booked (and an answer stored), all or nothing. */
+  protected async settleTransaction(k: ClaimKey, m: Move, sale: SaleRecord, answer?: { paymentId: string; answer: StoredAnswer }): Promise<boolean> {
+    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+      { Update: this.update(k, m) },
+      { Put: { TableName: this.table, Item: saleItem(sale) } },
+    ];
+    if (answer) items.push({ Update: this.answerUpdate(k.payer, answer.paymentId, k.nonce, answer.answer) });
     try {
       await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
       return true;
@@ -356,52 +342,76 @@ class DynamoPaymentLedger implements PaymentLedger {
     }
   }
 
+  private answerUpdate(payer: string, id: string, nonce: string, answer: StoredAnswer) {
+    return {
+      TableName: this.table,
+      Key: bindingKey(payer, id),
+      UpdateExpression: 'SET answer = :answer, settled_at = :settled',
+      ConditionExpression: 'nonce = :nonce',
+      ExpressionAttributeValues: { ':answer': answer.data, ':settled': answer.settledAt, ':nonce': nonce.toLowerCase() },
+    };
+  }
+
   async release(k: ClaimKey, claimId: string, reason: string): Promise<void> {
-    const moved = await this.transition(k, { claimId, from: ['CLAIMED'] }, { state: 'RELEASED', reason });
-    // A settle call that never left this process: the claim is SETTLING and in the pending index.
-    if (!moved) await this.transact(k, { claimId, from: ['SETTLING'] }, { state: 'RELEASED', reason }, ['payload'], { dropPending: true });
-  }
-
-  async markSettling(k: ClaimKey, claimId: string, payload: string): Promise<boolean> {
-    return this.transact(k, { claimId, from: ['CLAIMED'] }, { state: 'SETTLING', payload }, [], { putPending: true });
-  }
-
-  async markSettled(k: ClaimKey, claimId: string, s: { sale: SaleRecord; delivered: boolean }): Promise<void> {
-    await this.transact(
-      k,
-      { claimId, from: ['SETTLING'] },
-      { state: 'SETTLED', transaction: s.sale.transaction, settled_at: s.sale.settledAt, delivered: s.delivered },
-      ['payload'],
-      { dropPending: true, sale: s.sale },
-    );
+    await this.move(k, { claimId, from: ['CLAIMED'], set: { state: 'RELEASED', reason }, remove: ['payload'] });
   }
 
   async markPending(k: ClaimKey, claimId: string, p: { transaction: string; reason: string }): Promise<void> {
-    await this.transition(k, { claimId, from: ['SETTLING'] }, { state: 'PENDING', transaction: p.transaction, reason: p.reason });
+    await this.move(k, { claimId, from: ['CLAIMED'], set: { state: 'PENDING', transaction: p.transaction, reason: p.reason } });
   }
 
   async markFailed(k: ClaimKey, claimId: string, p: { transaction: string; reason: string }): Promise<void> {
-    await this.transact(k, { claimId, from: ['SETTLING'] }, { state: 'FAILED', transaction: p.transaction, reason: p.reason }, ['payload'], {
-      dropPending: true,
-    });
+    await this.move(k, { claimId, from: ['CLAIMED'], set: { state: 'FAILED', transaction: p.transaction, reason: p.reason }, remove: ['payload'] });
+  }
+
+  async settle(k: ClaimKey, claimId: string, s: { sale: SaleRecord; paymentId?: string; answer?: StoredAnswer }): Promise<SettleWrite> {
+    const closed = {
+      state: 'SETTLED',
+      transaction: s.sale.transaction,
+      settled_at: s.sale.settledAt,
+      delivered: true,
+      [TTL_ATTRIBUTE]: epochS(s.sale.settledAt) + CLOSED_CLAIM_RETENTION_S,
+    };
+    const answer = s.paymentId && s.answer ? { paymentId: s.paymentId, answer: s.answer } : undefined;
+    if (await this.settleTransaction(k, { claimId, from: ['CLAIMED'], set: closed, remove: ['payload', 'gsi1pk', 'gsi1sk', 'reason'] }, s.sale, answer)) {
+      return 'recorded';
+    }
+    const rec = await this.get(k);
+    // Our own earlier attempt landed although its answer was lost.
+    if (rec?.state === 'SETTLED' && rec.claimId === claimId && rec.delivered === true) return 'recorded';
+    // The reconciler found the transfer first (and booked the sale): deliver it now.
+    if (rec?.state === 'SETTLED' && rec.delivered === false && (await this.takeDelivery(k, claimId))) {
+      if (answer) await this.storeAnswer(k.payer, answer.paymentId, k.nonce, answer.answer);
+      return 'recorded';
+    }
+    return 'lost';
   }
 
   async takeDelivery(k: ClaimKey, claimId: string): Promise<boolean> {
     const undelivered = { expr: '#delivered_c = :no', names: { '#delivered_c': 'delivered' }, values: { ':no': false } };
-    return this.transition(k, { from: ['SETTLED'], extra: undelivered }, { delivered: true, claim_id: claimId });
+    return this.move(k, { from: ['SETTLED'], extra: undelivered, set: { delivered: true, claim_id: claimId } });
   }
 
   async returnDelivery(k: ClaimKey, claimId: string): Promise<void> {
-    await this.transition(k, { claimId, from: ['SETTLED'] }, { delivered: false });
+    await this.move(k, { claimId, from: ['SETTLED'], set: { delivered: false } });
   }
 
-  async bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdUse | null> {
-    const Key = { pk: `X402ID#${payer.toLowerCase()}`, sk: `ID#${id}` };
+  async bindPaymentId(payer: string, id: string, use: PaymentIdUse): Promise<PaymentIdBinding | null> {
+    const Key = bindingKey(payer, id);
+    const at = this.now().toISOString();
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...Key, nonce: use.nonce.toLowerCase(), digest: use.digest, path: use.path, bound_at: this.now().toISOString() },
+          Item: {
+            ...Key,
+            nonce: use.nonce.toLowerCase(),
+            digest: use.digest,
+            path: use.path,
+            bound_at: at,
+            // Kept past the replay window so that a reused id is still told apart for a day.
+            [TTL_ATTRIBUTE]: epochS(at) + (REPLAY_WINDOW_MS / 1000) * 2 + 24 * 3600,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -410,65 +420,93 @@ class DynamoPaymentLedger implements PaymentLedger {
       if (!isConditionFailure(err)) throw err;
       const res = await this.doc.send(new GetCommand({ TableName: this.table, Key, ConsistentRead: true }));
       const i = res.Item ?? {};
-      return { nonce: String(i.nonce), digest: String(i.digest), path: String(i.path) };
+      return {
+        nonce: String(i.nonce),
+        digest: String(i.digest),
+        path: String(i.path),
+        ...(i.answer !== undefined ? { answer: { data: i.answer as Uint8Array, settledAt: String(i.settled_at) } } : {}),
+      };
     }
+  }
+
+  async storeAnswer(payer: string, id: string, nonce: string, answer: StoredAnswer): Promise<void> {
+    await this.doc.send(new UpdateCommand(this.answerUpdate(payer, id, nonce, answer)));
   }
 }
 
 /** The ledger with the reconciler's and finance's reads and writes (see ReconcileLedger). */
 class DynamoReconcileLedger extends DynamoPaymentLedger implements ReconcileLedger {
   async salesOfMonth(month: string): Promise<SaleRecord[]> {
-    const out: SaleRecord[] = [];
-    const pages = paginateQuery(
-      { client: this.doc },
-      { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': salePk(month) } },
+    const shards = await Promise.all(
+      salePartitions(month).map(async (pk) => {
+        const out: SaleRecord[] = [];
+        const pages = paginateQuery(
+          { client: this.doc },
+          { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } },
+        );
+        for await (const page of pages) for (const i of page.Items ?? []) out.push(saleOfItem(i));
+        return out;
+      }),
     );
-    for await (const page of pages) {
-      for (const i of page.Items ?? []) {
-        out.push({
-          payer: String(i.payer),
-          nonce: String(i.nonce),
-          amount: String(i.amount),
-          asset: String(i.asset),
-          network: String(i.network),
-          payTo: String(i.pay_to),
-          route: String(i.route),
-          path: String(i.path),
-          transaction: String(i.transaction),
-          settledAt: String(i.settled_at),
-          requestId: String(i.request_id),
-        });
-      }
+    return shards.flat().sort((a, b) => a.settledAt.localeCompare(b.settledAt) || a.saleId.localeCompare(b.saleId));
+  }
+
+  async listWatched(limitPerShard = 100): Promise<WatchEntry[]> {
+    const shards = await Promise.all(
+      Array.from({ length: WATCH_SHARDS }, (_, i) =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: CREDITS_WATCH_INDEX,
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': `X402WATCH#${i}` },
+            Limit: limitPerShard,
+          }),
+        ),
+      ),
+    );
+    return shards
+      .flatMap((r) => r.Items ?? [])
+      .map((i) => ({ payer: String(i.payer), nonce: String(i.nonce), since: String(i.gsi1sk).split('#')[0]! }))
+      .sort((a, b) => a.since.localeCompare(b.since));
+  }
+
+  async resolve(k: ClaimKey, observed: Pick<ClaimRecord, 'state' | 'claimId'>, outcome: Resolution): Promise<boolean> {
+    const base = { claimId: observed.claimId, from: [observed.state], remove: ['payload', 'gsi1pk', 'gsi1sk'] };
+    const expiry = epochS(this.now().toISOString()) + CLOSED_CLAIM_RETENTION_S;
+    if (outcome.state === 'SETTLED') {
+      const set = {
+        state: 'SETTLED',
+        transaction: outcome.sale.transaction,
+        settled_at: outcome.sale.settledAt,
+        delivered: false,
+        [TTL_ATTRIBUTE]: expiry,
+      };
+      return this.settleTransaction(k, { ...base, set }, outcome.sale);
     }
-    return out;
+    const state = outcome.state === 'UNPAID' ? 'UNPAID' : observed.state;
+    return this.move(k, { ...base, set: { state, reason: outcome.reason, [TTL_ATTRIBUTE]: expiry } });
   }
 
-  async listPending(limit = 100): Promise<PendingEntry[]> {
-    const res = await this.doc.send(
-      new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': PENDING_PK }, Limit: limit }),
-    );
-    return (res.Items ?? []).map((i) => ({ payer: String(i.payer), nonce: String(i.nonce), since: String(i.since) }));
-  }
-
-  async resolvePending(k: ClaimKey, outcome: Resolution): Promise<boolean> {
-    const set =
-      outcome.state === 'SETTLED'
-        ? { state: 'SETTLED', transaction: outcome.sale.transaction, settled_at: outcome.sale.settledAt, delivered: false }
-        : { state: outcome.state, reason: outcome.reason };
-    const resolved = await this.transact(k, { from: ['PENDING', 'SETTLING'] }, set, ['payload'], {
-      dropPending: true,
-      ...(outcome.state === 'SETTLED' ? { sale: outcome.sale } : {}),
-    });
-    // Resolved elsewhere already: only the index entry is left to drop.
-    if (!resolved) await this.doc.send(new DeleteCommand({ TableName: this.table, Key: pendingKey(k) }));
-    return resolved;
-  }
-
-  /** Writes a sale record on its own (seeding finance data in tests and tools). */
   async recordSale(sale: SaleRecord): Promise<void> {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: saleItem(sale) }));
   }
 }
 
-export { DynamoPaymentLedger, DynamoReconcileLedger, CLAIM_LIFETIME_MS };
-export type { PaymentLedger, ReconcileLedger, ClaimKey, ClaimRecord, ClaimState, NewClaim, SaleRecord, ClaimResult, PendingEntry, Resolution, PaymentIdUse };
+export { DynamoPaymentLedger, DynamoReconcileLedger, CLAIM_LIFETIME_MS, REPLAY_WINDOW_MS, WATCH_SHARDS };
+export type {
+  PaymentLedger,
+  ReconcileLedger,
+  ClaimKey,
+  ClaimRecord,
+  ClaimState,
+  NewClaim,
+  ClaimResult,
+  WatchEntry,
+  Resolution,
+  PaymentIdUse,
+  PaymentIdBinding,
+  StoredAnswer,
+  SettleWrite,
+};
+export type { SaleRecord } from './sales';

@@ -1,19 +1,16 @@
 /**
- * Decoding of the paying retry's header: `PAYMENT-SIGNATURE` (x402 v2) or `X-PAYMENT` (v1, and
- * hybrid clients that send a v2 payload under the v1 name). Both carry base64 JSON of a payment
- * payload; the protocol envelope is parsed with @x402/core's own zod schema, the EIP-3009
- * authorization of the `exact` EVM scheme with ours. Every refusal has a stable reason string
- * (details.reason of the 402 INVALID_PAYMENT body).
+ * Parsing of an x402 payment payload of the `exact` EVM scheme, once a transport has decoded it to
+ * JSON (HTTP: the base64 of `PAYMENT-SIGNATURE` / `X-PAYMENT`, shared/http/payment-credentials.ts;
+ * MCP: `_meta["x402/payment"]`). The protocol envelope is parsed with @x402/core's own zod schema,
+ * the EIP-3009 authorization with ours. Every refusal has a stable reason string (details.reason
+ * of the 402 INVALID_PAYMENT body).
  */
 import { PaymentPayloadSchema, type PaymentPayload, type PaymentRequirementsV2 } from '@x402/core/schemas';
 import type { Address, Hex } from 'viem';
 import * as z from 'zod';
 
-/** Longest header accepted: a v2 payload is ~1.3 KB of base64; ERC-6492 smart-wallet signatures add a few KB. */
-const MAX_PAYMENT_HEADER_CHARS = 8192;
-
-/** Standard base64 (what the x402 SDKs emit); base64url and whitespace are refused like the SDK does. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Longest signature accepted (hex characters): ERC-6492 smart-wallet signatures run to a few KB. */
+const MAX_SIGNATURE_CHARS = 8192;
 
 const AddressString = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
 const UintString = z.string().regex(/^\d{1,78}$/, 'expected an unsigned integer as a decimal string');
@@ -33,17 +30,11 @@ const ExactEip3009PayloadSchema = z.object({
   signature: z
     .string()
     .regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'expected a 0x hex signature')
-    .max(MAX_PAYMENT_HEADER_CHARS),
+    .max(MAX_SIGNATURE_CHARS),
   authorization: Eip3009AuthorizationSchema,
 });
 
-type PaymentRefusalReason =
-  | 'payment_header_too_large'
-  | 'conflicting_payment_headers'
-  | 'malformed_base64'
-  | 'malformed_json'
-  | 'invalid_payload'
-  | 'unsupported_transfer_method';
+type PaymentRefusalReason = 'invalid_payload' | 'unsupported_transfer_method';
 
 interface PaymentRefusal {
   ok: false;
@@ -55,8 +46,6 @@ interface PaymentRefusal {
 /** A decoded payment, the same shape for v1 and v2 payloads. */
 interface DecodedPayment {
   ok: true;
-  /** Which header carried it. */
-  header: 'payment-signature' | 'x-payment';
   x402Version: 1 | 2;
   scheme: string;
   /** The network as the payer named it (CAIP-2, or a v1 name such as "base-sepolia"). */
@@ -89,39 +78,10 @@ const issuesOf = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }
   issues.slice(0, 10).map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 
 /**
- * The payment header of a request, if any.
- * @param headers lower-cased request headers
- * @returns null when neither header is present
+ * Parses a payment payload (already JSON) and shape-checks it. Does not judge the payment (see checks.ts).
+ * @param json the decoded payload: v1 or v2, `exact` scheme with an EIP-3009 authorization
  */
-const paymentHeaderOf = (
-  headers: Readonly<Record<string, string | undefined>>,
-): { ok: true; header: DecodedPayment['header']; value: string } | PaymentRefusal | null => {
-  const v2 = headers['payment-signature']?.trim();
-  const v1 = headers['x-payment']?.trim();
-  if (v2 && v1 && v2 !== v1) {
-    return refuse('conflicting_payment_headers', 'PAYMENT-SIGNATURE and X-PAYMENT carry different payments; send one');
-  }
-  if (v2) return { ok: true, header: 'payment-signature', value: v2 };
-  if (v1) return { ok: true, header: 'x-payment', value: v1 };
-  return null;
-};
-
-/**
- * Decodes and shape-checks a payment header value. Does not judge the payment (see checks.ts).
- * @param header which header carried the value
- * @param value the header value: base64 of a JSON payment payload
- */
-const decodePaymentHeader = (header: DecodedPayment['header'], value: string): DecodedPayment | PaymentRefusal => {
-  if (value.length > MAX_PAYMENT_HEADER_CHARS) {
-    return refuse('payment_header_too_large', `payment header is longer than ${MAX_PAYMENT_HEADER_CHARS} characters`, { length: value.length });
-  }
-  if (!BASE64.test(value)) return refuse('malformed_base64', 'payment header is not standard base64');
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
-  } catch {
-    return refuse('malformed_json', 'payment header does not decode to JSON');
-  }
+const parsePaymentPayload = (json: unknown): DecodedPayment | PaymentRefusal => {
   const envelope = PaymentPayloadSchema.safeParse(json);
   if (!envelope.success) {
     return refuse('invalid_payload', 'payment header is not an x402 payment payload (v1 or v2)', { issues: issuesOf(envelope.error.issues) });
@@ -138,7 +98,6 @@ const decodePaymentHeader = (header: DecodedPayment['header'], value: string): D
   const a = exact.data.authorization;
   return {
     ok: true,
-    header,
     x402Version: p.x402Version,
     scheme: p.x402Version === 2 ? p.accepted.scheme : p.scheme,
     network: p.x402Version === 2 ? p.accepted.network : p.network,
@@ -157,5 +116,5 @@ const decodePaymentHeader = (header: DecodedPayment['header'], value: string): D
   };
 };
 
-export { decodePaymentHeader, paymentHeaderOf, MAX_PAYMENT_HEADER_CHARS };
+export { parsePaymentPayload };
 export type { DecodedPayment, PaymentRefusal, PaymentRefusalReason };

@@ -1,27 +1,29 @@
 /**
- * What a paid call adds to the business metrics, the same for every adapter (HTTP middleware, MCP
+ * What a paid call adds to the business metrics, the same for every transport (HTTP middleware, MCP
  * tools): a 402 issued, a call paid by lane, a settlement with its revenue, credits debited, or a
  * settlement left pending.
  */
 import { METRIC, type MetricsSink } from '../observability/metrics';
-import type { HttpResponseLike, PaymentReceipt, SettleOutcome } from './core';
+import type { ProGrant } from '../pro/lane';
+import type { ExactGrant } from './exact-lane';
+import type { Grant, Refusal, SettleOutcome } from './lane';
 
 /** A refusal before the call ran (402 challenge or refused payment). */
-const countRefusal = (metrics: MetricsSink, response: HttpResponseLike, family: string): void => {
-  if (response.statusCode === 402) metrics.count(METRIC.paymentRequired, 1, { family });
+const countRefusal = (metrics: MetricsSink, refusal: Refusal, family: string): void => {
+  if (refusal.error.statusCode === 402) metrics.count(METRIC.paymentRequired, 1, { family });
 };
 
-/** The end of a verified call: settled (paid) or not. */
-const countSettlement = (metrics: MetricsSink, receipt: PaymentReceipt, outcome: SettleOutcome): void => {
+/** The end of a granted call: settled (paid) or not. */
+const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutcome): void => {
   if (outcome.type !== 'settled') {
-    if (outcome.response.statusCode === 504) metrics.count(METRIC.settlementsPending);
+    if (outcome.refusal.error.statusCode === 504) metrics.count(METRIC.settlementsPending);
     return;
   }
-  metrics.count(METRIC.paidCalls, 1, { lane: receipt.lane });
-  if (receipt.lane === 'pro') metrics.count(METRIC.creditsDebited, receipt.usage.credits);
-  else if (receipt.mode === 'settle') {
+  metrics.count(METRIC.paidCalls, 1, { lane: grant.lane });
+  if (grant.lane === 'pro') metrics.count(METRIC.creditsDebited, (grant as ProGrant).usage.credits);
+  else if ((grant as ExactGrant).mode === 'settle') {
     metrics.count(METRIC.settlements);
-    metrics.count(METRIC.revenueAtomic, Number(receipt.amount));
+    metrics.count(METRIC.revenueAtomic, Number((grant as ExactGrant).amount));
   }
 };
 

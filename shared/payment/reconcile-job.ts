@@ -1,12 +1,12 @@
 /**
- * The scheduled reconciliation of pending x402 settlements: builds the ledger, a chain reader and
- * the facilitator client from the configuration and resolves every PENDING payment it can.
+ * The scheduled reconciliation of x402 settlements: builds the ledger, a chain reader and the
+ * facilitator client from the configuration and resolves every watched claim it can.
  * functions/reconcile-payments.ts runs it every few minutes; a buyer's retry of the same header
  * then gets the data of a payment found settled.
  */
 import { logger } from '../observability/logger';
 import { METRIC, type MetricsSink } from '../observability/metrics';
-import type { PaymentDeps } from './core';
+import type { PaymentDeps } from './lane';
 import type { ReconcileLedger } from './ledger';
 import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type ChainReader, type ReconcileReport } from './reconcile';
 
@@ -30,7 +30,7 @@ const runReconciliation = async (payment: PaymentDeps, ledger: ReconcileLedger, 
     checked: report.checked,
     settled: report.settled.length,
     unpaid: report.unpaid.length,
-    failed: report.failed.length,
+    closed: report.closed.length,
     stillPending: report.stillPending.length,
   });
   return report;

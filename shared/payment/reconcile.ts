@@ -1,13 +1,15 @@
 /**
- * Reconciliation of settlements whose outcome was not recorded: PENDING in the ledger (the
- * facilitator's answer was unknown) and SETTLING claims older than any request can live (the
- * process died or lost the store between /settle and the ledger write). The chain is the authority: EIP-3009's `authorizationState(payer, nonce)` says whether the authorization
- * was used, and the token's AuthorizationUsed event names the transaction that used it.
+ * Reconciliation of every x402 claim whose outcome the chain has not settled yet: the watch index
+ * (ledger.ts) holds each claim from its first write until it is SETTLED or proven unused. The chain
+ * is the authority: EIP-3009's `authorizationState(payer, nonce)` says whether the authorization was
+ * used, and the token's AuthorizationUsed event names the transaction that used it.
  *
- *   used on chain                -> SETTLED (delivered = false: a retry of the same header gets the data)
- *   unused, window expired       -> UNPAID  (it can never settle now)
- *   unused, still valid          -> PENDING: re-submitted to the facilitator when one is given;
- *                                   SETTLING: left until the chain shows it used or its window ends
+ *   used on chain                     -> SETTLED, the sale booked (delivered = false: a retry of the
+ *                                        same header gets the data), whatever state the claim was in
+ *   unused after validBefore          -> UNPAID (CLAIMED, PENDING) or closed as it was (RELEASED, FAILED)
+ *   unused, still valid               -> PENDING: re-submitted to the facilitator when one is given;
+ *                                        anything else waits for the chain or the window's end
+ * CLAIMED claims younger than CLAIM_LIFETIME_MS belong to the call that holds them.
  *
  * The scheduled reconciler Lambda (functions/reconcile-payments.ts, EventBridge) runs it in production;
  * tests and operators call `reconcilePendingPayments(...)` directly.
@@ -16,8 +18,9 @@ import type { PaymentPayload } from '@x402/core/types';
 import { createPublicClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
 import type { X402Network } from '../config';
 import type { FacilitatorClient } from './facilitator';
-import { CLAIM_LIFETIME_MS, type ClaimKey, type ReconcileLedger } from './ledger';
-import type { PaymentLog } from './core';
+import type { PaymentLog } from './lane';
+import { CLAIM_LIFETIME_MS, type ClaimKey, type ClaimRecord, type ReconcileLedger } from './ledger';
+import type { SaleRecord } from './sales';
 
 /** What reconciliation reads from the chain. */
 interface ChainReader {
@@ -86,7 +89,7 @@ const viemChainReader = (rpcUrl: string): ChainReader => {
 interface ReconcileDeps {
   ledger: ReconcileLedger;
   chain: ChainReader;
-  /** When given, a still-valid unused authorization is submitted again. */
+  /** When given, a still-valid unused PENDING authorization is submitted again. */
   facilitator?: FacilitatorClient;
   now: () => Date;
   log?: PaymentLog;
@@ -96,89 +99,93 @@ interface ReconcileReport {
   checked: number;
   settled: Array<ClaimKey & { transaction: string }>;
   unpaid: ClaimKey[];
-  failed: ClaimKey[];
+  /** Released or refused claims the chain never used, closed once their window ended. */
+  closed: ClaimKey[];
   stillPending: ClaimKey[];
 }
 
+/** Seconds after validBefore before "unused" is final: the chain's head may lag the wall clock. */
+const FINALITY_MARGIN_S = 30;
+
 /**
- * Resolves every PENDING payment it can. Idempotent: run it as often as you like.
- * @returns what happened to each pending payment
+ * Resolves every watched claim it can. Idempotent: run it as often as you like.
+ * @returns what happened to each claim looked at
  * @example await reconcilePendingPayments({ ledger, chain: viemChainReader(rpcUrl), now: () => new Date() })
  */
 const reconcilePendingPayments = async (deps: ReconcileDeps): Promise<ReconcileReport> => {
-  const report: ReconcileReport = { checked: 0, settled: [], unpaid: [], failed: [], stillPending: [] };
-  for (const entry of await deps.ledger.listPending()) {
+  const report: ReconcileReport = { checked: 0, settled: [], unpaid: [], closed: [], stillPending: [] };
+  for (const entry of await deps.ledger.listWatched()) {
     const key: ClaimKey = { payer: entry.payer, nonce: entry.nonce };
     const rec = await deps.ledger.get(key);
-    // A SETTLING claim whose request may still be running is that request's to finish.
-    if (rec?.state === 'SETTLING' && Date.parse(rec.updatedAt) > deps.now().getTime() - CLAIM_LIFETIME_MS) continue;
+    if (!rec?.watched) continue;
+    // A claim whose call may still be running is that call's to finish.
+    if (rec.state === 'CLAIMED' && Date.parse(rec.updatedAt) > deps.now().getTime() - CLAIM_LIFETIME_MS) continue;
     report.checked++;
-    if (rec?.state !== 'PENDING' && rec?.state !== 'SETTLING') {
-      // Already resolved elsewhere: only the index entry is left to drop.
-      await deps.ledger.resolvePending(key, { state: 'FAILED', reason: 'index_entry_stale' });
-      continue;
-    }
-    const asset = getAddress(rec.asset);
-    const payer = getAddress(rec.payer);
-    const nonce = rec.nonce as Hex;
-    const settle = async (transaction: string) => {
-      const sale = {
-        ...key,
-        amount: rec.amount,
-        asset: rec.asset,
-        network: rec.network,
-        payTo: rec.payTo,
-        route: rec.route,
-        path: rec.path,
-        transaction,
-        settledAt: deps.now().toISOString(),
-        requestId: rec.claimId,
-      };
-      // The claim and its sale in one transaction: finance never sees one without the other.
-      if (!(await deps.ledger.resolvePending(key, { state: 'SETTLED', sale }))) return;
-      report.settled.push({ ...key, transaction });
-      deps.log?.info('x402 pending payment reconciled as settled', { ...key, transaction });
-    };
-
-    if (rec.transaction && (await deps.chain.transactionStatus(rec.transaction as Hex)) === 'success') {
-      await settle(rec.transaction);
-      continue;
-    }
-    if (await deps.chain.authorizationUsed(asset, payer, nonce)) {
-      await settle((await deps.chain.findAuthorizationTransaction(asset, payer, nonce)) ?? rec.transaction ?? '');
-      continue;
-    }
-    const nowS = Math.floor(deps.now().getTime() / 1000);
-    if (nowS >= rec.validBefore) {
-      await deps.ledger.resolvePending(key, { state: 'UNPAID', reason: 'authorization_expired_unused' });
-      report.unpaid.push(key);
-      deps.log?.info('x402 pending payment reconciled as unpaid', { ...key });
-      continue;
-    }
-    // Only a PENDING payment (the facilitator acknowledged it) is submitted again. A SETTLING one may
-    // never have reached /settle (its ledger write can land after the request gave the payment
-    // back): it is settled only if the chain shows it used, and otherwise waits for its window.
-    if (deps.facilitator && rec.payload && rec.state === 'PENDING') {
-      const payload = JSON.parse(rec.payload) as PaymentPayload;
-      try {
-        const result = await deps.facilitator.settle(payload, payload.accepted);
-        if (result.success) {
-          await settle(result.transaction);
-          continue;
-        }
-        if (result.errorReason !== 'settlement_pending' && !(await deps.chain.authorizationUsed(asset, payer, nonce))) {
-          // A definite refusal of an unused authorization: nothing moved, the payer may try again.
-          await deps.ledger.resolvePending(key, { state: 'FAILED', reason: result.errorReason ?? 'settle_refused' });
-          report.failed.push(key);
-          continue;
-        }
-      } catch (err) {
-        deps.log?.warn('x402 reconciliation re-settle failed', { ...key, error: err instanceof Error ? err.message : String(err) });
-      }
-    }
-    report.stillPending.push(key);
+    await reconcileClaim(rec, key, deps, report);
   }
   return report;
+};
+
+const reconcileClaim = async (rec: ClaimRecord, key: ClaimKey, deps: ReconcileDeps, report: ReconcileReport): Promise<void> => {
+  const observed = { state: rec.state, claimId: rec.claimId };
+  if (rec.state === 'SETTLED' || rec.state === 'UNPAID') {
+    // Closed elsewhere: only the watch is left to drop.
+    await deps.ledger.resolve(key, observed, { state: 'CLOSED', reason: rec.reason ?? 'closed' });
+    return;
+  }
+  const asset = getAddress(rec.asset);
+  const payer = getAddress(rec.payer);
+  const nonce = rec.nonce as Hex;
+  const settle = async (transaction: string) => {
+    const sale: SaleRecord = {
+      lane: 'x402-exact',
+      saleId: `${key.payer}#${key.nonce}`,
+      payer: key.payer,
+      nonce: key.nonce,
+      amount: rec.amount,
+      asset: rec.asset,
+      network: rec.network,
+      payTo: rec.payTo,
+      route: rec.route,
+      path: rec.path,
+      transaction,
+      settledAt: deps.now().toISOString(),
+      requestId: rec.claimId,
+    };
+    // The claim and its sale in one transaction: finance never sees one without the other.
+    if (!(await deps.ledger.resolve(key, observed, { state: 'SETTLED', sale }))) return;
+    report.settled.push({ ...key, transaction });
+    deps.log?.info('x402 payment reconciled as settled', { ...key, from: rec.state, transaction });
+  };
+
+  if (rec.transaction && (await deps.chain.transactionStatus(rec.transaction as Hex)) === 'success') return settle(rec.transaction);
+  if (await deps.chain.authorizationUsed(asset, payer, nonce)) {
+    return settle((await deps.chain.findAuthorizationTransaction(asset, payer, nonce)) ?? rec.transaction ?? '');
+  }
+  const nowS = Math.floor(deps.now().getTime() / 1000);
+  if (nowS >= rec.validBefore + FINALITY_MARGIN_S) {
+    const unpaid = rec.state === 'CLAIMED' || rec.state === 'PENDING';
+    await deps.ledger.resolve(
+      key,
+      observed,
+      unpaid ? { state: 'UNPAID', reason: 'authorization_expired_unused' } : { state: 'CLOSED', reason: rec.reason ?? 'unused' },
+    );
+    (unpaid ? report.unpaid : report.closed).push(key);
+    if (unpaid) deps.log?.info('x402 payment reconciled as unpaid', { ...key });
+    return;
+  }
+  // Only a PENDING payment (the facilitator took it) is submitted again. A stale CLAIMED one may never
+  // have reached /settle; it is settled only if the chain shows it used, and otherwise waits for its window.
+  if (deps.facilitator && rec.payload && rec.state === 'PENDING') {
+    const payload = JSON.parse(rec.payload) as PaymentPayload;
+    try {
+      const result = await deps.facilitator.settle(payload, payload.accepted);
+      if (result.success) return settle(result.transaction);
+    } catch (err) {
+      deps.log?.warn('x402 reconciliation re-settle failed', { ...key, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  if (rec.state === 'CLAIMED' || rec.state === 'PENDING') report.stillPending.push(key);
 };
 
 export { reconcilePendingPayments, viemChainReader, DEFAULT_RPC_URLS };

@@ -1,35 +1,29 @@
 /**
- * The Pro-key lane of the payment core: `Authorization: Bearer <key>` debits the route's price in
- * credits (1 credit = 0.01 USD of list price) before the handler runs, and a call that delivers
- * nothing gets them back. Every answer of the lane says what is left of the budget.
+ * The Pro-key lane: a key (`Authorization: Bearer`) debits the route's price in credits (1 credit =
+ * 0.01 USD of list price) before the handler runs, and a call that delivers nothing gets them back.
+ * Every outcome of a keyed call says what is left of the key's budget.
  */
-import { PaymentError, RateLimitedError, UnauthorizedError, type HttpError } from '../errors/errors';
+import { PaymentError, RateLimitedError, ServiceUnavailableError, UnauthorizedError, type HttpError } from '../errors/errors';
+import { buildPaymentRequired } from '../payment/challenge';
+import type { Budget, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, SettleOutcome } from '../payment/lane';
 import { usdToCredits } from '../routes/pricing';
-import type { RouteDef } from '../routes/table';
-import type { CreditLedger, KeyRecord, UsageEntry } from './credit-ledger';
+import type { KeyRecord, UsageEntry } from './credit-ledger';
 import { hashKey, parseKey } from './keys';
 
-interface ProReceipt {
+interface ProGrant extends Grant {
   lane: 'pro';
   usage: UsageEntry;
   record: KeyRecord;
 }
 
-/** Response headers of the lane, exposed to browsers. */
-const BUDGET_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-credits-limit', 'x-credits-reset'] as const;
-
-const budgetHeaders = (record: KeyRecord, charged: number, now: Date = new Date()): Record<string, string> => {
-  const resetS = Math.max(0, Math.ceil((Date.parse(record.periodEnd) - now.getTime()) / 1000));
-  return {
-    'x-credits-charged': String(charged),
-    'x-credits-remaining': String(record.creditsLeft),
-    'x-credits-limit': String(record.creditsPerPeriod),
-    'x-credits-reset': record.periodEnd,
-    // IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers) for the monthly credit quota.
-    'ratelimit-policy': `"credits";q=${record.creditsPerPeriod};w=${Math.ceil((Date.parse(record.periodEnd) - Date.parse(record.periodStart)) / 1000)}`,
-    ratelimit: `"credits";r=${record.creditsLeft};t=${resetS}`,
-  };
-};
+/** The budget of a key after a call that charged `charged` credits. */
+const budgetOf = (record: KeyRecord, charged: number, creditsLeft = record.creditsLeft): Budget => ({
+  charged,
+  remaining: creditsLeft,
+  limit: record.creditsPerPeriod,
+  periodStart: record.periodStart,
+  periodEnd: record.periodEnd,
+});
 
 /**
  * A per-key request rate (per process: each Lambda container counts its own), so that one key
@@ -48,52 +42,70 @@ const rateLimited = (hash: string, perSecond: number, nowMs: number): number | n
   return w.count > perSecond ? Math.ceil((w.start + RATE_WINDOW_MS - nowMs) / 1000) : null;
 };
 
-/** The key of an `Authorization: Bearer` header, or null when the request has none. */
-const bearerOf = (headers: Readonly<Record<string, string | undefined>>): string | null => {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-  return m ? m[1]! : headers.authorization ? '' : null;
-};
+const refused = (error: HttpError, budget?: Budget, required?: ReturnType<typeof buildPaymentRequired>): ChargeOutcome => ({
+  type: 'refused',
+  refusal: { error, ...(budget ? { budget } : {}), ...(required ? { required } : {}) },
+});
 
 const invalidKey = (message: string) => new UnauthorizedError(message);
 
-/**
- * Checks a key and takes the route's credits in one atomic debit.
- * @returns the receipt, or the error to answer (401 invalid/revoked, 402 QUOTA_EXCEEDED)
- */
-const authorizeProCall = async (
-  key: string,
-  route: Pick<RouteDef, 'id' | 'priceUsd'>,
-  requestId: string,
-  credits: CreditLedger,
-  now: Date,
-  limits: { perSecond: number; accepts: () => unknown[] },
-): Promise<{ ok: true; receipt: ProReceipt } | { ok: false; error: HttpError }> => {
-  if (!parseKey(key).ok) return { ok: false, error: invalidKey('not a valid Pro key (check for a typo: the checksum does not match)') };
-  const price = usdToCredits(route.priceUsd!);
+const authorize = async (credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome> => {
+  if (credentials.kind !== 'pro') throw new Error('pro lane: not a Pro key');
+  const key = credentials.key;
+  if (!parseKey(key).ok) return refused(invalidKey('not a valid Pro key (check for a typo: the checksum does not match)'));
+  const price = usdToCredits(call.route.priceUsd!);
   const hash = hashKey(key);
-  const retryAfter = rateLimited(hash, limits.perSecond, now.getTime());
-  if (retryAfter !== null) return { ok: false, error: new RateLimitedError(`more than ${limits.perSecond} calls per second with this key`, retryAfter) };
-  const debit = await credits.debit(hash, price, { requestId, route: route.id }, now);
-  if (debit.ok) return { ok: true, receipt: { lane: 'pro', usage: debit.usage, record: debit.record } };
+  const now = deps.now();
+  const retryAfter = rateLimited(hash, deps.config.PRO_RATE_LIMIT_PER_SECOND, now.getTime());
+  if (retryAfter !== null)
+    return refused(new RateLimitedError(`more than ${deps.config.PRO_RATE_LIMIT_PER_SECOND} calls per second with this key`, retryAfter));
+  let debit: Awaited<ReturnType<PaymentDeps['credits']['debit']>>;
+  try {
+    // One usage entry per paid call: the call id, not the request id (an MCP POST carries many calls).
+    debit = await deps.credits.debit(hash, price, { requestId: call.callId, route: call.route.id }, now);
+  } catch (err) {
+    deps.log.error('credit ledger: debit failed', { requestId: call.requestId, error: err instanceof Error ? err.message : String(err) });
+    return refused(new ServiceUnavailableError('PAYMENT_LEDGER_UNAVAILABLE', 'the credit ledger is unavailable; nothing was charged, retry shortly'));
+  }
+  if (debit.ok) {
+    const grant: ProGrant = { lane: 'pro', callId: call.callId, usage: debit.usage, record: debit.record };
+    return { type: 'granted', grant };
+  }
+  const budget = debit.record ? budgetOf(debit.record, 0) : undefined;
   switch (debit.reason) {
     case 'not_found':
-      return { ok: false, error: invalidKey('unknown Pro key') };
+      return refused(invalidKey('unknown Pro key'));
     case 'revoked':
-      return { ok: false, error: invalidKey('this Pro key was revoked (rotated keys are revoked); use the current key') };
+      return refused(invalidKey('this Pro key was revoked (rotated keys are revoked); use the current key'));
     case 'expired':
-      return { ok: false, error: invalidKey(`the Pro subscription of this key ended on ${debit.record?.paidUntil ?? 'an earlier date'}; renew it at /pro`) };
-    case 'quota_exceeded':
-      return {
-        ok: false,
-        error: new PaymentError('QUOTA_EXCEEDED', 'this Pro key has no credits left for this call; pay this call with x402 instead (accepts)', {
-          credits_required: price,
-          credits_remaining: debit.record?.creditsLeft ?? 0,
-          resets_at: debit.record?.periodEnd ?? null,
-          accepts: limits.accepts(),
-        }),
-      };
+      return refused(invalidKey(`the Pro subscription of this key ended on ${debit.record?.paidUntil ?? 'an earlier date'}; renew it at /pro`));
+    case 'quota_exceeded': {
+      // The call can still be paid with x402: the refusal carries the payment requirements.
+      const required = buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, 'quota_exceeded');
+      const error = new PaymentError('QUOTA_EXCEEDED', 'this Pro key has no credits left for this call; pay this call with x402 instead (accepts)', {
+        credits_required: price,
+        credits_remaining: debit.record?.creditsLeft ?? 0,
+        resets_at: debit.record?.periodEnd ?? null,
+        accepts: required.accepts,
+      });
+      return refused(error, budget, required);
+    }
   }
 };
 
-export { authorizeProCall, bearerOf, budgetHeaders, BUDGET_HEADERS };
-export type { ProReceipt, CreditLedger };
+const settle = async (g: ProGrant): Promise<SettleOutcome> => ({ type: 'settled', receipt: { budget: budgetOf(g.record, g.usage.credits) } });
+
+const release = async (g: ProGrant, reason: string, deps: PaymentDeps): Promise<{ budget: Budget }> => {
+  let refunded = false;
+  try {
+    refunded = await deps.credits.refund(g.usage, deps.now());
+  } catch (err) {
+    deps.log.error('credit ledger: refund failed', { requestId: g.usage.requestId, reason, error: err instanceof Error ? err.message : String(err) });
+  }
+  return { budget: budgetOf(g.record, refunded ? 0 : g.usage.credits, g.record.creditsLeft + (refunded ? g.usage.credits : 0)) };
+};
+
+const proLane: Lane<ProGrant> = { id: 'pro', authorize, settle, release };
+
+export { proLane, budgetOf };
+export type { ProGrant };

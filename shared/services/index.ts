@@ -11,7 +11,7 @@ import { logger } from '../observability/logger';
 import { createMetrics, type MetricsSink } from '../observability/metrics';
 import { createFacilitatorClient } from '../payment/facilitator';
 import { DynamoPaymentLedger } from '../payment/ledger';
-import type { PaymentDeps, PaymentLog } from '../payment/core';
+import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
 import { ObservationReader } from '../store/observation-reader';
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';

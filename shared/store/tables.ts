@@ -14,7 +14,25 @@ interface TableDef {
   readonly sortKey: KeyAttr;
   /** Attribute holding an epoch-seconds expiry, when items may expire. */
   readonly timeToLiveAttribute?: string;
+  /** Sparse global secondary indexes (all attributes projected). */
+  readonly globalIndexes?: readonly IndexDef[];
 }
+
+interface IndexDef {
+  readonly name: string;
+  readonly partitionKey: KeyAttr;
+  readonly sortKey: KeyAttr;
+}
+
+/** DynamoDB TTL attribute of the credit table (epoch seconds): claims and payment-id bindings expire; sales and usage do not. */
+const TTL_ATTRIBUTE = 'expires_at';
+
+/**
+ * Sparse index of the credit table: x402 claims the reconciler must still look at
+ * (gsi1pk = X402WATCH#<shard>, gsi1sk = <claimed_at>#<payer>#<nonce>). An item leaves it when the
+ * attributes are removed (settled, or proven unused on chain).
+ */
+const CREDITS_WATCH_INDEX = 'gsi1';
 
 /**
  * Observations: pk = series key (PRICE#CL, INV#cushing, COT#CL, META#eia-spot …),
@@ -34,21 +52,34 @@ const CREDITS_TABLE: TableDef = Object.freeze<TableDef>({
   id: 'Credits',
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
+  timeToLiveAttribute: TTL_ATTRIBUTE,
+  globalIndexes: [{ name: CREDITS_WATCH_INDEX, partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
 });
 
 /** CreateTable input for a definition (the local runtime and integration tests use it). */
-const createTableInput = (def: TableDef, tableName: string) => ({
-  TableName: tableName,
-  BillingMode: 'PAY_PER_REQUEST' as const,
-  AttributeDefinitions: [
-    { AttributeName: def.partitionKey.name, AttributeType: def.partitionKey.type },
-    { AttributeName: def.sortKey.name, AttributeType: def.sortKey.type },
-  ],
-  KeySchema: [
-    { AttributeName: def.partitionKey.name, KeyType: 'HASH' as const },
-    { AttributeName: def.sortKey.name, KeyType: 'RANGE' as const },
-  ],
-});
+const keySchema = (pk: KeyAttr, sk: KeyAttr) => [
+  { AttributeName: pk.name, KeyType: 'HASH' as const },
+  { AttributeName: sk.name, KeyType: 'RANGE' as const },
+];
 
-export { OBSERVATIONS_TABLE, CREDITS_TABLE, createTableInput };
-export type { TableDef, KeyAttr };
+const createTableInput = (def: TableDef, tableName: string) => {
+  const attrs = [def.partitionKey, def.sortKey, ...(def.globalIndexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: [...new Map(attrs.map((a) => [a.name, a])).values()].map((a) => ({ AttributeName: a.name, AttributeType: a.type })),
+    KeySchema: keySchema(def.partitionKey, def.sortKey),
+    ...(def.globalIndexes?.length
+      ? {
+          GlobalSecondaryIndexes: def.globalIndexes.map((i) => ({
+            IndexName: i.name,
+            KeySchema: keySchema(i.partitionKey, i.sortKey),
+            Projection: { ProjectionType: 'ALL' as const },
+          })),
+        }
+      : {}),
+  };
+};
+
+export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, TTL_ATTRIBUTE, createTableInput };
+export type { TableDef, KeyAttr, IndexDef };

@@ -162,6 +162,7 @@ const main = async (): Promise<void> => {
               amount: '10000',
               validBefore: 0,
               claimedAt: new Date().toISOString(),
+              payload: '{}',
             });
             await ledger.release(key, 'bench', 'bench');
           };

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
-import type { ClaimKey, NewClaim, PaymentLedger, SaleRecord } from '../../shared/payment/ledger';
+import type { ClaimKey, NewClaim, PaymentLedger, ReconcileLedger, SaleRecord } from '../../shared/payment/ledger';
 import { expect } from 'vitest';
 
 const NETWORK = 'eip155:84532' as const;
@@ -130,6 +130,8 @@ const txHash = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 
 /** The sale record of a claim settled by `transaction` at `settledAt`. */
 const saleOf = (claim: Pick<NewClaim, 'payer' | 'nonce' | 'claimId'> & Partial<NewClaim>, transaction: string, settledAt: Date): SaleRecord => ({
+  lane: 'x402-exact',
+  saleId: `${claim.payer.toLowerCase()}#${claim.nonce.toLowerCase()}`,
   payer: claim.payer.toLowerCase(),
   nonce: claim.nonce.toLowerCase(),
   amount: claim.amount ?? '10000',
@@ -143,20 +145,20 @@ const saleOf = (claim: Pick<NewClaim, 'payer' | 'nonce' | 'claimId'> & Partial<N
   requestId: claim.claimId,
 });
 
-/** Drives a held claim through SETTLING to SETTLED, as the core does after a confirmed /settle. */
-const settleClaim = async (ledger: PaymentLedger, key: ClaimKey, claimId: string, transaction: string, at: Date, delivered: boolean) => {
-  expect(await ledger.markSettling(key, claimId, '{}')).toBe(true);
-  await ledger.markSettled(key, claimId, { sale: saleOf({ ...key, claimId }, transaction, at), delivered });
+/** Settles a held claim (as the exact lane does after a confirmed /settle), delivered or, like a reconciled one, not. */
+const settleClaim = async (ledger: ReconcileLedger, key: ClaimKey, claimId: string, transaction: string, at: Date, delivered: boolean) => {
+  const sale = saleOf({ ...key, claimId }, transaction, at);
+  if (delivered) expect(await ledger.settle(key, claimId, { sale })).toBe('recorded');
+  else expect(await ledger.resolve(key, { state: 'CLAIMED', claimId }, { state: 'SETTLED', sale })).toBe(true);
 };
 
-/** Drives a held claim through SETTLING to PENDING, as the core does after a /settle timeout. */
-const pendClaim = async (ledger: PaymentLedger, key: ClaimKey, claimId: string, transaction = '', payload = '{}') => {
-  expect(await ledger.markSettling(key, claimId, payload)).toBe(true);
+/** Marks a held claim PENDING, as the lane does after a /settle timeout. */
+const pendClaim = async (ledger: PaymentLedger, key: ClaimKey, claimId: string, transaction = '') => {
   await ledger.markPending(key, claimId, { transaction, reason: 'facilitator_timeout' });
 };
 
 /** A ledger claim of a 0.01 USD price call on Base Sepolia, as the core writes it. */
-const newClaim = (payer: string, nonce: string, claimedAt: Date, claimId = 'req-1'): NewClaim => ({
+const newClaim = (payer: string, nonce: string, claimedAt: Date, claimId = 'req-1', payload = '{}'): NewClaim => ({
   payer: payer.toLowerCase(),
   nonce,
   claimId,
@@ -168,6 +170,7 @@ const newClaim = (payer: string, nonce: string, claimedAt: Date, claimId = 'req-
   amount: '10000',
   validBefore: Math.floor(claimedAt.getTime() / 1000) + 60,
   claimedAt: claimedAt.toISOString(),
+  payload,
 });
 
 /** Default behaviour of a healthy facilitator: valid, and settled with a fresh transaction hash. */

@@ -9,6 +9,7 @@ import { DynamoReconcileLedger, type ClaimKey, type NewClaim } from '../../share
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
+import { saleItem } from '../../shared/payment/sales';
 import { newClaim, pendClaim, randomNonce, settleClaim, txHash } from './helpers';
 
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
@@ -84,9 +85,11 @@ describe('DynamoReconcileLedger (embedded store)', () => {
     expect(await ledger.takeDelivery(key, 'r-e')).toBe(false);
   });
 
-  it('files sales by the month of settlement for finance', async () => {
+  it('files sales by the month of settlement, spread over shards, and reads every shard back for finance', async () => {
     const nonce = randomNonce();
     const sale = {
+      lane: 'x402-exact' as const,
+      saleId: `${PAYER.toLowerCase()}#${nonce}`,
       payer: PAYER,
       nonce,
       amount: '250000',
@@ -103,6 +106,15 @@ describe('DynamoReconcileLedger (embedded store)', () => {
     const feb = await ledger.salesOfMonth('2026-02');
     expect(feb).toContainEqual({ ...sale, payer: PAYER.toLowerCase() });
     expect((await ledger.salesOfMonth('2026-01')).find((s) => s.nonce === nonce)).toBeUndefined();
+    // Forty sales of one month land on several partitions (no hot key) and all come back, in time order.
+    const many = Array.from({ length: 40 }, (_, i) => {
+      const n = randomNonce();
+      return { ...sale, nonce: n, saleId: `${PAYER.toLowerCase()}#${n}`, settledAt: `2026-06-01T00:00:${String(i).padStart(2, '0')}.000Z` };
+    });
+    for (const m of many) await ledger.recordSale(m);
+    const june = await ledger.salesOfMonth('2026-06');
+    expect(june.map((x) => x.nonce)).toEqual(many.map((m) => m.nonce));
+    expect(new Set(many.map((m) => saleItem(m).pk)).size).toBeGreaterThan(8);
   });
 
   describe('reconcilePendingPayments', () => {
@@ -126,7 +138,8 @@ describe('DynamoReconcileLedger (embedded store)', () => {
         [open, ''],
       ] as const)
         await pend(n, tx);
-      expect((await ledger.listPending()).map((k) => k.nonce)).toEqual(expect.arrayContaining([byReceipt, byState, expired, open]));
+      expect((await ledger.listWatched()).map((k) => k.nonce)).toEqual(expect.arrayContaining([byReceipt, byState, expired, open]));
+      clock = new Date(T0.getTime() + 31_000); // past the claims' lifetime: the calls that held them are gone
 
       // Before the window ends: only what the chain confirms is resolved.
       const first = await reconcilePendingPayments({ ledger, chain: fakeChain(new Set([byState]), { [minedTx]: 'success' }), now: () => clock });
@@ -147,11 +160,25 @@ describe('DynamoReconcileLedger (embedded store)', () => {
       expect(ours(second.unpaid)).toEqual([expired, open].sort());
       expect(second.settled).toEqual([]);
       expect(await ledger.get({ payer: PAYER, nonce: open })).toMatchObject({ state: 'UNPAID' });
-      expect(await ledger.listPending()).toEqual([]);
+      expect((await ledger.listWatched()).map((k) => k.nonce)).not.toEqual(expect.arrayContaining([expired, open]));
 
-      // Reconciled sales land in finance's month: the clock was 2026-03-31.
-      const march = await ledger.salesOfMonth('2026-03');
-      expect(march.filter((s) => ([byReceipt, byState] as string[]).includes(s.nonce))).toHaveLength(2);
+      // Reconciled sales land in the month of their reconciliation: the clock had passed into April.
+      const march = await ledger.salesOfMonth('2026-04');
+      expect(march.filter((s) => ([byReceipt, byState] as string[]).includes(s.nonce!))).toHaveLength(2);
+      clock = T0;
+    });
+
+    it('sweeps released, refused and abandoned claims too: one the chain shows used is settled and owed to its buyer', async () => {
+      const [released, failed, abandoned, young] = [randomNonce(), randomNonce(), randomNonce(), randomNonce()];
+      for (const n of [released, failed, abandoned]) await ledger.claim(claimOf(n));
+      await ledger.release({ payer: PAYER, nonce: released }, 'req-1', 'facilitator_unreachable_at_settle');
+      await ledger.markFailed({ payer: PAYER, nonce: failed }, 'req-1', { transaction: '', reason: 'invalid_exact_evm_insufficient_balance' });
+      clock = new Date(T0.getTime() + 31_000);
+      await ledger.claim(claimOf(young)); // still held by a live call
+      const report = await reconcilePendingPayments({ ledger, chain: fakeChain(new Set([released, failed, abandoned, young])), now: () => clock });
+      expect(report.settled.map((s) => s.nonce).filter((n) => ([released, failed, abandoned, young] as string[]).includes(n)).sort()).toEqual([released, failed, abandoned].sort());
+      for (const n of [released, failed, abandoned]) expect(await ledger.get({ payer: PAYER, nonce: n })).toMatchObject({ state: 'SETTLED', delivered: false, watched: false });
+      expect(await ledger.get({ payer: PAYER, nonce: young })).toMatchObject({ state: 'CLAIMED', watched: true });
       clock = T0;
     });
   });

@@ -8,12 +8,13 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
-import { processPayment, settlePayment, type HttpRequestLike, type PaymentDeps } from '../../shared/payment/core';
+import { charge, settle } from '../../shared/payment/charge';
 import type { FacilitatorClient } from '../../shared/payment/facilitator';
+import type { PaidCall, PaymentDeps } from '../../shared/payment/lane';
 import { MemoryPaymentLedger } from '../../shared/payment/memory-ledger';
-import type { CreditLedger } from '../../shared/pro/lane';
+import type { CreditLedger } from '../../shared/pro/credit-ledger';
 import { ROUTES } from '../../shared/routes';
-import { acceptedFor, b64, signAuthorization, v2Payload } from './helpers';
+import { acceptedFor, signAuthorization, v2Payload } from './helpers';
 
 const PRICE_ROUTE = ROUTES.find((r) => r.id === 'GET /v1/price/{code}')!;
 const payer = privateKeyToAccount(generatePrivateKey());
@@ -45,18 +46,18 @@ const setup = (settleMs: number) => {
   const facilitator = pendingFacilitator(clock, settleMs);
   const ledger = new MemoryPaymentLedger();
   const deps: PaymentDeps = { config, ledger, credits: {} as CreditLedger, facilitator: facilitator.client, now: () => new Date(), log: quiet };
-  const request = async (): Promise<HttpRequestLike & { key: { payer: string; nonce: string } }> => {
+  const request = async () => {
     const signed = await signAuthorization(payer, { payTo });
-    return {
-      method: 'GET',
-      path: '/v1/price/CL',
-      url: 'http://127.0.0.1/v1/price/CL',
-      headers: { 'payment-signature': b64(v2Payload(signed, acceptedFor(payTo))) },
-      requestId: `budget-${signed.authorization.nonce.slice(2, 10)}`,
+    const id = `budget-${signed.authorization.nonce.slice(2, 10)}`;
+    const call: PaidCall = {
+      route: PRICE_ROUTE,
+      resource: { path: '/v1/price/CL', url: 'http://127.0.0.1/v1/price/CL' },
+      callId: id,
+      requestId: id,
       // 20 s left on arrival, minus what the facilitator took.
       timeLeftMs: () => 20_000 - clock.spentMs,
-      key: { payer: payer.address.toLowerCase(), nonce: signed.authorization.nonce.toLowerCase() },
     };
+    return { call, payload: v2Payload(signed, acceptedFor(payTo)), key: { payer: payer.address.toLowerCase(), nonce: signed.authorization.nonce.toLowerCase() } };
   };
   return { deps, ledger, calls: facilitator.calls, request };
 };
@@ -66,26 +67,25 @@ describe('settle within the request budget', () => {
     // The first /settle takes 17 s: 3 s are left, less than a settle call (4 s) plus its margin.
     const { deps, ledger, calls, request } = setup(17_000);
     const req = await request();
-    const outcome = await processPayment(req, PRICE_ROUTE, deps);
-    expect(outcome.type).toBe('verified');
-    if (outcome.type !== 'verified') return;
-    const settled = await settlePayment(outcome.receipt, req.requestId, deps);
+    const outcome = await charge({ kind: 'x402', payload: req.payload }, req.call, deps);
+    expect(outcome.type).toBe('granted');
+    if (outcome.type !== 'granted') return;
+    const settled = await settle(outcome.grant, deps);
     expect(calls.settle).toBe(1);
-    expect(settled.type).toBe('rejected');
-    if (settled.type !== 'rejected') return;
-    expect(settled.response.statusCode).toBe(504);
-    expect(JSON.parse(settled.response.body).error).toMatchObject({ code: 'SETTLEMENT_PENDING', details: { reason: 'settlement_pending', transaction: TX } });
+    expect(settled.type).toBe('refused');
+    if (settled.type !== 'refused') return;
+    expect(settled.refusal.error).toMatchObject({ statusCode: 504, code: 'SETTLEMENT_PENDING', details: { reason: 'settlement_pending', transaction: TX } });
     expect(await ledger.get(req.key)).toMatchObject({ state: 'PENDING', transaction: TX });
   });
 
   it('a pending settlement with time left is retried once (the facilitator may reconcile its broadcast), then 504', async () => {
     const { deps, ledger, calls, request } = setup(1_000);
     const req = await request();
-    const outcome = await processPayment(req, PRICE_ROUTE, deps);
-    if (outcome.type !== 'verified') throw new Error(`expected verified, got ${outcome.type}`);
-    const settled = await settlePayment(outcome.receipt, req.requestId, deps);
+    const outcome = await charge({ kind: 'x402', payload: req.payload }, req.call, deps);
+    if (outcome.type !== 'granted') throw new Error(`expected granted, got ${outcome.type}`);
+    const settled = await settle(outcome.grant, deps);
     expect(calls.settle).toBe(2);
-    expect(settled.type === 'rejected' && settled.response.statusCode).toBe(504);
+    expect(settled.type === 'refused' && settled.refusal.error.statusCode).toBe(504);
     expect(await ledger.get(req.key)).toMatchObject({ state: 'PENDING' });
   });
 });

@@ -11,8 +11,9 @@ import { ConfigError, loadConfig } from '../../shared/config';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
 import { buildPaymentRequired, encodeX402Header, resourceUrl, toV1Body } from '../../shared/payment/challenge';
 import { checkPayment, type ExpectedPayment } from '../../shared/payment/checks';
-import { classifyFacilitatorError, isSettlementPending, reasonFromFacilitator } from '../../shared/payment/facilitator';
-import { decodePaymentHeader, paymentHeaderOf, MAX_PAYMENT_HEADER_CHARS, type DecodedPayment } from '../../shared/payment/payload';
+import { classifyFacilitatorError, isSettledBeforeSending, isSettlementPending, reasonFromFacilitator } from '../../shared/payment/facilitator';
+import { parsePaymentPayload, type DecodedPayment } from '../../shared/payment/payload';
+import { credentialsOf, MAX_PAYMENT_HEADER_CHARS } from '../../shared/http/payment-credentials';
 import { isChargeable } from '../../shared/routes/table';
 import { findRoute, FREE_ROUTES, PAID_ROUTES } from '../../shared/routes';
 import { acceptedFor, b64, nowS, signAuthorization, USDC, v1Payload, v2Payload } from './helpers';
@@ -30,10 +31,18 @@ const expected: ExpectedPayment = {
   maxTimeoutSeconds: 60,
 };
 
-const decodeOk = (payload: unknown, header: 'x-payment' | 'payment-signature' = 'payment-signature'): DecodedPayment => {
-  const d = decodePaymentHeader(header, b64(payload));
+const decodeOk = (payload: unknown): DecodedPayment => {
+  const d = parsePaymentPayload(payload);
   if (!d.ok) throw new Error(`expected a decodable payload, got ${d.reason}`);
   return d;
+};
+
+/** What the HTTP transport and then the exact lane make of a header value. */
+const decodeHeader = (value: string) => {
+  const c = credentialsOf({ 'x-payment': value });
+  if (c.kind === 'unreadable') return { ok: false, reason: c.reason };
+  if (c.kind !== 'x402') throw new Error(`unexpected credentials ${c.kind}`);
+  return parsePaymentPayload(c.payload);
 };
 
 describe('x402 configuration (validated at start)', () => {
@@ -183,24 +192,22 @@ describe('challenge document', () => {
     expect(new URL(doc.resource.url).pathname).toBe('/v1/decision/all');
   });
 
-  it('builds resource.url from PUBLIC_BASE_URL, else from proto and host, never from a malformed host', () => {
-    expect(resourceUrl('https://data.example.com/', { host: 'evil.test' }, undefined, '/v1/prices', 'codes=CL')).toBe(
-      'https://data.example.com/v1/prices?codes=CL',
-    );
-    expect(resourceUrl(undefined, { host: 'abc.execute-api.us-east-1.amazonaws.com', 'x-forwarded-proto': 'https' }, undefined, '/v1/price/CL', '')).toBe(
-      'https://abc.execute-api.us-east-1.amazonaws.com/v1/price/CL',
-    );
-    expect(resourceUrl(undefined, { host: '127.0.0.1:8787' }, undefined, '/v1/price/CL', '')).toBe('http://127.0.0.1:8787/v1/price/CL');
-    expect(resourceUrl(undefined, { host: 'a b/<script>' }, 'api.example.com', '/v1/price/CL', '')).toBe('https://api.example.com/v1/price/CL');
+  it('builds resource.url from PUBLIC_BASE_URL, else from the domain the runtime received the request on (https, http on loopback)', () => {
+    expect(resourceUrl('https://data.example.com/', 'abc.execute-api.us-east-1.amazonaws.com', '/v1/prices', 'codes=CL')).toBe('https://data.example.com/v1/prices?codes=CL');
+    expect(resourceUrl(undefined, 'abc.execute-api.us-east-1.amazonaws.com', '/v1/price/CL', '')).toBe('https://abc.execute-api.us-east-1.amazonaws.com/v1/price/CL');
+    expect(resourceUrl(undefined, '127.0.0.1:8787', '/v1/price/CL', '')).toBe('http://127.0.0.1:8787/v1/price/CL');
   });
 });
 
 describe('payment header decoding', () => {
-  it('prefers PAYMENT-SIGNATURE, accepts X-PAYMENT, and refuses two different payments', () => {
-    expect(paymentHeaderOf({})).toBeNull();
-    expect(paymentHeaderOf({ 'x-payment': 'abc' })).toEqual({ ok: true, header: 'x-payment', value: 'abc' });
-    expect(paymentHeaderOf({ 'payment-signature': 'abc', 'x-payment': 'abc' })).toEqual({ ok: true, header: 'payment-signature', value: 'abc' });
-    expect(paymentHeaderOf({ 'payment-signature': 'abc', 'x-payment': 'abd' })).toMatchObject({ ok: false, reason: 'conflicting_payment_headers' });
+  it('takes a Pro key first, then PAYMENT-SIGNATURE or X-PAYMENT, and refuses two different payments', () => {
+    const v = b64({ x402Version: 2 });
+    expect(credentialsOf({})).toEqual({ kind: 'none' });
+    expect(credentialsOf({ 'x-payment': v })).toEqual({ kind: 'x402', payload: { x402Version: 2 } });
+    expect(credentialsOf({ 'payment-signature': v, 'x-payment': v })).toEqual({ kind: 'x402', payload: { x402Version: 2 } });
+    expect(credentialsOf({ 'payment-signature': v, 'x-payment': b64({ x402Version: 1 }) })).toMatchObject({ kind: 'unreadable', reason: 'conflicting_payment_headers' });
+    expect(credentialsOf({ authorization: 'Bearer cds_live_abc', 'payment-signature': v })).toEqual({ kind: 'pro', key: 'cds_live_abc' });
+    expect(credentialsOf({ authorization: 'Basic abc' })).toEqual({ kind: 'pro', key: '' });
   });
 
   it.each([
@@ -217,20 +224,20 @@ describe('payment header decoding', () => {
     ],
     ['an oversized header', 'A'.repeat(MAX_PAYMENT_HEADER_CHARS + 4), 'payment_header_too_large'],
   ])('refuses %s', (_n, value, reason) => {
-    expect(decodePaymentHeader('x-payment', value)).toMatchObject({ ok: false, reason });
+    expect(decodeHeader(value)).toMatchObject({ ok: false, reason });
   });
 
   it('decodes v1 and v2 payloads to the same authorization', async () => {
     const signed = await signAuthorization(payer, { payTo });
     const v2 = decodeOk(v2Payload(signed, acceptedFor(payTo)));
-    const v1 = decodeOk(v1Payload(signed), 'x-payment');
+    const v1 = decodeOk(v1Payload(signed));
     for (const d of [v1, v2]) {
       expect(d.scheme).toBe('exact');
       expect(d.authorization).toMatchObject({ from: payer.address, value: 10_000n, validAfter: 0n });
       expect(d.signature).toBe(signed.signature);
     }
-    expect(v2).toMatchObject({ x402Version: 2, network: 'eip155:84532', header: 'payment-signature' });
-    expect(v1).toMatchObject({ x402Version: 1, network: 'base-sepolia', header: 'x-payment' });
+    expect(v2).toMatchObject({ x402Version: 2, network: 'eip155:84532' });
+    expect(v1).toMatchObject({ x402Version: 1, network: 'base-sepolia' });
     expect(v1.accepted).toBeUndefined();
   });
 });
@@ -326,6 +333,29 @@ describe('local payment checks (real EIP-712 signatures)', () => {
     expect(await check(v1Payload(signed))).toMatchObject({ reason: 'authorization_window_too_long' });
     const fair = await signAuthorization(payer, { payTo, validBefore: nowS() + 60n + 100n });
     expect(await check(v1Payload(fair))).toBeNull();
+  });
+
+  it('allows maxTimeoutSeconds plus 120 s of clock and signing slack, and not a second more', async () => {
+    // `now` is fixed for the checks: the windows are exact, however long signing takes.
+    const atEdge = await signAuthorization(payer, { payTo, validBefore: now + 60n + 120n });
+    expect(await check(v1Payload(atEdge))).toBeNull();
+    const past = await signAuthorization(payer, { payTo, validBefore: now + 60n + 121n });
+    expect(await check(v1Payload(past))).toMatchObject({ reason: 'authorization_window_too_long' });
+  });
+});
+
+describe('settle failures that prove nothing was sent', () => {
+  it("only the facilitator's own checks, with no transaction, count as refused before sending", () => {
+    expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' })).toBe(true);
+    expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_signature', transaction: '' })).toBe(true);
+    // A lost answer of the chain node after sendRawTransaction: the transfer may be mined.
+    expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '' })).toBe(false);
+    // An earlier unanswered attempt may have used the nonce.
+    expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' })).toBe(false);
+    expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '0xabc' })).toBe(false);
+    expect(isSettledBeforeSending({ success: false, errorReason: 'settlement_pending', transaction: '' })).toBe(false);
+    expect(isSettledBeforeSending({ success: false, errorReason: undefined, transaction: '' })).toBe(false);
+    expect(isSettledBeforeSending({ success: true, errorReason: undefined, transaction: '0xabc' })).toBe(false);
   });
 });
 

@@ -1,11 +1,10 @@
-import { resourceUrl } from '../../payment/challenge';
+import { baseUrl } from '../../payment/challenge';
 import type { HandlerRequest } from '../../http/types';
 
 /**
- * The public base URL: configured, else the request's own host when it is a well-formed host
- * name (a Host header is client-controlled and is never echoed as it came).
+ * The public base URL of discovery documents: configured, else the domain the runtime received the
+ * request on. Never the Host header (client-controlled; these documents are cached).
  */
-const baseUrlOf = ({ services, headers }: Pick<HandlerRequest, 'services' | 'headers'>): string =>
-  resourceUrl(services.config.PUBLIC_BASE_URL, headers, undefined, '', '');
+const baseUrlOf = ({ services, domainName }: Pick<HandlerRequest, 'services' | 'domainName'>): string => baseUrl(services.config.PUBLIC_BASE_URL, domainName);
 
 export { baseUrlOf };

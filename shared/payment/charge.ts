@@ -1,0 +1,105 @@
+/**
+ * The payment core's one step: `charge` decides a paid call before any data is read, by the lane
+ * its credentials name, and `settle` / `release` finish it after the handler. Transport-free: HTTP
+ * (shared/http/payment-middleware.ts) and MCP (shared/mcp/payment.ts) decode credentials and render
+ * the outcomes themselves.
+ *
+ *   no credentials    -> 402 with every x402 lane's option (enforced, or X-Force-402), else free (demo)
+ *   Pro key           -> Pro lane (a key wins over x402: nothing is charged twice)
+ *   x402 payload      -> the x402 lane of its scheme
+ */
+import { PaymentError } from '../errors/errors';
+import { proLane } from '../pro/lane';
+import { isChargeable } from '../routes/table';
+import { buildPaymentRequired } from './challenge';
+import { exactLane } from './exact-lane';
+import type { AnswerToStore, Budget, ChargeOutcome, Credentials, Grant, Lane, LaneId, PaidCall, PaymentDeps, SettleOutcome } from './lane';
+
+/** Every lane, by id: adding a lane is one module and one entry here. */
+const LANES = { 'x402-exact': exactLane, pro: proLane } as const satisfies Record<LaneId, Lane<never>>;
+
+/** The x402 lanes, by the scheme their payloads name. */
+const BY_SCHEME: ReadonlyMap<string, Lane<never>> = new Map(
+  Object.values(LANES)
+    .filter((l): l is typeof l & { scheme: string } => 'scheme' in l && typeof l.scheme === 'string')
+    .map((l) => [l.scheme, l as Lane<never>]),
+);
+
+const laneOf = (grant: Grant): Lane<Grant> => LANES[grant.lane] as unknown as Lane<Grant>;
+
+/** The scheme an x402 payload names (v2: accepted.scheme; v1: scheme). */
+const schemeOf = (payload: unknown): unknown => {
+  const p = payload as { accepted?: { scheme?: unknown }; scheme?: unknown } | null;
+  return p?.accepted?.scheme ?? p?.scheme;
+};
+
+/** The 402 of a call: every x402 lane's option, `error` the reason. */
+const challenge = (call: PaidCall, deps: PaymentDeps, error = 'PAYMENT_REQUIRED') =>
+  buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, error);
+
+/**
+ * Decides how a call is paid, before any data is read.
+ * @param credentials what the buyer presented, decoded by the transport
+ * @param call the route (after parameter validation), what is bought, the call's ids and deadline
+ * @param opts.challenge ask for payment even in demo mode (HTTP `X-Force-402: 1`)
+ * @returns free (serve), granted (serve, then settle or release the grant), replay (send the stored
+ *   answer) or refused (render the refusal)
+ * @example
+ * const outcome = await charge(credentialsOf(headers), call, services.payment);
+ * if (outcome.type === 'refused') return renderRefusal(outcome.refusal, requestId);
+ */
+const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDeps, opts: { challenge?: boolean } = {}): Promise<ChargeOutcome> => {
+  if (!isChargeable(call.route, deps.config)) return { type: 'free', reason: call.route.priceKey === null ? 'free-route' : 'not-chargeable' };
+  switch (credentials.kind) {
+    case 'none':
+      if (deps.config.X402_ENFORCE || opts.challenge) {
+        return {
+          type: 'refused',
+          refusal: { error: new PaymentError('PAYMENT_REQUIRED', 'this route is paid: pay with x402 or a Pro key'), required: challenge(call, deps) },
+        };
+      }
+      return { type: 'free', reason: 'demo' };
+    case 'pro':
+      return LANES.pro.authorize(credentials, call, deps);
+    case 'unreadable':
+      return {
+        type: 'refused',
+        refusal: {
+          error: new PaymentError('INVALID_PAYMENT', credentials.message, { reason: credentials.reason, ...credentials.details }),
+          required: challenge(call, deps, credentials.reason),
+        },
+      };
+    case 'x402': {
+      const scheme = schemeOf(credentials.payload);
+      if (typeof scheme !== 'string') {
+        return {
+          type: 'refused',
+          refusal: {
+            error: new PaymentError('INVALID_PAYMENT', 'the payment is not an x402 payment payload (v1 or v2) naming its scheme', { reason: 'invalid_payload' }),
+            required: challenge(call, deps, 'invalid_payload'),
+          },
+        };
+      }
+      const lane = BY_SCHEME.get(scheme);
+      if (lane) return lane.authorize(credentials, call, deps);
+      return {
+        type: 'refused',
+        refusal: {
+          error: new PaymentError('INVALID_PAYMENT', `scheme must be one of ${[...BY_SCHEME.keys()].join(', ')}`, {
+            reason: 'scheme_mismatch',
+            got: scheme ?? null,
+          }),
+          required: challenge(call, deps, 'scheme_mismatch'),
+        },
+      };
+    }
+  }
+};
+
+/** The call delivered data: its lane takes the money, or refuses to let the data go. Never throws. */
+const settle = (grant: Grant, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome> => laneOf(grant).settle(grant, deps, answer);
+
+/** The call delivered nothing (an error, or an answer not charged): its lane gives everything back. Never throws. */
+const release = (grant: Grant, reason: string, deps: PaymentDeps): Promise<{ budget?: Budget }> => laneOf(grant).release(grant, reason, deps);
+
+export { charge, settle, release, LANES };

@@ -1,0 +1,145 @@
+/**
+ * The shape every payment lane has (x402 `exact`, Pro credits, and any lane added later), and
+ * what the one `charge` step (charge.ts) returns. Nothing here knows HTTP or MCP: transports decode
+ * what the buyer presented into `Credentials` and render outcomes in their own folders
+ * (shared/http/payment-render.ts, shared/mcp/payment.ts), as x402's transport-free
+ * `x402ResourceServer` is wrapped by its HTTP layer and its MCP payment wrapper.
+ */
+import type { Address } from 'viem';
+import type { Config } from '../config';
+import type { HttpError } from '../errors/errors';
+import type { CreditLedger } from '../pro/credit-ledger';
+import type { RouteDef } from '../routes/table';
+import type { PaymentRequiredBody } from './challenge';
+import type { FacilitatorClient } from './facilitator';
+import type { PaymentLedger } from './ledger';
+
+type LaneId = 'x402-exact' | 'pro';
+
+/** What a buyer presented, decoded by the transport (never a raw header). */
+type Credentials =
+  | { kind: 'none' }
+  /** A Pro key (`Authorization: Bearer`); '' when the header is there but is not a bearer key. */
+  | { kind: 'pro'; key: string }
+  /** The JSON of an x402 payment payload (v1 or v2), as the transport decoded it. */
+  | { kind: 'x402'; payload: unknown }
+  /** Something the transport could not read as a payment (bad base64, two different payment headers). */
+  | { kind: 'unreadable'; reason: string; message: string; details?: Record<string, unknown> };
+
+/** One paid call as the core sees it. */
+interface PaidCall {
+  route: RouteDef;
+  /**
+   * What is bought: `path` names it (accepts[].resource; a proof is bound to it), `url` is the
+   * absolute resource URL of the 402 (an MCP tool's is mcp://tool/<name>).
+   */
+  resource: { path: string; url: string };
+  /** Unique per paid call, also when several calls share one request (an MCP batch). */
+  callId: string;
+  requestId: string;
+  /** Milliseconds left before the answer is due: no settlement starts that cannot finish in time. */
+  timeLeftMs: () => number;
+}
+
+/** A Pro key's credit budget after a call (the transport's X-Credits-* / RateLimit fields). */
+interface Budget {
+  charged: number;
+  remaining: number;
+  limit: number;
+  periodStart: string;
+  periodEnd: string;
+}
+
+/** An x402 settlement as the buyer is told of it (PAYMENT-RESPONSE; MCP `x402/payment-response`). */
+interface Settlement {
+  success: boolean;
+  transaction: string;
+  network: string;
+  payer: string;
+}
+
+/** What a settled call tells its buyer. */
+interface Receipt {
+  settlement?: Settlement;
+  budget?: Budget;
+}
+
+/** Why a call is not served, with what the buyer needs to pay again. */
+interface Refusal {
+  error: HttpError;
+  /** The x402 payment requirements (a 402, or a refused payment: `error` names the reason). */
+  required?: PaymentRequiredBody;
+  budget?: Budget;
+  /** A settlement that failed or is pending. */
+  settlement?: Settlement;
+}
+
+/** A granted call, held between authorization and its settlement or release. Each lane adds its own fields. */
+interface Grant {
+  lane: LaneId;
+  callId: string;
+}
+
+type ChargeOutcome =
+  | { type: 'free'; reason: 'free-route' | 'not-chargeable' | 'demo' }
+  | { type: 'granted'; grant: Grant }
+  /** An idempotent retry of a delivered payment: the transport's stored first answer, byte for byte. */
+  | { type: 'replay'; answer: Uint8Array }
+  | { type: 'refused'; refusal: Refusal };
+
+type SettleOutcome = { type: 'settled'; receipt: Receipt } | { type: 'refused'; refusal: Refusal };
+
+/** The transport's serialisation of its answer, stored for idempotent replays (payment-identifier). */
+type AnswerToStore = (receipt: Receipt) => Uint8Array;
+
+interface PaymentLog {
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+/** What the lanes need: configuration, their stores, the facilitator, a clock, a log. */
+interface PaymentDeps {
+  config: Config;
+  ledger: PaymentLedger;
+  credits: CreditLedger;
+  facilitator: FacilitatorClient;
+  now: () => Date;
+  log: PaymentLog;
+}
+
+/** One way of paying. A new lane is one module implementing this and one entry in LANES (charge.ts). */
+interface Lane<G extends Grant = Grant> {
+  readonly id: LaneId;
+  /** The x402 scheme whose payloads this lane takes (x402 lanes only). */
+  readonly scheme?: string;
+  /** The payment option this lane offers in a 402 (x402 lanes only). */
+  offer?(route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>, path: string, config: PaymentDeps['config']): PaymentRequiredBody['accepts'][number];
+  /** Decides the call before any data is read. */
+  authorize(credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome>;
+  /** The call delivered data: take the money (or refuse to serve it). Never throws. */
+  settle(grant: G, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome>;
+  /** The call delivered nothing: give everything back. Never throws. */
+  release(grant: G, reason: string, deps: PaymentDeps): Promise<{ budget?: Budget }>;
+}
+
+/** The payer's address of an x402 grant, for logs and metrics. */
+type PayerOf = (grant: Grant) => Address | null;
+
+export type {
+  AnswerToStore,
+  Budget,
+  ChargeOutcome,
+  Credentials,
+  Grant,
+  Lane,
+  LaneId,
+  PaidCall,
+  PayerOf,
+  PaymentDeps,
+  PaymentLog,
+  Receipt,
+  Refusal,
+  Settlement,
+  SettleOutcome,
+};
