@@ -392,9 +392,10 @@ const onClaimConflict = async (
       }),
     );
   }
-  // Maybe submitted, outcome not recorded: the buyer's money may be moving, so it is never told to
-  // sign a new authorization. Reconciliation settles it from the chain; the same header then gets the data.
-  if (existing?.state === 'PENDING' || (existing?.state === 'CLAIMED' && !fresh)) {
+  // Held by another call, or maybe submitted with no outcome recorded: the buyer's money may be
+  // moving, so it is never told to sign a new authorization. The holder finishes, or reconciliation
+  // settles it from the chain; the same header then gets the data if it is owed.
+  if (existing?.state === 'PENDING' || existing?.state === 'CLAIMED') {
     return refused(pending(existing.transaction ?? ''), { settlement: { ...settlementOf(grant, existing.transaction ?? '', false) } });
   }
   if (existing?.state === 'SETTLED' && existing.delivered === true && idempotentRetry) {

@@ -9,6 +9,7 @@ interface PausableProxy {
   /** The proxy's port (point DYNAMODB_ENDPOINT at it). */
   port: number;
   pause(): void;
+  isPaused(): boolean;
   /** Delivers what was held, late (a write that timed out at the client may still land). */
   resume(): void;
   /** Discards what was held and resets the connections (the writes are lost), then answers again. */
@@ -52,6 +53,7 @@ const startPausableProxy = async (targetPort: number): Promise<PausableProxy> =>
     pause: () => {
       paused = true;
     },
+    isPaused: () => paused,
     resume: () => {
       paused = false;
       for (const flush of held.splice(0)) flush();

@@ -54,7 +54,7 @@ const scripted = () => {
   };
   const chain: ChainReader = {
     authorizationUsed: async (_a, _p, nonce) => used.has(nonce.toLowerCase()),
-    findAuthorizationTransaction: async (_a, _p, nonce) => used.get(nonce.toLowerCase()) ?? null,
+    findAuthorizationTransaction: async (_a, _p, nonce) => (used.get(nonce.toLowerCase()) as `0x${string}` | undefined) ?? null,
     transactionStatus: async (h) => ([...used.values()].includes(h) ? 'success' : 'missing'),
   };
   return { f, used, calls, client, chain, nonceOf, payerOf };

@@ -1,22 +1,26 @@
 /**
- * Faults in the paid path, on the local chain (ganache + the official facilitator logic) with the
- * service's store behind a proxy that can stall. Each case kills, pauses or delays one part and
- * then shows that the buyer either got the data, or was not charged, or gets the data by retrying
- * the same header, and that finance's sales records match the chain.
+ * Faults in the paid path, on the local chain (ganache + the official facilitator logic), with the
+ * service's store behind a proxy that can stall and the facilitator's JSON-RPC behind a proxy that
+ * can lose the node's answer to eth_sendRawTransaction. Each case kills, pauses, loses or delays one
+ * part and then shows the first rule of money: the buyer got the data, or was not charged, or gets
+ * the data by retrying the same header, once; and finance's sales records match the chain.
  */
 import { createServer } from 'node:net';
 import { FacilitatorTimeoutError, type SettleResponse } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
+import { startLocalFacilitator, type LocalFacilitator } from '../../infra/local/chain/facilitator';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
-import type { FacilitatorClient } from '../../shared/payment/facilitator';
-import { processPayment, settlePayment, type HttpRequestLike, type PaymentDeps } from '../../shared/payment/core';
-import { CLAIM_LIFETIME_MS, DynamoReconcileLedger } from '../../shared/payment/ledger';
+import { charge, release, settle } from '../../shared/payment/charge';
+import { createFacilitatorClient, type FacilitatorClient } from '../../shared/payment/facilitator';
+import type { PaidCall, PaymentDeps } from '../../shared/payment/lane';
+import { CLAIM_LIFETIME_MS, DynamoReconcileLedger, type PaymentLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
 import { ROUTES } from '../../shared/routes';
 import { createDocumentClient } from '../../shared/store/client';
 import { expectError } from '../helpers/contract';
 import { startPausableProxy, type PausableProxy } from '../helpers/pausable-proxy';
+import { startRpcProxy, type RpcProxy, type SendFault } from '../helpers/rpc-proxy';
 import { getJson } from '../helpers/stack';
 import { b64, signAuthorization, unb64, v1Payload } from './helpers';
 
@@ -31,13 +35,17 @@ const freePort = () =>
     });
   });
 
-describe('x402 faults: kill, pause and delay parts of the paid path (local chain)', () => {
+describe('x402 faults: kill, pause, lose and delay parts of the paid path (local chain)', () => {
   let stack: LocalStack;
   let net: LocalPaymentNetwork;
   let proxy: PausableProxy;
+  let rpc: RpcProxy;
+  /** The official facilitator logic on the same chain, reaching its node through the lossy RPC proxy. */
+  let lossy: LocalFacilitator;
+  let lossyClient: FacilitatorClient;
   /** Reads the ledger straight from the store (not through the proxy). */
   let ledger: DynamoReconcileLedger;
-  const hook = { pauseStoreAfterSettle: false, pauseStoreAfterVerify: false, settles: 0 };
+  const hook = { pauseStoreAfterSettle: false, settles: 0 };
 
   beforeAll(async () => {
     const storePort = await freePort();
@@ -58,18 +66,22 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
     });
     net = stack.payments!;
     ledger = new DynamoReconcileLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
-    net.facilitator.facilitator.onAfterVerify(async () => {
-      if (hook.pauseStoreAfterVerify) proxy.pause();
-    });
-    net.facilitator.facilitator.onBeforeSettle(async () => {
-      hook.settles++;
-    });
-    net.facilitator.facilitator.onAfterSettle(async () => {
-      if (hook.pauseStoreAfterSettle) proxy.pause();
-    });
+    rpc = await startRpcProxy(net.chain.rpcUrl);
+    lossy = await startLocalFacilitator({ ...net.chain, rpcUrl: rpc.url });
+    lossyClient = createFacilitatorClient({ X402_FACILITATOR_URL: lossy.url, X402_FACILITATOR_TIMEOUT_MS: 4_000 });
+    for (const f of [net.facilitator.facilitator, lossy.facilitator]) {
+      f.onBeforeSettle(async () => {
+        hook.settles++;
+      });
+      f.onAfterSettle(async () => {
+        if (hook.pauseStoreAfterSettle) proxy.pause();
+      });
+    }
   }, 120_000);
   afterAll(async () => {
     proxy?.resume();
+    await lossy?.close();
+    await rpc?.close();
     await stack?.close();
     await proxy?.close();
   });
@@ -77,23 +89,24 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
   const buyerHeader = async (index: number) => {
     const buyer = net.chain.accounts[index]!;
     const signed = await signAuthorization(buyer, { payTo: net.payTo });
-    return { buyer, signed, header: b64(v1Payload(signed)), key: { payer: buyer.address.toLowerCase(), nonce: signed.authorization.nonce.toLowerCase() } };
+    const payload = v1Payload(signed);
+    return { buyer, payload, header: b64(payload), key: { payer: buyer.address.toLowerCase(), nonce: signed.authorization.nonce.toLowerCase() } };
   };
   const balanceOf = (a: `0x${string}`) => net.chain.balanceOf(a);
   const reconcileAt = (offsetMs: number) =>
     reconcilePendingPayments({ ledger, chain: viemChainReader(net.chain.rpcUrl), now: () => new Date(Date.now() + offsetMs) });
   const salesFor = async (nonce: string) => (await ledger.salesOfMonth(new Date().toISOString().slice(0, 7))).filter((s) => s.nonce === nonce);
-  const request = (header: string, requestId: string, timeLeftMs?: () => number): HttpRequestLike => ({
-    method: 'GET',
-    path: '/v1/price/CL',
-    url: `${stack.url}/v1/price/CL`,
-    headers: { 'x-payment': header },
-    requestId,
-    ...(timeLeftMs ? { timeLeftMs } : {}),
+  const paidCall = (callId: string, timeLeftMs: () => number = () => 25_000): PaidCall => ({
+    route: PRICE_ROUTE,
+    resource: { path: '/v1/price/CL', url: `${stack.url}/v1/price/CL` },
+    callId,
+    requestId: callId,
+    timeLeftMs,
   });
+  const retry = (header: string) => getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
 
-  it('killed between /settle and the ledger write: the retry is told to wait, reconciliation books the sale, the same header then gets the data', async () => {
-    const { buyer, header, key } = await buyerHeader(2);
+  it('killed between /settle and the settlement write: the retry is told to wait, reconciliation books the sale, the same header then gets the data once', async () => {
+    const { buyer, payload, header, key } = await buyerHeader(2);
     const before = await balanceOf(buyer.address);
     const real = stack.services.payment.facilitator;
     let onChain: SettleResponse | undefined;
@@ -107,144 +120,180 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
       },
     };
     const deps: PaymentDeps = { ...stack.services.payment, facilitator: dying };
-    const outcome = await processPayment(request(header, 'killed-1'), PRICE_ROUTE, deps);
-    expect(outcome.type).toBe('verified');
-    if (outcome.type !== 'verified') return;
-    void settlePayment(outcome.receipt, 'killed-1', deps);
+    const outcome = await charge({ kind: 'x402', payload }, paidCall('killed-1'), deps);
+    expect(outcome.type).toBe('granted');
+    if (outcome.type !== 'granted') return;
+    void settle(outcome.grant, deps);
     for (let i = 0; i < 200 && !onChain; i++) await sleep(25);
     expect(onChain).toMatchObject({ success: true });
     expect(before - (await balanceOf(buyer.address))).toBe(10_000n);
 
-    expect(await ledger.get(key)).toMatchObject({ state: 'SETTLING' });
-    expect((await ledger.listPending()).map((p) => p.nonce)).toContain(key.nonce);
+    // The claim was watched from its first write: nothing else had to be written before /settle.
+    expect(await ledger.get(key)).toMatchObject({ state: 'CLAIMED', watched: true });
     // The buyer retries at once: the money may have moved, so it is never told to sign anew.
-    const early = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
+    const early = await retry(header);
     expectError(early, 504, 'SETTLEMENT_PENDING');
     expect(early.headers.get('retry-after')).toBe('60');
-    // A request may still be alive within the claim lifetime: reconciliation leaves it alone.
+    // A call may still be alive within the claim lifetime: reconciliation leaves it alone.
     expect((await reconcileAt(0)).settled.map((s) => s.nonce)).not.toContain(key.nonce);
     const report = await reconcileAt(CLAIM_LIFETIME_MS + 1_000);
     expect(report.settled.find((s) => s.nonce === key.nonce)?.transaction).toBe(onChain!.transaction);
     expect(await salesFor(key.nonce)).toEqual([expect.objectContaining({ amount: '10000', transaction: onChain!.transaction })]);
 
-    const retry = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
-    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(retry.body).toMatchObject({ instrument: 'CL' });
-    expect(unb64(retry.headers.get('x-payment-response'))).toMatchObject({ success: true, transaction: onChain!.transaction });
+    const late = await retry(header);
+    expect(late.status, JSON.stringify(late.body)).toBe(200);
+    expect(late.body).toMatchObject({ instrument: 'CL' });
+    expect(unb64(late.headers.get('x-payment-response'))).toMatchObject({ success: true, transaction: onChain!.transaction });
     expect(before - (await balanceOf(buyer.address))).toBe(10_000n); // paid once
+    expectError(await retry(header), 402, 'INVALID_PAYMENT'); // delivered once
   });
 
-  it('the store stalls right after /settle: the buyer still gets the data; reconciliation books the sale from the chain', async () => {
-    const { buyer, header, key } = await buyerHeader(3);
+  it.each([
+    ['a 503', 'lose-503'],
+    ['"already known"', 'lose-already-known'],
+  ] as const)('the node takes the transfer but its answer to sendRawTransaction is lost (%s): 504, reconciled, then served once', async (_n, fault) => {
+    const { buyer, payload, header, key } = await buyerHeader(3);
     const before = await balanceOf(buyer.address);
-    hook.pauseStoreAfterSettle = true;
-    let res: Awaited<ReturnType<typeof getJson>>;
+    rpc.sendFault = fault;
+    let outcome: Awaited<ReturnType<typeof settle>> | undefined;
     try {
-      res = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
+      const deps: PaymentDeps = { ...stack.services.payment, facilitator: lossyClient };
+      const granted = await charge({ kind: 'x402', payload }, paidCall(`lost-${fault}`), deps);
+      if (granted.type !== 'granted') throw new Error(`expected a grant, got ${granted.type}`);
+      outcome = await settle(granted.grant, deps);
     } finally {
-      hook.pauseStoreAfterSettle = false;
-      proxy.resumeDropping(); // the SETTLED write is lost
+      rpc.sendFault = 'none';
     }
+    // The facilitator answered success:false (transaction_failed) although the transfer was mined.
+    expect(before - (await balanceOf(buyer.address))).toBe(10_000n);
+    expect(outcome.type === 'refused' && outcome.refusal.error).toMatchObject({ statusCode: 504, code: 'SETTLEMENT_PENDING' });
+    expect(await ledger.get(key)).toMatchObject({ state: 'PENDING', watched: true });
+    expect((await reconcileAt(0)).settled.map((s) => s.nonce)).toContain(key.nonce);
+    expect(await salesFor(key.nonce)).toHaveLength(1);
+    const paid = await retry(header);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({ instrument: 'CL' });
+    expectError(await retry(header), 402, 'INVALID_PAYMENT');
+  });
+
+  it('the store stalls for 12 s right after /settle: the settlement is written once the store answers, the buyer gets the data once', async () => {
+    const { buyer, header, key } = await buyerHeader(4);
+    const before = await balanceOf(buyer.address);
+    hook.pauseStoreAfterSettle = true; // the facilitator's after-settle hook pauses the store proxy
+    const request = retry(header);
+    for (let i = 0; i < 3_000 && !proxy.isPaused(); i++) await sleep(10);
+    hook.pauseStoreAfterSettle = false;
+    expect(proxy.isPaused()).toBe(true);
+    await sleep(12_000);
+    proxy.resumeDropping(); // what was written during the stall is lost
+    const res = await request;
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ instrument: 'CL' });
     const paid = unb64(res.headers.get('x-payment-response'));
-    expect(paid).toMatchObject({ success: true });
     expect(before - (await balanceOf(buyer.address))).toBe(10_000n);
-    // The SETTLED write was lost with the store; the SETTLING record (written before /settle) was not.
-    expect(await ledger.get(key)).toMatchObject({ state: 'SETTLING' });
-    const report = await reconcileAt(CLAIM_LIFETIME_MS + 1_000);
-    expect(report.settled.find((s) => s.nonce === key.nonce)?.transaction).toBe(paid.transaction);
+    expect(await ledger.get(key)).toMatchObject({ state: 'SETTLED', delivered: true, watched: false });
     expect(await salesFor(key.nonce)).toEqual([expect.objectContaining({ transaction: paid.transaction })]);
+    // Nothing is left for reconciliation to reopen, and the same header is a spent payment.
+    expect((await reconcileAt(CLAIM_LIFETIME_MS + 1_000)).settled.map((s) => s.nonce)).not.toContain(key.nonce);
+    expectError(await retry(header), 402, 'INVALID_PAYMENT');
   }, 60_000);
 
-  it('the store stalls before /settle: a 503 inside the request budget, nothing submitted, nothing charged', async () => {
-    const { buyer, header, key } = await buyerHeader(4);
+  it('the store stalls at the claim: a retryable 503 (the store client gives up within its bounded attempts), nothing submitted, nothing charged', async () => {
+    const { buyer, header, key } = await buyerHeader(5);
     const before = await balanceOf(buyer.address);
     const settlesBefore = hook.settles;
-    hook.pauseStoreAfterVerify = true;
-    const started = Date.now();
+    proxy.pause();
     let res: Awaited<ReturnType<typeof getJson>>;
     try {
-      res = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
+      res = await retry(header);
     } finally {
-      hook.pauseStoreAfterVerify = false;
       proxy.resume();
     }
-    expect(Date.now() - started).toBeLessThan(28_000); // before the Lambda and API Gateway give up
     expect(res.status, JSON.stringify(res.body)).toBe(503);
-    expect((res.body as any).error).toMatchObject({ retryable: true });
+    expect((res.body as any).error).toMatchObject({ code: 'PAYMENT_LEDGER_UNAVAILABLE', retryable: true });
     expect((res.body as any).instrument).toBeUndefined();
     expect(hook.settles).toBe(settlesBefore);
     expect(await balanceOf(buyer.address)).toBe(before);
-    // Writes that timed out may still land once the store answers again (SETTLING among them):
-    // whatever the record says, nothing was submitted, and reconciliation does not submit it.
+    // A claim that timed out may still land once the store answers: it was never submitted, and
+    // reconciliation does not submit it; once its window is over it is closed unpaid.
     await sleep(200);
-    expect(['CLAIMED', 'RELEASED', 'SETTLING']).toContain((await ledger.get(key))?.state);
     await reconcileAt(CLAIM_LIFETIME_MS + 1_000);
+    await reconcileAt(10 * 60_000);
     expect(hook.settles).toBe(settlesBefore);
     expect(await balanceOf(buyer.address)).toBe(before);
     expect(await salesFor(key.nonce)).toEqual([]);
+    expect(['UNPAID', undefined]).toContain((await ledger.get(key))?.state);
   }, 60_000);
 
   it('out of time before /settle: the payment is given back, not settled; the same header then pays once', async () => {
-    const { buyer, header, key } = await buyerHeader(5);
+    const { buyer, payload, header, key } = await buyerHeader(6);
     const before = await balanceOf(buyer.address);
     const settlesBefore = hook.settles;
     // 3 s left is less than the settle call's own timeout (4 s here) plus its margin.
     const deps = stack.services.payment;
-    const outcome = await processPayment(
-      request(header, 'late-1', () => 3_000),
-      PRICE_ROUTE,
-      deps,
-    );
-    expect(outcome.type).toBe('verified');
-    if (outcome.type !== 'verified') return;
-    const settled = await settlePayment(outcome.receipt, 'late-1', deps);
-    expect(settled.type).toBe('rejected');
-    if (settled.type !== 'rejected') return;
-    expect(settled.response.statusCode).toBe(503);
-    expect(JSON.parse(settled.response.body).error).toMatchObject({ code: 'PAYMENT_NOT_SETTLED', retryable: true, details: { reason: 'out_of_time' } });
+    const outcome = await charge({ kind: 'x402', payload }, paidCall('late-1', () => 3_000), deps);
+    expect(outcome.type).toBe('granted');
+    if (outcome.type !== 'granted') return;
+    const settled = await settle(outcome.grant, deps);
+    expect(settled.type === 'refused' && settled.refusal.error).toMatchObject({ statusCode: 503, code: 'PAYMENT_NOT_SETTLED', details: { reason: 'out_of_time' } });
     expect(hook.settles).toBe(settlesBefore);
     expect(await ledger.get(key)).toMatchObject({ state: 'RELEASED' });
     expect(await balanceOf(buyer.address)).toBe(before);
 
-    const retry = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } });
-    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    const paid = await retry(header);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
     expect(before - (await balanceOf(buyer.address))).toBe(10_000n);
     expect(await salesFor(key.nonce)).toHaveLength(1);
   });
 
-  it('100 paid calls with injected faults: every buyer got the data, was not charged, or gets it by retrying; sales equal the chain', async () => {
-    type Fault = 'none' | 'killed-after-settle' | 'facilitator-timeout' | 'store-down-before-settle' | 'store-down-after-settle' | 'facilitator-unreachable';
+  it('120 paid calls with every fault mixed in: none charged without data, each delivered at most once, sales equal the chain', async () => {
+    type Fault =
+      | 'none'
+      | 'killed-after-settle'
+      | 'facilitator-timeout'
+      | 'store-down-at-claim'
+      | 'store-down-after-settle'
+      | 'store-ack-lost-after-settle'
+      | 'facilitator-unreachable'
+      | 'lost-send-503'
+      | 'lost-send-already-known'
+      | 'handler-error';
     const FAULTS: Fault[] = [
       'none',
       'killed-after-settle',
-      'none',
       'facilitator-timeout',
-      'store-down-before-settle',
-      'none',
+      'store-down-at-claim',
       'store-down-after-settle',
+      'store-ack-lost-after-settle',
       'facilitator-unreachable',
+      'lost-send-503',
+      'lost-send-already-known',
+      'handler-error',
+      'none',
+      'none',
     ];
-    const real = stack.services.payment.facilitator;
     const realLedger = stack.services.payment.ledger;
     const background: Promise<unknown>[] = [];
     const payToBefore = await balanceOf(net.payTo);
     const calls: Array<{ key: { payer: string; nonce: string }; header: string; fault: Fault; served: boolean }> = [];
 
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 120; i++) {
       const fault = FAULTS[i % FAULTS.length]!;
-      const { header, key } = await buyerHeader(2 + (i % 8));
+      const { header, payload, key } = await buyerHeader(2 + (i % 8));
+      const sendFault: SendFault = fault === 'lost-send-503' ? 'lose-503' : fault === 'lost-send-already-known' ? 'lose-already-known' : 'none';
       let markDead: () => void = () => undefined;
       const died = new Promise<void>((resolve) => {
         markDead = resolve;
       });
       const facilitator: FacilitatorClient = {
-        verify: (p, r) => real.verify(p, r),
-        getSupported: () => real.getSupported(),
+        verify: (p, r) => lossyClient.verify(p, r),
+        getSupported: () => lossyClient.getSupported(),
         settle: async (p, r) => {
           if (fault === 'facilitator-unreachable') throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-          const settling = real.settle(p, r);
+          rpc.sendFault = sendFault;
+          const settling = lossyClient.settle(p, r).finally(() => {
+            rpc.sendFault = 'none';
+          });
           background.push(settling.catch(() => undefined));
           if (fault === 'facilitator-timeout') throw new FacilitatorTimeoutError('settle', 4_000); // it goes on without us
           const result = await settling;
@@ -255,20 +304,44 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
           return result;
         },
       };
-      const ledgerWithFault = Object.create(realLedger) as typeof realLedger;
-      if (fault === 'store-down-before-settle') ledgerWithFault.markSettling = async () => Promise.reject(new Error('store timeout'));
-      if (fault === 'store-down-after-settle') ledgerWithFault.markSettled = async () => Promise.reject(new Error('store timeout'));
-      const deps: PaymentDeps = { ...stack.services.payment, facilitator, ledger: ledgerWithFault };
-      const outcome = await processPayment(request(header, `run-${i}`), PRICE_ROUTE, deps);
-      expect(outcome.type, `call ${i}`).toBe('verified');
-      if (outcome.type !== 'verified') continue;
+      const faulty = Object.create(realLedger) as PaymentLedger;
+      if (fault === 'store-down-at-claim') faulty.claim = async () => Promise.reject(new Error('store timeout'));
+      if (fault === 'store-down-after-settle') faulty.settle = async () => Promise.reject(new Error('store timeout'));
+      if (fault === 'store-ack-lost-after-settle') {
+        let first = true;
+        faulty.settle = async (...args) => {
+          const done = await realLedger.settle(...args);
+          if (first) {
+            first = false;
+            throw new Error('socket timeout (the write landed)');
+          }
+          return done;
+        };
+      }
+      const deps: PaymentDeps = { ...stack.services.payment, facilitator, ledger: faulty };
+      // A store that is down stays down for the rest of the request: its time runs out.
+      let left = 25_000;
+      const call = paidCall(`run-${i}`, () => left);
+      const outcome = await charge({ kind: 'x402', payload }, call, deps);
       let served = false;
-      if (fault === 'killed-after-settle') {
-        void settlePayment(outcome.receipt, `run-${i}`, deps);
-        await died; // the settlement it started reached the chain
+      if (outcome.type === 'granted') {
+        if (fault === 'handler-error') {
+          await release(outcome.grant, 'handler_error', deps);
+        } else if (fault === 'killed-after-settle') {
+          void settle(outcome.grant, deps);
+          await died; // the settlement it started reached the chain
+        } else {
+          if (fault === 'store-down-after-settle') {
+            const down = faulty.settle;
+            faulty.settle = async (...args) => {
+              left = 500;
+              return down(...args);
+            };
+          }
+          served = (await settle(outcome.grant, deps)).type === 'settled';
+        }
       } else {
-        const so = await settlePayment(outcome.receipt, `run-${i}`, deps);
-        served = so.type === 'settled';
+        expect(fault, `call ${i}: ${outcome.type}`).toBe('store-down-at-claim');
       }
       calls.push({ key, header, fault, served });
       // The local facilitator sends from one account and cannot overlap two settlements (its
@@ -282,6 +355,7 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
     const chain = viemChainReader(net.chain.rpcUrl);
     const sales = (await ledger.salesOfMonth(new Date().toISOString().slice(0, 7))).filter((s) => calls.some((c) => c.key.nonce === s.nonce));
     let charged = 0;
+    let deliveredOnRetry = 0;
     for (const c of calls) {
       const used = await chain.authorizationUsed(net.chain.asset, c.key.payer as `0x${string}`, c.key.nonce as `0x${string}`);
       const booked = sales.filter((s) => s.nonce === c.key.nonce);
@@ -289,24 +363,31 @@ describe('x402 faults: kill, pause and delay parts of the paid path (local chain
       expect(booked.length, `${c.fault} ${c.key.nonce}`).toBe(used ? 1 : 0);
       if (used) {
         charged++;
-        expect(booked[0]!.transaction).toBe(
-          await chain.findAuthorizationTransaction(net.chain.asset, c.key.payer as `0x${string}`, c.key.nonce as `0x${string}`),
-        );
-        if (!c.served) {
-          // Charged without the data: the same header gets it now.
-          const retry = await getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': c.header } });
-          expect(retry.status, `${c.fault}: ${JSON.stringify(retry.body)}`).toBe(200);
-          expect(retry.body).toMatchObject({ instrument: 'CL' });
+        const again = await retry(c.header);
+        expect(booked[0]!.transaction).toBe(await chain.findAuthorizationTransaction(net.chain.asset, c.key.payer as `0x${string}`, c.key.nonce as `0x${string}`));
+        if (c.served) {
+          // Delivered once: the same header is a spent payment.
+          expect(again.status, `${c.fault}: served twice`).not.toBe(200);
+        } else {
+          // Charged without the data: the same header gets it now, and only now.
+          expect(again.status, `${c.fault}: ${JSON.stringify(again.body)}`).toBe(200);
+          expect(again.body).toMatchObject({ instrument: 'CL' });
+          deliveredOnRetry++;
+          expect((await retry(c.header)).status, `${c.fault}: delivered twice`).not.toBe(200);
         }
       } else {
         expect(c.served, `${c.fault}: served without payment`).toBe(false);
       }
     }
-    expect(calls).toHaveLength(100);
+    expect(calls).toHaveLength(120);
     expect((await balanceOf(net.payTo)) - payToBefore).toBe(BigInt(charged) * 10_000n);
     expect(sales.reduce((sum, s) => sum + BigInt(s.amount), 0n)).toBe(BigInt(charged) * 10_000n);
     // Each fault had its expected money outcome.
-    const chargedBy = (f: Fault) => calls.filter((c) => c.fault === f).length;
-    expect(charged).toBe(100 - chargedBy('store-down-before-settle') - chargedBy('facilitator-unreachable'));
-  }, 120_000);
+    const count = (f: Fault) => calls.filter((c) => c.fault === f).length;
+    expect(charged).toBe(120 - count('store-down-at-claim') - count('facilitator-unreachable') - count('handler-error'));
+    expect(deliveredOnRetry).toBe(
+      count('killed-after-settle') + count('facilitator-timeout') + count('store-down-after-settle') + count('lost-send-503') + count('lost-send-already-known'),
+    );
+    expect(rpc.lost).toBeGreaterThanOrEqual(count('lost-send-503') + count('lost-send-already-known'));
+  }, 240_000);
 });
