@@ -42,15 +42,18 @@ const decodeX402Header = (value: string): Credentials => {
  * @example credentialsOf({ authorization: 'Bearer cds_live_…' }) // { kind: 'pro', key: 'cds_live_…' }
  */
 const credentialsOf = (headers: Readonly<Record<string, string | undefined>>): Credentials => {
-  const key = bearerOf(headers);
-  if (key !== null) return { kind: 'pro', key };
   const v2 = headers['payment-signature']?.trim();
   const v1 = headers['x-payment']?.trim();
-  if (v2 && v1 && v2 !== v1) {
-    return { kind: 'unreadable', reason: 'conflicting_payment_headers', message: 'PAYMENT-SIGNATURE and X-PAYMENT carry different payments; send one' };
-  }
-  const value = v2 || v1;
-  return value ? decodeX402Header(value) : { kind: 'none' };
+  const payment: Credentials =
+    v2 && v1 && v2 !== v1
+      ? { kind: 'unreadable', reason: 'conflicting_payment_headers', message: 'PAYMENT-SIGNATURE and X-PAYMENT carry different payments; send one' }
+      : v2 || v1
+        ? decodeX402Header((v2 || v1)!)
+        : { kind: 'none' };
+  const key = bearerOf(headers);
+  // A key wins; a payment beside it pays only a call the key's credits cannot (QUOTA_EXCEEDED).
+  if (key !== null) return payment.kind === 'x402' ? { kind: 'pro', key, x402: payment.payload } : { kind: 'pro', key };
+  return payment;
 };
 
 export { bearerOf, credentialsOf, decodeX402Header, MAX_PAYMENT_HEADER_CHARS };

@@ -59,8 +59,14 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
         };
       }
       return { type: 'free', reason: 'demo' };
-    case 'pro':
-      return LANES.pro.authorize(credentials, call, deps);
+    case 'pro': {
+      const outcome = await LANES.pro.authorize(credentials, call, deps);
+      // Out of credits, with an x402 payment for this one call (the QUOTA_EXCEEDED answer carries the
+      // 402's requirements): the key charged nothing, so the payment may.
+      const exhausted = outcome.type === 'refused' && outcome.refusal.error.code === 'QUOTA_EXCEEDED';
+      if (exhausted && credentials.x402 !== undefined) return charge({ kind: 'x402', payload: credentials.x402 }, call, deps, opts);
+      return outcome;
+    }
     case 'unreadable':
       return {
         type: 'refused',

@@ -41,6 +41,8 @@ interface ExactGrant extends Grant {
   route: RouteDef['id'];
   path: string;
   requestId: string;
+  /** What was bought, to ask for payment again when the settlement is refused. */
+  call: Pick<PaidCall, 'route' | 'resource'>;
   payer: Address;
   /** USDC atomic units. */
   amount: string;
@@ -234,6 +236,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
     route: call.route.id,
     path: call.resource.path,
     requestId: call.requestId,
+    call: { route: call.route, resource: call.resource },
     payer,
     amount: option.amount,
     network: config.X402_NETWORK,
@@ -550,6 +553,7 @@ const settleFailed = async (g: ExactGrant, deps: PaymentDeps, f: { transaction: 
         facilitator_reason: f.reason,
         stage: 'settlement',
       }),
+      required: buildPaymentRequired(g.call.route, g.call.resource.path, g.call.resource.url, deps.config, reasonFromFacilitator(f.reason, 'settlement_failed')),
       settlement: settlementOf(g, f.transaction, false),
     },
   };

@@ -19,8 +19,11 @@ type LaneId = 'x402-exact' | 'pro';
 /** What a buyer presented, decoded by the transport (never a raw header). */
 type Credentials =
   | { kind: 'none' }
-  /** A Pro key (`Authorization: Bearer`); '' when the header is there but is not a bearer key. */
-  | { kind: 'pro'; key: string }
+  /**
+   * A Pro key (`Authorization: Bearer`); '' when the header is there but is not a bearer key. An x402
+   * payload sent with it pays only when the key's credits are exhausted (nothing is charged twice).
+   */
+  | { kind: 'pro'; key: string; x402?: unknown }
   /** The JSON of an x402 payment payload (v1 or v2), as the transport decoded it. */
   | { kind: 'x402'; payload: unknown }
   /** Something the transport could not read as a payment (bad base64, two different payment headers). */

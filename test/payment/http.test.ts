@@ -599,13 +599,14 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'handler_error' });
     });
 
-    it('a handler answer with status >= 400 settles nothing', async () => {
-      const h = createFamilyHandler(PRICE_ROUTES, handlers({ status: 503 }), withConfig({}));
+    it.each([400, 404, 409, 503])('a handler answer with status %i settles nothing', async (status) => {
+      const h = createFamilyHandler(PRICE_ROUTES, handlers({ status }), withConfig({}));
       const sent = await payment();
       const res = await h(event({ 'payment-signature': sent.header }), context);
-      expect(res.statusCode).toBe(503);
+      expect(res.statusCode).toBe(status);
+      expect(res.headers?.['payment-response']).toBeUndefined();
       expect(fake.calls.settle).toHaveLength(0);
-      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: 'handler_status_503' });
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED', reason: `handler_status_${status}` });
     });
 
     it('a facilitator that is down: 502, nothing served or lost', async () => {
