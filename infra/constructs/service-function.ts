@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, type CfnElement, DockerImage, Duration, type ILocalBundling, Stack, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, Code, Function as LambdaFunction, type FunctionProps, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -66,6 +66,8 @@ type TableAccess = keyof typeof TABLE_ACTIONS;
 interface BindTableOptions {
   access: TableAccess;
   envKey: TableEnvKey;
+  /** Secondary indexes it may also Query (the payment reconciler's watch index); the table alone by default. */
+  indexes?: readonly string[];
 }
 
 interface ServiceFunctionProps extends Omit<FunctionProps, 'code' | 'handler' | 'runtime' | 'architecture' | 'logGroup' | 'logRetention' | 'tracing'> {
@@ -125,7 +127,11 @@ class ServiceFunction extends LambdaFunction {
    * @returns this, for chaining
    */
   bindTable(table: ITable, opts: BindTableOptions): this {
-    table.grant(this, ...TABLE_ACTIONS[opts.access]);
+    // Not table.grant: it adds every index of an indexed table, and only the reconciler reads one.
+    this.addToRolePolicy(new PolicyStatement({ actions: [...TABLE_ACTIONS[opts.access]], resources: [table.tableArn] }));
+    if (opts.indexes?.length) {
+      this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: opts.indexes.map((i) => `${table.tableArn}/index/${i}`) }));
+    }
     this.addEnvironment(opts.envKey, table.tableName);
     this.tableAccess[opts.envKey] = opts.access;
     return this;

@@ -15,6 +15,7 @@ import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
+import { CREDITS_WATCH_INDEX } from '../../shared/store/tables';
 import { FAMILIES, ROUTES, routesOf, type Family, type RouteDef } from '../../shared/routes/table';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
@@ -141,6 +142,9 @@ class ApiStack extends Stack {
       ]),
     );
 
+    // Every URL the service writes (402 resource.url, discovery documents) comes from configuration:
+    // the publicBaseUrl context, else this API's own endpoint (never a request's Host header).
+    const environment = { [ENV.PUBLIC_BASE_URL]: this.api.apiEndpoint, ...props.config.apiEnvironment };
     const functions = new Map<Family, ServiceFunction>();
     for (const family of FAMILIES) {
       const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
@@ -148,7 +152,7 @@ class ApiStack extends Stack {
         description: `${family} routes: ${routesOf(family)
           .map((r) => r.id)
           .join(', ')}`.slice(0, 256),
-        environment: { ...props.config.apiEnvironment },
+        environment,
         logRetention: props.config.logRetention,
       });
       fn.bindTable(props.observations, { access: 'READ', envKey: ENV.OBSERVATIONS_TABLE });
@@ -190,11 +194,11 @@ class ApiStack extends Stack {
       // (harmless, the ledger writes are conditional, but wasted). Not in dev/staging: a new account's
       // concurrency limit (10) leaves nothing to reserve, and the deploy would fail.
       reservedConcurrentExecutions: props.config.stage === 'prod' ? 1 : undefined,
-      environment: { ...props.config.apiEnvironment },
+      environment,
       logRetention: props.config.logRetention,
     });
     this.reconciler.bindTableNameOnly(props.observations, ENV.OBSERVATIONS_TABLE);
-    this.reconciler.bindTable(props.credits, { access: 'LEDGER', envKey: ENV.CREDITS_TABLE });
+    this.reconciler.bindTable(props.credits, { access: 'LEDGER', envKey: ENV.CREDITS_TABLE, indexes: [CREDITS_WATCH_INDEX] });
     new Schedule(this, 'ReconcilePaymentsSchedule', {
       description: 'x402 pending-settlement reconciliation',
       schedule: ScheduleExpression.rate(Duration.minutes(RECONCILE_EVERY_MINUTES)),

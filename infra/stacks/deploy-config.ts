@@ -110,7 +110,13 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     [ENV.X402_RPC_URL]: ctx.rpcUrl || undefined,
   };
   // The functions parse exactly this at cold start: check it with the same schema now.
-  const asConfig = ConfigSchema.safeParse({ ...definedOnly(x402), [ENV.OBSERVATIONS_TABLE]: 'synth-check', [ENV.CREDITS_TABLE]: 'synth-check' });
+  // Without publicBaseUrl the API stack gives the functions the HTTP API's own endpoint.
+  const asConfig = ConfigSchema.safeParse({
+    [ENV.PUBLIC_BASE_URL]: 'https://api-endpoint.invalid',
+    ...definedOnly(x402),
+    [ENV.OBSERVATIONS_TABLE]: 'synth-check',
+    [ENV.CREDITS_TABLE]: 'synth-check',
+  });
   if (!asConfig.success) {
     const contextKeyOf: Record<string, string> = {
       [ENV.X402_PAY_TO]: 'payTo',

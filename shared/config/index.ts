@@ -73,6 +73,10 @@ const ConfigSchema = z
     if (c[ENV.X402_ENFORCE] && c[ENV.STAGE] !== 'dev' && /^0x0{40}$/.test(c[ENV.X402_PAY_TO])) {
       ctx.addIssue({ code: 'custom', path: [ENV.X402_PAY_TO], message: 'required (a non-zero receiving address) when X402_ENFORCE is on outside dev' });
     }
+    // Discovery documents and 402s name the service's URL; outside dev it is configured, never guessed.
+    if (c[ENV.STAGE] !== 'dev' && !c[ENV.PUBLIC_BASE_URL]) {
+      ctx.addIssue({ code: 'custom', path: [ENV.PUBLIC_BASE_URL], message: 'required outside dev (the base URL written into 402s and discovery documents)' });
+    }
   });
 
 type Config = Readonly<z.infer<typeof ConfigSchema>>;

@@ -81,7 +81,9 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
         return {
           type: 'refused',
           refusal: {
-            error: new PaymentError('INVALID_PAYMENT', 'the payment is not an x402 payment payload (v1 or v2) naming its scheme', { reason: 'invalid_payload' }),
+            error: new PaymentError('INVALID_PAYMENT', 'the payment is not an x402 payment payload (v1 or v2) naming its scheme', {
+              reason: 'invalid_payload',
+            }),
             required: challenge(call, deps, 'invalid_payload'),
           },
         };

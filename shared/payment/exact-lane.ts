@@ -553,7 +553,13 @@ const settleFailed = async (g: ExactGrant, deps: PaymentDeps, f: { transaction: 
         facilitator_reason: f.reason,
         stage: 'settlement',
       }),
-      required: buildPaymentRequired(g.call.route, g.call.resource.path, g.call.resource.url, deps.config, reasonFromFacilitator(f.reason, 'settlement_failed')),
+      required: buildPaymentRequired(
+        g.call.route,
+        g.call.resource.path,
+        g.call.resource.url,
+        deps.config,
+        reasonFromFacilitator(f.reason, 'settlement_failed'),
+      ),
       settlement: settlementOf(g, f.transaction, false),
     },
   };

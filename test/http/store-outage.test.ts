@@ -39,6 +39,7 @@ describe('store outage', () => {
       OBSERVATIONS_TABLE: 'obs',
       CREDITS_TABLE: 'cred',
       STAGE: 'prod',
+      PUBLIC_BASE_URL: 'https://data.example.com',
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`,
       AWS_ACCESS_KEY_ID: 'x',
       AWS_SECRET_ACCESS_KEY: 'x',

@@ -48,6 +48,25 @@ describe('CDK app (staging)', () => {
       }
     });
 
+    it("gives every API function a configured base URL: the publicBaseUrl context, else the HTTP API's own endpoint (never a request's Host)", () => {
+      const apiId = logicalId(s.api, s.api.api);
+      for (const family of FAMILIES) {
+        const fn = s.templates.api.toJSON().Resources[fnId(family)];
+        expect(refersTo(envOf(fn)[ENV.PUBLIC_BASE_URL], apiId), family).toBe(true);
+      }
+      const named = synthService({ stage: 'staging', payTo: PAY_TO, publicBaseUrl: 'https://data.example.com' });
+      const priceFn = named.templates.api.toJSON().Resources[logicalId(named.api, named.api.functions.get('price')!)];
+      expect(envOf(priceFn)[ENV.PUBLIC_BASE_URL]).toBe('https://data.example.com');
+    });
+
+    it('lets only the reconciler read the watch index of the credit table', () => {
+      const policies = Object.values(s.templates.api.findResources('AWS::IAM::Policy')) as any[];
+      const onIndex = policies.filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('/index/'));
+      expect(onIndex).toHaveLength(1);
+      expect(JSON.stringify(onIndex[0].Properties.PolicyDocument)).toContain('/index/gsi1');
+      expect(JSON.stringify(onIndex[0].Properties.Roles)).toContain('ReconcilePaymentsFunctionRole');
+    });
+
     it('throttles the stage, and the bundle routes (snapshots, decision packs, history, MCP) lower on their own', () => {
       const stages = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Stage')) as any[];
       expect(stages).toHaveLength(1);

@@ -51,7 +51,13 @@ describe('MCP tool calls paid with x402: no data without a confirmed settlement'
   it('a settlement that stays pending: no data, SETTLEMENT_PENDING and the unconfirmed settlement', async () => {
     const tx = txHash();
     fake.settle = async (b) => ({
-      body: { success: false, errorReason: 'settlement_pending', transaction: tx, network: b.paymentRequirements.network, payer: b.paymentPayload.payload.authorization.from },
+      body: {
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: tx,
+        network: b.paymentRequirements.network,
+        payer: b.paymentPayload.payload.authorization.from,
+      },
     });
     const res = await paidCall();
     expect(res.isError).toBe(true);

@@ -126,7 +126,13 @@ describe('charged without data: a lost chain answer is pending, never a failure'
 
   it("a refusal of the facilitator's own checks before sending is a failure (nothing charged); if the chain later shows it used, it is owed", async () => {
     const t = setup();
-    t.fac.f.settle = async (p, r) => ({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '', network: r.network, payer: t.fac.payerOf(p) });
+    t.fac.f.settle = async (p, r) => ({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      transaction: '',
+      network: r.network,
+      payer: t.fac.payerOf(p),
+    });
     const payload = v1Payload(await t.sign());
     const first = await t.pay(payload);
     expect(first.settled?.type === 'refused' && first.settled.refusal.error).toMatchObject({ statusCode: 402, details: { reason: 'insufficient_funds' } });
@@ -251,6 +257,10 @@ describe('idempotent replays (payment-identifier)', () => {
     const payload = await named(t);
     const first = await charge({ kind: 'x402', payload }, t.call(), t.deps);
     expect(first.type).toBe('granted');
-    expect(refusalOf(await charge({ kind: 'x402', payload }, t.call(), t.deps))).toMatchObject({ statusCode: 409, code: 'PAYMENT_IN_PROGRESS', retryable: true });
+    expect(refusalOf(await charge({ kind: 'x402', payload }, t.call(), t.deps))).toMatchObject({
+      statusCode: 409,
+      code: 'PAYMENT_IN_PROGRESS',
+      retryable: true,
+    });
   });
 });

@@ -231,11 +231,19 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
     const settlesBefore = hook.settles;
     // 3 s left is less than the settle call's own timeout (4 s here) plus its margin.
     const deps = stack.services.payment;
-    const outcome = await charge({ kind: 'x402', payload }, paidCall('late-1', () => 3_000), deps);
+    const outcome = await charge(
+      { kind: 'x402', payload },
+      paidCall('late-1', () => 3_000),
+      deps,
+    );
     expect(outcome.type).toBe('granted');
     if (outcome.type !== 'granted') return;
     const settled = await settle(outcome.grant, deps);
-    expect(settled.type === 'refused' && settled.refusal.error).toMatchObject({ statusCode: 503, code: 'PAYMENT_NOT_SETTLED', details: { reason: 'out_of_time' } });
+    expect(settled.type === 'refused' && settled.refusal.error).toMatchObject({
+      statusCode: 503,
+      code: 'PAYMENT_NOT_SETTLED',
+      details: { reason: 'out_of_time' },
+    });
     expect(hook.settles).toBe(settlesBefore);
     expect(await ledger.get(key)).toMatchObject({ state: 'RELEASED' });
     expect(await balanceOf(buyer.address)).toBe(before);
@@ -364,7 +372,9 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
       if (used) {
         charged++;
         const again = await retry(c.header);
-        expect(booked[0]!.transaction).toBe(await chain.findAuthorizationTransaction(net.chain.asset, c.key.payer as `0x${string}`, c.key.nonce as `0x${string}`));
+        expect(booked[0]!.transaction).toBe(
+          await chain.findAuthorizationTransaction(net.chain.asset, c.key.payer as `0x${string}`, c.key.nonce as `0x${string}`),
+        );
         if (c.served) {
           // Delivered once: the same header is a spent payment.
           expect(again.status, `${c.fault}: served twice`).not.toBe(200);
@@ -386,7 +396,11 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
     const count = (f: Fault) => calls.filter((c) => c.fault === f).length;
     expect(charged).toBe(120 - count('store-down-at-claim') - count('facilitator-unreachable') - count('handler-error'));
     expect(deliveredOnRetry).toBe(
-      count('killed-after-settle') + count('facilitator-timeout') + count('store-down-after-settle') + count('lost-send-503') + count('lost-send-already-known'),
+      count('killed-after-settle') +
+        count('facilitator-timeout') +
+        count('store-down-after-settle') +
+        count('lost-send-503') +
+        count('lost-send-already-known'),
     );
     expect(rpc.lost).toBeGreaterThanOrEqual(count('lost-send-503') + count('lost-send-already-known'));
   }, 240_000);

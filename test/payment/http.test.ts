@@ -72,11 +72,9 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
 
   beforeAll(async () => {
     fake = await startFakeFacilitator();
-    stack = await startTestStack(
-      { X402_ENFORCE: '1', X402_PAY_TO: payTo, X402_FACILITATOR_URL: fake.url, X402_FACILITATOR_TIMEOUT_MS: '2500' },
-      true,
-      { now: () => new Date(Date.now() + skewMs) },
-    );
+    stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: payTo, X402_FACILITATOR_URL: fake.url, X402_FACILITATOR_TIMEOUT_MS: '2500' }, true, {
+      now: () => new Date(Date.now() + skewMs),
+    });
     const config = stack.config;
     ledger = new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE);
   });
@@ -646,7 +644,11 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expect(res.statusCode).toBe(402);
       expect(JSON.parse(res.body!).resource.url).toBe('https://api.example.com/v1/price/CL');
       expect(unb64(String(res.headers?.['payment-required'])).resource.url).toBe('https://api.example.com/v1/price/CL');
-      const configured = await createFamilyHandler(PRICE_ROUTES, priceHandlers, withConfig({ PUBLIC_BASE_URL: 'https://data.example.com' }))(event({ host: 'evil.example' }), context);
+      const configured = await createFamilyHandler(
+        PRICE_ROUTES,
+        priceHandlers,
+        withConfig({ PUBLIC_BASE_URL: 'https://data.example.com' }),
+      )(event({ host: 'evil.example' }), context);
       expect(JSON.parse(configured.body!).resource.url).toBe('https://data.example.com/v1/price/CL');
     });
 

@@ -94,7 +94,9 @@ describe.each(ledgers)('%s', (_name, make) => {
     expect(await ledger.resolve(key(nonce), { state: 'PENDING', claimId: 'a' }, { state: 'SETTLED', sale })).toBe(false);
     expect(await ledger.resolve(key(nonce), { state: 'CLAIMED', claimId: 'a' }, { state: 'SETTLED', sale })).toBe(true);
     expect(await ledger.get(key(nonce))).toMatchObject({ state: 'SETTLED', delivered: false, watched: false });
-    expect(await ledger.resolve(key(nonce), { state: 'CLAIMED', claimId: 'a' }, { state: 'SETTLED', sale: { ...sale, settledAt: '2026-04-30T12:00:01.000Z' } })).toBe(false);
+    expect(
+      await ledger.resolve(key(nonce), { state: 'CLAIMED', claimId: 'a' }, { state: 'SETTLED', sale: { ...sale, settledAt: '2026-04-30T12:00:01.000Z' } }),
+    ).toBe(false);
     // The holder's own settlement write comes late: it delivers what the reconciler booked.
     expect(await ledger.settle(key(nonce), 'a', { sale })).toBe('recorded');
     expect(await ledger.get(key(nonce))).toMatchObject({ state: 'SETTLED', delivered: true });

@@ -176,8 +176,14 @@ describe('DynamoReconcileLedger (embedded store)', () => {
       clock = new Date(T0.getTime() + 31_000);
       await ledger.claim(claimOf(young)); // still held by a live call
       const report = await reconcilePendingPayments({ ledger, chain: fakeChain(new Set([released, failed, abandoned, young])), now: () => clock });
-      expect(report.settled.map((s) => s.nonce).filter((n) => ([released, failed, abandoned, young] as string[]).includes(n)).sort()).toEqual([released, failed, abandoned].sort());
-      for (const n of [released, failed, abandoned]) expect(await ledger.get({ payer: PAYER, nonce: n })).toMatchObject({ state: 'SETTLED', delivered: false, watched: false });
+      expect(
+        report.settled
+          .map((s) => s.nonce)
+          .filter((n) => ([released, failed, abandoned, young] as string[]).includes(n))
+          .sort(),
+      ).toEqual([released, failed, abandoned].sort());
+      for (const n of [released, failed, abandoned])
+        expect(await ledger.get({ payer: PAYER, nonce: n })).toMatchObject({ state: 'SETTLED', delivered: false, watched: false });
       expect(await ledger.get({ payer: PAYER, nonce: young })).toMatchObject({ state: 'CLAIMED', watched: true });
       clock = T0;
     });

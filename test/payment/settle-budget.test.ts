@@ -57,7 +57,11 @@ const setup = (settleMs: number) => {
       // 20 s left on arrival, minus what the facilitator took.
       timeLeftMs: () => 20_000 - clock.spentMs,
     };
-    return { call, payload: v2Payload(signed, acceptedFor(payTo)), key: { payer: payer.address.toLowerCase(), nonce: signed.authorization.nonce.toLowerCase() } };
+    return {
+      call,
+      payload: v2Payload(signed, acceptedFor(payTo)),
+      key: { payer: payer.address.toLowerCase(), nonce: signed.authorization.nonce.toLowerCase() },
+    };
   };
   return { deps, ledger, calls: facilitator.calls, request };
 };

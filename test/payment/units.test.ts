@@ -59,8 +59,14 @@ describe('x402 configuration (validated at start)', () => {
 
   it('refuses an enforced challenge that would pay the zero address outside dev, and allows it in a dev sandbox', () => {
     expect(problems({ STAGE: 'prod', X402_NETWORK: 'eip155:8453', X402_ENFORCE: '1' })).toContain('X402_PAY_TO');
-    expect(problems({ STAGE: 'staging', X402_ENFORCE: '1', X402_PAY_TO: payTo })).toBe('');
+    expect(problems({ STAGE: 'staging', X402_ENFORCE: '1', X402_PAY_TO: payTo, PUBLIC_BASE_URL: 'https://data.example.com' })).toBe('');
     expect(problems({ STAGE: 'dev', X402_ENFORCE: '1' })).toBe('');
+  });
+
+  it('requires PUBLIC_BASE_URL outside dev: URLs in 402s and discovery documents are never guessed from a request', () => {
+    expect(problems({ STAGE: 'staging', X402_ENFORCE: '1', X402_PAY_TO: payTo })).toContain('PUBLIC_BASE_URL');
+    expect(problems({ STAGE: 'prod', X402_NETWORK: 'eip155:8453', X402_ENFORCE: '1', X402_PAY_TO: payTo })).toContain('PUBLIC_BASE_URL');
+    expect(problems({ STAGE: 'dev' })).toBe('');
   });
 
   it('refuses networks other than Base and Base Sepolia, windows too short to settle, and unbounded facilitator timeouts', () => {
@@ -193,8 +199,12 @@ describe('challenge document', () => {
   });
 
   it('builds resource.url from PUBLIC_BASE_URL, else from the domain the runtime received the request on (https, http on loopback)', () => {
-    expect(resourceUrl('https://data.example.com/', 'abc.execute-api.us-east-1.amazonaws.com', '/v1/prices', 'codes=CL')).toBe('https://data.example.com/v1/prices?codes=CL');
-    expect(resourceUrl(undefined, 'abc.execute-api.us-east-1.amazonaws.com', '/v1/price/CL', '')).toBe('https://abc.execute-api.us-east-1.amazonaws.com/v1/price/CL');
+    expect(resourceUrl('https://data.example.com/', 'abc.execute-api.us-east-1.amazonaws.com', '/v1/prices', 'codes=CL')).toBe(
+      'https://data.example.com/v1/prices?codes=CL',
+    );
+    expect(resourceUrl(undefined, 'abc.execute-api.us-east-1.amazonaws.com', '/v1/price/CL', '')).toBe(
+      'https://abc.execute-api.us-east-1.amazonaws.com/v1/price/CL',
+    );
     expect(resourceUrl(undefined, '127.0.0.1:8787', '/v1/price/CL', '')).toBe('http://127.0.0.1:8787/v1/price/CL');
   });
 });
@@ -205,8 +215,16 @@ describe('payment header decoding', () => {
     expect(credentialsOf({})).toEqual({ kind: 'none' });
     expect(credentialsOf({ 'x-payment': v })).toEqual({ kind: 'x402', payload: { x402Version: 2 } });
     expect(credentialsOf({ 'payment-signature': v, 'x-payment': v })).toEqual({ kind: 'x402', payload: { x402Version: 2 } });
-    expect(credentialsOf({ 'payment-signature': v, 'x-payment': b64({ x402Version: 1 }) })).toMatchObject({ kind: 'unreadable', reason: 'conflicting_payment_headers' });
-    expect(credentialsOf({ authorization: 'Bearer cds_live_abc', 'payment-signature': v })).toEqual({ kind: 'pro', key: 'cds_live_abc' });
+    expect(credentialsOf({ 'payment-signature': v, 'x-payment': b64({ x402Version: 1 }) })).toMatchObject({
+      kind: 'unreadable',
+      reason: 'conflicting_payment_headers',
+    });
+    // A key wins; the payment beside it is kept only for a call the key's credits cannot pay.
+    expect(credentialsOf({ authorization: 'Bearer cds_live_abc', 'payment-signature': v })).toEqual({
+      kind: 'pro',
+      key: 'cds_live_abc',
+      x402: { x402Version: 2 },
+    });
     expect(credentialsOf({ authorization: 'Basic abc' })).toEqual({ kind: 'pro', key: '' });
   });
 

@@ -132,10 +132,19 @@ describe('keyed requests over HTTP (enforced, fake facilitator)', () => {
       method: 'tools/call',
       params: { name: 'get_price', arguments: { code: 'CL' } },
     }));
-    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     await fetch(`${stack.url}/api/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
-    const res = await fetch(`${stack.url}/api/mcp`, { method: 'POST', headers: { ...headers, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify(body) });
+    const res = await fetch(`${stack.url}/api/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     const answers = (await res.json()) as Array<{ id: number; result?: { isError?: boolean; structuredContent?: { instrument?: string } } }>;
     expect(answers).toHaveLength(30);
