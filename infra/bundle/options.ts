@@ -94,7 +94,11 @@ const BUNDLE_LIMITS_KB: Readonly<Record<string, number>> = Object.freeze({
   ...Object.fromEntries(['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery'].map((f) => [f, DATA_LIMIT_KB])),
   mcp: 800,
 });
-/** Import of a bundle in a fresh Node process, beyond `node -e 0` (the bench measures it). */
-const IMPORT_LIMIT_MS = 150;
+/**
+ * Import of a bundle in a fresh Node process, as a multiple of importing the DynamoDB client alone
+ * (both beyond `node -e 0`, measured in the same run by the bench): a ratio, so that a busy machine
+ * moves both sides. It restates the former 150 ms against the client's ~60 ms on an idle 2-core machine.
+ */
+const IMPORT_LIMIT_RATIO = 2.5;
 
-export { bundleFunctions, BUNDLE_LIMITS_KB, IMPORT_LIMIT_MS };
+export { bundleFunctions, BUNDLE_LIMITS_KB, IMPORT_LIMIT_RATIO };

@@ -27,11 +27,12 @@ class PaymentIdConflictError extends HttpError {
   readonly code = 'PAYMENT_ID_CONFLICT';
 }
 
-/** 409, retryable: the payment id's first request is still being settled; its answer comes back to a retry. */
+/** 409, retryable: another request holds this payment and is settling it; a retry of the same request gets the outcome. */
 class PaymentInProgressError extends HttpError {
   readonly statusCode = 409;
   readonly code = 'PAYMENT_IN_PROGRESS';
   override readonly retryable = true;
+  override readonly headers = { 'retry-after': '2' };
 }
 
 export { FacilitatorUnavailableError, SettlementPendingError, PaymentIdConflictError, PaymentInProgressError };

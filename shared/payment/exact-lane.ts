@@ -388,16 +388,19 @@ const onClaimConflict = async (
     }
   }
   const fresh = existing !== null && Date.parse(existing.updatedAt) > deps.now().getTime() - CLAIM_LIFETIME_MS;
-  if (existing?.state === 'CLAIMED' && fresh && idempotentRetry) {
+  // Held by a call that may still be running: its outcome decides. Never "sign anew": the money may be moving.
+  if (existing?.state === 'CLAIMED' && fresh) {
     return refused(
-      new PaymentInProgressError('this payment is being settled by an earlier request with the same payment id; retry shortly', {
-        reason: 'payment_in_progress',
-      }),
+      new PaymentInProgressError(
+        idempotentRetry
+          ? 'this payment is being settled by an earlier request with the same payment id; retry shortly for its answer'
+          : 'this payment is being settled by another request; retry the same request shortly',
+        { reason: 'payment_in_progress' },
+      ),
     );
   }
-  // Held by another call, or maybe submitted with no outcome recorded: the buyer's money may be
-  // moving, so it is never told to sign a new authorization. The holder finishes, or reconciliation
-  // settles it from the chain; the same header then gets the data if it is owed.
+  // Maybe submitted, no outcome recorded: reconciliation settles it from the chain, and the same
+  // header then gets the data if it is owed.
   if (existing?.state === 'PENDING' || existing?.state === 'CLAIMED') {
     return refused(pending(existing.transaction ?? ''), { settlement: { ...settlementOf(grant, existing.transaction ?? '', false) } });
   }

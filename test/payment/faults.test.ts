@@ -132,8 +132,8 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
     expect(await ledger.get(key)).toMatchObject({ state: 'CLAIMED', watched: true });
     // The buyer retries at once: the money may have moved, so it is never told to sign anew.
     const early = await retry(header);
-    expectError(early, 504, 'SETTLEMENT_PENDING');
-    expect(early.headers.get('retry-after')).toBe('60');
+    expectError(early, 409, 'PAYMENT_IN_PROGRESS');
+    expect(early.body.error.retryable).toBe(true);
     // A call may still be alive within the claim lifetime: reconciliation leaves it alone.
     expect((await reconcileAt(0)).settled.map((s) => s.nonce)).not.toContain(key.nonce);
     const report = await reconcileAt(CLAIM_LIFETIME_MS + 1_000);

@@ -417,7 +417,7 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       // A copy that arrives while the winner is at the facilitator's /settle is told to retry (its
       // money may be moving); every other copy is a replay.
       for (const r of results.filter((x) => x.status !== 200)) {
-        if (r.status === 504) expect(r.body.error).toMatchObject({ code: 'SETTLEMENT_PENDING', details: { reason: 'settlement_pending' } });
+        if (r.status === 409) expect(r.body.error).toMatchObject({ code: 'PAYMENT_IN_PROGRESS', retryable: true });
         else {
           expectError(r, 402, 'INVALID_PAYMENT');
           expect(r.body.error.details.reason).toBe('nonce_already_used');
