@@ -77,7 +77,8 @@ interface CallContext {
 }
 
 /**
- * One tool call: arguments checked before any payment, then the payment decided, the route's
+ * One tool call: arguments checked before any payment (an argument the input schema does not list
+ * is an error result, as a bad value is), then the payment decided, the route's
  * handler run, and the payment settled only when data is delivered.
  */
 const callTool = async (name: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, ctx: CallContext): Promise<CallToolResult> => {
@@ -86,6 +87,7 @@ const callTool = async (name: string, args: Record<string, unknown>, meta: Recor
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
   let input: { params: unknown; query: unknown };
   try {
+    tool.argNames.parse(args);
     const { params, query } = splitArgs(tool, args);
     input = parseRouteInput(tool.route, params, query);
   } catch (err) {
