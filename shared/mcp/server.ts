@@ -37,7 +37,8 @@ import { findTool, priceOf, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTo
 const SERVER_INFO = { name: 'commodity-data', title: 'Commodity data service', version: '0.1.0' };
 const INSTRUCTIONS =
   'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS). Free tools: get_catalog, get_release_calendar, get_health. ' +
-  'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>.';
+  'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>. ' +
+  'Output schemas of large answers are summaries; /openapi.json has every field.';
 
 /**
  * How long a 2026-07-28 client may reuse tools/list and server/discover: the same for every caller
