@@ -123,12 +123,15 @@ const callTool = async (name: string, args: Record<string, unknown>, meta: Recor
   return dataResult(result.body, settled.receipt ? { [PAYMENT_RESPONSE_META_KEY]: settled.receipt } : { [PRO_BUDGET_META_KEY]: settled.budget });
 };
 
+/** An error the SDK answers as a JSON-RPC error with its own code (a ProtocolError, or any error with a numeric `code`). */
+const isJsonRpcError = (err: unknown): boolean => err instanceof Error && Number.isSafeInteger((err as { code?: unknown }).code);
+
 /**
  * The SDK's Server, except that a request whose params fail its method's schema is answered
  * JSON-RPC -32602 (invalid params), as the protocol says. The SDK's check of a spec method's
  * request (its own `initialize` included) throws a plain Error, which it answers -32603 (internal
- * error); the handlers registered here throw only ProtocolErrors, so a plain Error reaching this
- * wrapper is that check's.
+ * error); the handlers registered here throw only errors with a JSON-RPC code, so a plain Error
+ * reaching this wrapper is that check's.
  */
 class ParamsCheckingServer extends Server {
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>) {
@@ -137,7 +140,7 @@ class ParamsCheckingServer extends Server {
       try {
         return await wrapped(request, ctx);
       } catch (err) {
-        if (err instanceof Error && !Number.isSafeInteger((err as { code?: unknown }).code)) {
+        if (err instanceof Error && !isJsonRpcError(err)) {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid ${method} request: ${err.message}`);
         }
         throw err;
@@ -181,7 +184,7 @@ const buildServer = (ctx: CallContext): Server => {
     try {
       return await callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx);
     } catch (err) {
-      if (err instanceof ProtocolError) throw err;
+      if (isJsonRpcError(err)) throw err;
       // Never reported as the client's fault (ParamsCheckingServer would), never with internals.
       logger.error('MCP tool call failed', { requestId: ctx.requestId, tool: req.params.name, error: err as Error });
       throw new ProtocolError(ProtocolErrorCode.InternalError, `internal error (request ${ctx.requestId})`);
