@@ -33,13 +33,14 @@ const x402OnZod4: Plugin = {
   },
 };
 
-/** The MCP SDK's server imports its Ajv validator; inside a bundle it gets mcp-no-ajv.ts (why: see that file). */
+/**
+ * The MCP SDK's server takes its default validator from its runtime shim (`@modelcontextprotocol/server/_shims`,
+ * which on Node loads Ajv); inside a bundle it gets mcp-no-ajv.ts (why: see that file).
+ */
 const mcpWithoutAjv: Plugin = {
   name: 'mcp-without-ajv',
   setup(b) {
-    b.onResolve({ filter: /[\\/]validation[\\/]ajv-provider\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]sdk[\\/]/.test(args.importer) ? { path: MCP_NO_AJV } : undefined,
-    );
+    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: MCP_NO_AJV }));
   },
 };
 

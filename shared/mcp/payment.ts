@@ -10,8 +10,7 @@
  * calls, PAID_CALLS_AT_ONCE charged at once), so one request cannot fan out into hundreds of claims
  * and facilitator calls; calls past the bound are refused with a JSON-RPC error, nothing charged.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { mapError } from '../errors/error-mapper';
 import type { HandlerResult } from '../http/types';
 import { charge, release, settle } from '../payment/charge';
@@ -123,7 +122,7 @@ interface ToolCall {
  * Runs one tool call paid through the core: charge, run the route's handler, then settle (data
  * returned with the receipt) or release (the handler failed or its answer is not charged).
  * @param run the route's handler, in-process
- * @throws McpError when the POST already started its share of paid calls (nothing charged)
+ * @throws ProtocolError when the POST already started its share of paid calls (nothing charged)
  */
 const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, run: () => Promise<HandlerResult>): Promise<CallToolResult> => {
   const url = `mcp://tool/${tool.name}`;
@@ -141,8 +140,8 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
   const credentials = credentialsOf(call.meta, call.authorization);
   const chargeable = isChargeable(tool.route, services.config) && (credentials.kind !== 'none' || services.config.X402_ENFORCE);
   if (chargeable && !call.post.admit()) {
-    throw new McpError(
-      ErrorCode.InvalidRequest,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       `one request may start at most ${MAX_PAID_CALLS_PER_POST} paid tool calls; nothing was charged for this one, send it in another request`,
     );
   }

@@ -1,25 +1,50 @@
 /**
- * The MCP server: stateless Streamable HTTP with JSON responses, a new server and transport per
- * request (the SDK refuses reuse since its fix for a cross-client leak). Tools run the same route
- * handlers as HTTP, in-process, after the same input validation and payment decision.
+ * The MCP server: the endpoint answers both protocol eras a client may speak, with the official
+ * SDK's v2 packages and one server definition (tools, instructions) for both:
+ * - 2026-07-28 (a request carries its protocol version in `_meta`; no `initialize`;
+ *   `server/discover`; `ttlMs`/`cacheScope` on lists; `Mcp-Method`/`Mcp-Name` headers checked
+ *   against the body): the SDK's `createMcpHandler`.
+ * - 2025-11-25 and older (`initialize`, then requests without the envelope): a stateless Streamable
+ *   HTTP transport with JSON responses. `createMcpHandler`'s own fallback for this era answers every
+ *   POST as an SSE stream; behind a buffered Lambda that framing gains nothing, so the legacy leg is
+ *   routed by the SDK's `isLegacyRequest`, the composition its documentation gives for this.
+ * Each POST gets a new server and transport (the SDK refuses reuse since its fix for a cross-client
+ * leak). Tools run the same route handlers as HTTP, in-process, after the same input validation and
+ * payment decision.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import * as z from 'zod';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  createMcpHandler,
+  isLegacyRequest,
+  type JSONRPCRequest,
+  type jsonSchemaValidator,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Result,
+  Server,
+  type ServerContext,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { mapError } from '../errors/error-mapper';
 import { parseRouteInput } from '../http/family-handler';
 import type { HandlerRequest, HandlerResult } from '../http/types';
+import { logger } from '../observability/logger';
 import type { RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { errorResult, paidToolCall, PostPayments } from './payment';
-import { findTool, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
+import { findTool, priceOf, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
 
 const SERVER_INFO = { name: 'commodity-data', title: 'Commodity data service', version: '0.1.0' };
 const INSTRUCTIONS =
   'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS). Free tools: get_catalog, get_release_calendar, get_health. ' +
-  'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>.';
+  'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>. ' +
+  'Output schemas of large answers are summaries; /openapi.json has every field.';
+
+/**
+ * How long a 2026-07-28 client may reuse tools/list and server/discover: the same for every caller
+ * (public), and they change only with a deployment.
+ */
+const LIST_CACHE_HINT = Object.freeze({ ttlMs: 3_600_000, cacheScope: 'public' as const });
 
 /** Splits a tool's arguments into the route's path and query parameters. */
 const splitArgs = (tool: McpTool, args: Record<string, unknown>) => {
@@ -48,8 +73,9 @@ interface PostState {
 }
 
 /**
- * One tool call: arguments checked before any payment, then the route's handler run inside the
- * payment of the call (shared/mcp/payment.ts: charged first, settled only when data is delivered).
+ * One tool call: arguments checked before any payment (an argument the input schema does not list
+ * is an error result, as a bad value is), then the route's handler run inside the payment of the
+ * call (shared/mcp/payment.ts: charged first, settled only when data is delivered).
  */
 const callTool = async (
   name: string,
@@ -60,9 +86,10 @@ const callTool = async (
 ): Promise<CallToolResult> => {
   const { requestId, services, runRoute } = ctx;
   const tool = findTool(name);
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
   let input: { params: unknown; query: unknown };
   try {
+    tool.argNames.parse(args);
     const { params, query } = splitArgs(tool, args);
     input = parseRouteInput(tool.route, params, query);
   } catch (err) {
@@ -83,26 +110,29 @@ const callTool = async (
   );
 };
 
-type SetRequestHandler = Server['setRequestHandler'];
+/** An error the SDK answers as a JSON-RPC error with its own code (a ProtocolError, or any error with a numeric `code`). */
+const isJsonRpcError = (err: unknown): boolean => err instanceof Error && Number.isSafeInteger((err as { code?: unknown }).code);
 
 /**
  * The SDK's Server, except that a request whose params fail its method's schema is answered
- * JSON-RPC -32602 (invalid params), as the protocol says. The SDK parses each request with the
- * registered schema outside any handler, where a failed parse becomes -32603 (internal error), so
- * every handler (the SDK's own initialize and ping too) is registered under a schema that names
- * only its method and parses the request itself.
+ * JSON-RPC -32602 (invalid params), as the protocol says. The SDK's check of a spec method's
+ * request (its own `initialize` included) throws a plain Error, which it answers -32603 (internal
+ * error); the handlers registered here throw only errors with a JSON-RPC code, so a plain Error
+ * reaching this wrapper is that check's.
  */
 class ParamsCheckingServer extends Server {
-  override setRequestHandler(...[schema, handler]: Parameters<SetRequestHandler>): ReturnType<SetRequestHandler> {
-    const full = schema as unknown as z.ZodType & { shape: { method: { value: string } } };
-    const method = full.shape.method.value;
-    const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as typeof schema;
-    const checked = (request: unknown, extra: unknown) => {
-      const parsed = full.safeParse(request);
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid ${method} request: ${z.prettifyError(parsed.error)}`);
-      return (handler as (r: unknown, e: unknown) => unknown)(parsed.data, extra);
+  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>) {
+    const wrapped = super._wrapHandler(method, handler);
+    return async (request: JSONRPCRequest, ctx: ServerContext): Promise<Result> => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (err) {
+        if (err instanceof Error && !isJsonRpcError(err)) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid ${method} request: ${err.message}`);
+        }
+        throw err;
+      }
     };
-    return super.setRequestHandler(byMethod, checked as typeof handler);
   }
 }
 
@@ -115,41 +145,95 @@ const NO_ELICITATION: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'this server does not request input from clients' }),
 };
 
+/** tools/list: every tool with its schemas, annotations, title and price (`_meta`, null while free). */
+const listTools = (config: Services['config']) => ({
+  tools: TOOLS.map((t) => ({
+    name: t.name,
+    title: t.route.mcp.title,
+    description: toolDescription(t, config),
+    inputSchema: t.inputSchema as { type: 'object' },
+    outputSchema: t.outputSchema as { type: 'object' },
+    annotations: TOOL_ANNOTATIONS,
+    _meta: { route: t.route.id, price_usd: priceOf(t, config) },
+  })),
+});
+
+/** One server for one POST, whichever era it speaks. */
 const buildServer = (ctx: CallContext): Server => {
-  const { services } = ctx;
   const post: PostState = { payments: new PostPayments(), calls: 0 };
-  const server = new ParamsCheckingServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((t) => ({
-      name: t.name,
-      title: t.route.mcp.title,
-      description: toolDescription(t, services.config),
-      inputSchema: t.inputSchema as { type: 'object' },
-      outputSchema: t.outputSchema as { type: 'object' },
-      annotations: { title: t.route.mcp.title, ...TOOL_ANNOTATIONS },
-      _meta: { route: t.route.id, price_usd: t.route.priceUsd },
-    })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx, post));
+  const server = new ParamsCheckingServer(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: NO_ELICITATION,
+    cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
+  });
+  server.setRequestHandler('tools/list', async () => listTools(ctx.services.config));
+  server.setRequestHandler('tools/call', async (req) => {
+    try {
+      return await callTool(req.params.name, req.params.arguments ?? {}, req.params._meta, ctx, post);
+    } catch (err) {
+      if (isJsonRpcError(err)) throw err;
+      // Never reported as the client's fault (ParamsCheckingServer would), never with internals.
+      logger.error('MCP tool call failed', { requestId: ctx.requestId, tool: req.params.name, error: err as Error });
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `internal error (request ${ctx.requestId})`);
+    }
+  });
   return server;
 };
 
-/**
- * Answers one MCP POST (a JSON-RPC message or batch) as a web Response.
- * @param request the POST as a web Request (absolute URL, the client's headers and body)
- * @param ctx the request id, services, the data routes' runner and the Pro key of the POST
- */
-const handleMcpPost = async (request: Request, ctx: CallContext): Promise<Response> => {
+/** The answer to one MCP POST, read whole (a Lambda answers buffered). */
+interface McpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** A JSON-RPC message or batch as JSON, an SSE stream (subscriptions/listen), or '' (202). */
+  body: string;
+}
+
+/** Hop-by-hop headers the SDK sets on its SSE answers: the connection is the HTTP server's (or API Gateway's) to manage. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive']);
+
+const answerOf = async (res: Response): Promise<McpAnswer> => {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (!HOP_BY_HOP.has(k)) headers[k] = v;
+  });
+  return { status: res.status, headers, body: await res.text() };
+};
+
+/** A 2025-era POST: a stateless transport that answers JSON. */
+const serveLegacy = async (request: Request, ctx: CallContext): Promise<McpAnswer> => {
   const server = buildServer(ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request);
+    return await answerOf(await transport.handleRequest(request));
   } finally {
     await transport.close();
     await server.close();
   }
 };
 
+/** A 2026-07-28 POST: the SDK's handler runs its checks (envelope, version, headers) and serves it. */
+const serveModern = async (request: Request, ctx: CallContext): Promise<McpAnswer> => {
+  const handler = createMcpHandler(() => buildServer(ctx), {
+    legacy: 'reject',
+    onerror: (error) => logger.warn('MCP request refused or failed', { requestId: ctx.requestId, error: error.message }),
+  });
+  try {
+    return await answerOf(await handler.fetch(request));
+  } finally {
+    await handler.close();
+  }
+};
+
+/**
+ * Answers one MCP POST (a JSON-RPC message or batch) of either protocol era.
+ * @param request the POST as a web Request (absolute URL, the client's headers and body)
+ * @param ctx the request id, services, the data routes' runner and the Pro key of the POST
+ * @returns status, headers and the whole body
+ */
+const handleMcpPost = async (request: Request, ctx: CallContext): Promise<McpAnswer> =>
+  (await isLegacyRequest(request)) ? serveLegacy(request, ctx) : serveModern(request, ctx);
+
 export { handleMcpPost, SERVER_INFO };
-export type { RouteRunner, CallContext };
+export type { RouteRunner, CallContext, McpAnswer };

@@ -1,58 +1,65 @@
 /**
  * MCP tools, generated from the route table: one per route that carries `mcp` text (every paid
- * route, plus the free catalog, calendar and health). Input and output JSON Schemas come from the
- * route's zod schemas, so a tool can never drift from its HTTP route.
+ * route, plus the free catalog, calendar and health). Arguments, JSON Schemas and texts come from
+ * the route, so a tool can never drift from its HTTP route.
  */
 import * as z from 'zod';
 import type { Config } from '../config';
 import { isChargeable, ROUTES, type McpSpec, type RouteDef } from '../routes/table';
 import { ErrorBody, PaymentRequiredBody } from '../schemas';
-
-type JsonSchema = Record<string, unknown>;
+import { bodySchemaOf, inlineSingleUse, jsonSchemaOf, summarizeBody, type JsonSchema } from './tool-schemas';
 
 interface McpTool {
   readonly name: string;
   readonly route: RouteDef & { mcp: McpSpec };
   /** Arguments that are path parameters of the route; the others are its query. */
   readonly pathArgs: readonly string[];
+  /**
+   * Accepts exactly the declared argument names (values are the route's schemas' to check): a call
+   * with an argument the input schema does not list is refused, as its `additionalProperties: false` says.
+   */
+  readonly argNames: z.ZodType;
   readonly inputSchema: JsonSchema;
   readonly outputSchema: JsonSchema;
 }
 
-/** Draft-07 JSON Schema (what MCP clients' validators read) with shared definitions hoisted to the root. */
-const toJson = (schema: z.ZodType, io: 'input' | 'output', defs: Record<string, unknown>): JsonSchema => {
-  const {
-    $schema: _,
-    definitions,
-    ...rest
-  } = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonSchema & {
-    definitions?: Record<string, unknown>;
-  };
-  Object.assign(defs, definitions);
-  return rest;
-};
-
 const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> => (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {});
+const argsShapeOf = (route: RouteDef): Record<string, z.ZodType> => ({ ...shapeOf(route.params), ...shapeOf(route.query) });
 
 /**
  * The tool's arguments: path parameters and query parameters of the route in one object. Query
  * values that HTTP sends as strings are coerced by the route's own schema, so numbers work too.
  */
-const inputSchemaOf = (route: RouteDef): JsonSchema => {
-  const args = z.strictObject({ ...shapeOf(route.params), ...shapeOf(route.query) });
-  const defs: Record<string, unknown> = {};
-  const json = toJson(args, 'input', defs);
-  return Object.keys(defs).length ? { ...json, definitions: defs } : json;
+const inputSchemaOf = (route: RouteDef): JsonSchema => jsonSchemaOf(z.strictObject(argsShapeOf(route)), 'input');
+
+/**
+ * What an isError result carries as structuredContent, summarized (SDK v1 clients validate it
+ * against the output schema too): the error body of every refusal, and on a priced tool the x402
+ * PaymentRequired object. Built once: every tool shares them.
+ */
+let refusals: { error: JsonSchema; paymentRequired: JsonSchema } | undefined;
+const refusalSchemas = () => {
+  refusals ??= {
+    error: summarizeBody(jsonSchemaOf(ErrorBody, 'output'), 1),
+    paymentRequired: summarizeBody(jsonSchemaOf(PaymentRequiredBody, 'output'), 1),
+  };
+  return refusals;
 };
 
 /**
- * The route's 200 body, or (SDK clients validate structuredContent even on errors) the x402
- * PaymentRequired object or the error body. The root says `type: object` as MCP requires.
+ * The route's 200 body, or a refusal; the root says `type: object` as MCP requires, and the
+ * definitions of every branch sit in one `$defs`.
  */
 const outputSchemaOf = (route: RouteDef): JsonSchema => {
-  const defs: Record<string, unknown> = {};
-  const anyOf = [toJson(route.output, 'output', defs), toJson(PaymentRequiredBody, 'output', defs), toJson(ErrorBody, 'output', defs)];
-  return { type: 'object', anyOf, ...(Object.keys(defs).length ? { definitions: defs } : {}) };
+  const { error, paymentRequired } = refusalSchemas();
+  const branches = [bodySchemaOf(route.output), error, ...(route.priceKey ? [paymentRequired] : [])];
+  const defs: JsonSchema = {};
+  const anyOf = branches.flatMap(({ $defs, ...branch }) => {
+    Object.assign(defs, $defs);
+    // A body that is itself a union (compact or full view) adds its branches, not a nested anyOf.
+    return Object.keys(branch).length === 1 && Array.isArray(branch.anyOf) ? (branch.anyOf as JsonSchema[]) : [branch];
+  });
+  return inlineSingleUse({ type: 'object', anyOf, ...(Object.keys(defs).length ? { $defs: defs } : {}) });
 };
 
 const hasMcp = (r: RouteDef): r is RouteDef & { mcp: McpSpec } => r.mcp !== undefined;
@@ -65,10 +72,12 @@ const hasMcp = (r: RouteDef): r is RouteDef & { mcp: McpSpec } => r.mcp !== unde
 const toolOf = (route: RouteDef & { mcp: McpSpec }): McpTool => {
   let input: JsonSchema | undefined;
   let output: JsonSchema | undefined;
+  const names = Object.keys(argsShapeOf(route));
   return Object.freeze({
     name: route.mcp.tool,
     route,
     pathArgs: Object.keys(shapeOf(route.params)),
+    argNames: z.strictObject(Object.fromEntries(names.map((n) => [n, z.unknown().optional()]))),
     get inputSchema() {
       input ??= inputSchemaOf(route);
       return input;
@@ -85,16 +94,17 @@ const TOOLS: readonly McpTool[] = Object.freeze(ROUTES.filter(hasMcp).map(toolOf
 const BY_NAME: ReadonlyMap<string, McpTool> = new Map(TOOLS.map((t) => [t.name, t]));
 const findTool = (name: string): McpTool | undefined => BY_NAME.get(name);
 
-/** The description an agent reads: what the data is, then its price (or that it is free now). */
+/** The USD price of a call under this configuration, null while the tool is free. */
+const priceOf = (tool: McpTool, config: Pick<Config, 'INDICATIVE_FUTURES'>): string | null => (isChargeable(tool.route, config) ? tool.route.priceUsd : null);
+
+/** The description an agent reads: what the data is, then its price (how to pay is in the server's instructions). */
 const toolDescription = (tool: McpTool, config: Pick<Config, 'INDICATIVE_FUTURES'>): string => {
-  const price = isChargeable(tool.route, config)
-    ? `Price: ${tool.route.priceUsd} USD per call (x402 USDC via _meta["x402/payment"], or Pro credits with Authorization: Bearer).`
-    : 'Free.';
-  return `${tool.route.mcp.description} Same data as ${tool.route.id}. ${price}`;
+  const price = priceOf(tool, config);
+  return `${tool.route.mcp.description} ${price ? `Price: ${price} USD per call (x402 or Pro credits).` : 'Free.'}`;
 };
 
 /** Annotations directories require: every tool reads published data and changes nothing. */
 const TOOL_ANNOTATIONS = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
 
-export { TOOLS, findTool, toolDescription, TOOL_ANNOTATIONS };
+export { TOOLS, findTool, priceOf, toolDescription, TOOL_ANNOTATIONS };
 export type { McpTool };

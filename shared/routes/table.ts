@@ -480,7 +480,9 @@ const DISCOVERY_ROUTES = defineFamily(
 const MCP_ROUTES = defineFamily('mcp', () => {
   /** MCP answers JSON-RPC 2.0 (the SDK's transport writes it); each tool's result is typed by its route's output. */
   const rpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') });
-  const mcpRpc = z.union([rpcMessage, z.array(rpcMessage)]);
+  /** A 2026-07-28 subscriptions/listen is answered as a text/event-stream (acknowledged, then closed: nothing here changes). */
+  const sseStream = z.string().startsWith('event: message\n');
+  const mcpRpc = z.union([rpcMessage, z.array(rpcMessage), sseStream]);
   return {
     'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: S.McpToolListBody },
     'POST /api/mcp': {

@@ -130,29 +130,38 @@ describe('data bundles with precomputed route schemas (infra/bundle/route-schema
 });
 
 describe('MCP bundle without Ajv (infra/bundle/mcp-no-ajv.ts)', () => {
-  it('leaves Ajv out and still answers initialize and tools/list', async () => {
+  it('leaves Ajv out and still answers both protocol eras: initialize and tools/list (2025), server/discover and tools/list (2026-07-28)', async () => {
     const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith('/mcp.mjs'))![1];
-    expect(Object.keys(output.inputs).filter((p) => /node_modules[\\/](ajv|ajv-formats|fast-uri)[\\/]/.test(p))).toEqual([]);
-    // One JSON-RPC POST through the bundled Lambda handler, as API Gateway would send it.
+    // Ajv as a package, or as the SDK's own bundled copy (@modelcontextprotocol/server/dist/ajvProvider-*.mjs).
+    expect(Object.keys(output.inputs).filter((p) => /node_modules[\\/](ajv|ajv-formats|fast-uri)[\\/]|[\\/]ajvProvider-[^\\/]*$/.test(p))).toEqual([]);
+    // JSON-RPC POSTs through the bundled Lambda handler, as API Gateway would send them.
     const script = `
       const { handler } = await import(${JSON.stringify(join(outdir, 'mcp.mjs'))});
-      const post = (message) => handler({
+      const modern = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const post = (message, headers = {}) => handler({
         version: '2.0', routeKey: 'POST /api/mcp', rawPath: '/api/mcp', rawQueryString: '',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'api.example.com', 'x-forwarded-proto': 'https' },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'api.example.com', 'x-forwarded-proto': 'https', ...headers },
         requestContext: { http: { method: 'POST', path: '/api/mcp', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' }, requestId: 'r-' + message.id, routeKey: 'POST /api/mcp', stage: '$default', domainName: 'api.example.com' },
         body: JSON.stringify(message), isBase64Encoded: false,
       }, { awsRequestId: 'r-' + message.id, functionName: 'mcp', getRemainingTimeInMillis: () => 29000 });
-      const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } } });
-      const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-      console.log(JSON.stringify([init.statusCode, JSON.parse(init.body), list.statusCode, JSON.parse(list.body)]));
+      const v2026 = (id, method) => post({ jsonrpc: '2.0', id, method, params: { _meta: modern } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method });
+      const answers = [
+        await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } } }),
+        await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        await v2026(3, 'server/discover'),
+        await v2026(4, 'tools/list'),
+      ];
+      console.log(JSON.stringify(answers.map((a) => [a.statusCode, JSON.parse(a.body)])));
     `;
     const env = { ...process.env, OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits' };
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env });
-    const [initStatus, init, listStatus, list] = JSON.parse(stdout.trim().split('\n').at(-1)!);
-    expect(initStatus).toBe(200);
-    expect(init.result.capabilities).toHaveProperty('tools');
-    expect(listStatus).toBe(200);
+    const [[initStatus, init], [listStatus, list], [discoverStatus, discover], [modernStatus, modernList]] = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    expect([initStatus, listStatus, discoverStatus, modernStatus]).toEqual([200, 200, 200, 200]);
+    expect(init.result).toMatchObject({ protocolVersion: '2025-06-18', capabilities: { tools: {} } });
     expect(list.result.tools.map((t: { name: string }) => t.name)).toContain('get_price');
+    expect(discover.result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
+    expect(modernList.result).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000, cacheScope: 'public' });
+    expect(modernList.result.tools).toEqual(list.result.tools);
   }, 30_000);
 });
 

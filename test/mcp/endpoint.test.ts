@@ -1,13 +1,15 @@
 /**
- * The MCP endpoint driven by the official SDK client (Client + StreamableHTTPClientTransport)
- * over HTTP against the local runtime: discovery, every tool in demo mode (the client itself
- * validates structuredContent against each tool's outputSchema), bad arguments, the methods a
- * stateless endpoint refuses, and the x402 lane on the local chain paid by the official x402 client.
+ * The MCP endpoint driven by the official SDK clients over HTTP against the local runtime (the v1
+ * client speaks 2025-11-25; the v2 client, pinned to 2026-07-28, where the payment lanes are run
+ * again): discovery, every tool in demo mode (the client itself validates structuredContent against
+ * each tool's outputSchema), bad and undeclared arguments, the methods a stateless endpoint refuses,
+ * and the x402 lane on the local chain paid by the official x402 client.
  */
 import { validateDiscoveryExtension } from '@x402/extensions';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import Ajv2020 from 'ajv/dist/2020.js';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,14 +21,7 @@ import { createDocumentClient } from '../../shared/store/client';
 import { usdToAtomic } from '../../shared/routes/pricing';
 import { findRoute, PAID_ROUTES } from '../../shared/routes/table';
 import { getJson, startTestStack } from '../helpers/stack';
-
-/** A value every catalog parameter accepts, by argument name. */
-const SAMPLE_ARGS: Record<string, unknown> = { code: 'CL', root: 'CL', pair: 'EURUSD', series: 'crude_ex_spr', sector: 'energy', codes: 'CL,NG' };
-const argsFor = (name: string): Record<string, unknown> => {
-  const tool = TOOLS.find((t) => t.name === name)!;
-  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
-  return Object.fromEntries(required.map((k) => [k, SAMPLE_ARGS[k]]));
-};
+import { argsFor, connect as connectEra, ERAS, type Era, type McpClient } from './clients';
 
 const connect = async (url: string, headers: Record<string, string> = {}) => {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
@@ -103,6 +98,23 @@ describe('MCP endpoint, demo mode (SDK client over HTTP)', () => {
     await expect(client.callTool({ name: 'get_everything', arguments: {} })).rejects.toBeInstanceOf(McpError);
   });
 
+  it('an argument the input schema does not list is an INVALID_PARAMETER tool error naming it, for every tool and both eras', async () => {
+    for (const era of ERAS) {
+      const c = era === '2025-11-25' ? client : await connectEra(stack.url, era);
+      try {
+        for (const tool of TOOLS) {
+          const res = await c.callTool({ name: tool.name, arguments: { ...argsFor(tool.name), colour: 'blue' } });
+          expect(res.isError, `${era} ${tool.name}`).toBe(true);
+          expect(res.structuredContent, `${era} ${tool.name}`).toMatchObject({
+            error: { code: 'INVALID_PARAMETER', details: { issues: [expect.objectContaining({ message: expect.stringContaining('"colour"') })] } },
+          });
+        }
+      } finally {
+        if (c !== client) await c.close();
+      }
+    }
+  });
+
   it('a plain GET lists the tools; an event-stream GET and DELETE get 405 with Allow: POST', async () => {
     const list = await getJson(stack.url, '/api/mcp');
     expect(list.status).toBe(200);
@@ -135,24 +147,27 @@ describe('MCP endpoint, demo mode (SDK client over HTTP)', () => {
   });
 });
 
-describe('MCP x402 lane on the local chain (enforced; official x402 client builds the payment)', () => {
+describe('MCP x402 lane on the local chain (enforced; official x402 client builds the payment), both protocol eras', () => {
   let stack: LocalStack;
-  let client: Client;
+  let clients: Record<Era, McpClient>;
   beforeAll(async () => {
     stack = await startTestStack({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1' });
-    client = await connect(stack.url);
+    clients = { '2025-11-25': await connectEra(stack.url, '2025-11-25'), '2026-07-28': await connectEra(stack.url, '2026-07-28') };
   });
   afterAll(async () => {
-    await client?.close();
+    for (const c of Object.values(clients ?? {})) await c.close();
     await stack?.close();
   });
+  /** A buyer of its own per era and test (n = 0..2), so that balances are the test's alone; accounts 0 and 1 are the facilitator and payTo. */
+  const buyerFor = (era: Era, n: number) => stack.payments!.chain.accounts[2 + n + (era === '2025-11-25' ? 0 : 3)]!;
 
-  it('discovery and free tools cost nothing under enforcement', async () => {
-    expect((await client.listTools()).tools.length).toBe(TOOLS.length);
-    expect((await client.callTool({ name: 'get_health', arguments: {} })).isError).toBeFalsy();
+  it.each(ERAS)('%s: discovery and free tools cost nothing under enforcement', async (era) => {
+    expect((await clients[era].listTools()).tools.length).toBe(TOOLS.length);
+    expect((await clients[era].callTool({ name: 'get_health', arguments: {} })).isError).toBeFalsy();
   });
 
-  it('an unpaid call returns the PaymentRequired object as the tool result (HTTP 200, passes the outputSchema)', async () => {
+  it.each(ERAS)('%s: an unpaid call returns the PaymentRequired object as the tool result (HTTP 200), valid against the listed outputSchema', async (era) => {
+    const client = clients[era];
     const res = await client.callTool({ name: 'get_price', arguments: { code: 'CL' } });
     expect(res.isError).toBe(true);
     expect(res.structuredContent).toMatchObject({
@@ -164,11 +179,21 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
     expect(bazaar.info.input).toMatchObject({ type: 'mcp', toolName: 'get_price', transport: 'streamable-http' });
     expect(JSON.parse((res.content as any)[0].text)).toEqual(res.structuredContent);
+    // Every priced tool's refusal passes its own listed output schema (the v1 client checks it on isError too).
+    const listed = new Map((await client.listTools()).tools.map((t) => [t.name, t.outputSchema]));
+    const ajv = new Ajv2020({ strict: true, strictRequired: false });
+    for (const tool of TOOLS.filter((t) => t.route.priceKey && !t.route.freeWhen)) {
+      const refused = await client.callTool({ name: tool.name, arguments: argsFor(tool.name) });
+      expect(refused.structuredContent, tool.name).toMatchObject({ x402Version: 2 });
+      const validate = ajv.compile(listed.get(tool.name));
+      expect(validate(refused.structuredContent) ? [] : validate.errors, tool.name).toEqual([]);
+    }
   });
 
-  it('a call paid in _meta["x402/payment"] returns the data and the receipt; the chain moves exactly the price once', async () => {
+  it.each(ERAS)('%s: a call paid in _meta["x402/payment"] returns the data and the receipt; the chain moves exactly the price once', async (era) => {
+    const client = clients[era];
     const net = stack.payments!;
-    const buyer = net.chain.accounts[3]!;
+    const buyer = buyerFor(era, 0);
     const payer = registerExactEvmScheme(new x402Client(), { signer: buyer });
     const unpaid = await client.callTool({ name: 'get_price', arguments: { code: 'CL' } });
     const payload = await payer.createPaymentPayload(unpaid.structuredContent as any);
@@ -188,22 +213,44 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
     expect(await net.chain.balanceOf(buyer.address)).toBe(before.buyer - 10_000n);
   });
 
-  it('a Pro key on the POST pays each paid tool call once (credits debited by the route price); an unusable key is HTTP 401', async () => {
+  it.each(ERAS)('%s: a paid call with an undeclared argument is refused before its payment is taken; the same payment then buys the call', async (era) => {
+    const client = clients[era];
+    const net = stack.payments!;
+    const buyer = buyerFor(era, 1);
+    const payer = registerExactEvmScheme(new x402Client(), { signer: buyer });
+    const unpaid = await client.callTool({ name: 'get_price', arguments: { code: 'CL' } });
+    const payload = await payer.createPaymentPayload(unpaid.structuredContent as any);
+    const before = await net.chain.balanceOf(buyer.address);
+
+    const typo = await client.callTool({ name: 'get_price', arguments: { code: 'CL', cod: 'NG' }, _meta: { 'x402/payment': payload } });
+    expect(typo.isError).toBe(true);
+    expect(typo.structuredContent).toMatchObject({ error: { code: 'INVALID_PARAMETER' } });
+    expect(typo._meta?.['x402/payment-response']).toBeUndefined();
+    expect(await net.chain.balanceOf(buyer.address)).toBe(before);
+
+    const paid = await client.callTool({ name: 'get_price', arguments: { code: 'CL' }, _meta: { 'x402/payment': payload } });
+    expect(paid.structuredContent).toMatchObject({ instrument: 'CL' });
+    expect(await net.chain.balanceOf(buyer.address)).toBe(before - 10_000n);
+  });
+
+  it.each(ERAS)('%s: a Pro key on the POST pays each paid tool call once (credits debited by the route price); an unusable key is HTTP 401', async (era) => {
     const ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
     const key = generateKey();
     await ledger.put(newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }));
-    const pro = await connect(stack.url, { authorization: `Bearer ${key}` });
+    const pro = await connectEra(stack.url, era, { authorization: `Bearer ${key}` });
     try {
       const res = await pro.callTool({ name: 'get_price', arguments: { code: 'CL' } });
       expect(res.isError).toBeFalsy();
       expect(res.structuredContent).toMatchObject({ instrument: 'CL' });
       expect(res._meta?.['commodity-data/credits']).toMatchObject({ 'credits-charged': '1', 'credits-remaining': '2999' });
       expect((await pro.callTool({ name: 'get_catalog', arguments: {} })).isError).toBeFalsy();
+      // An undeclared argument costs nothing.
+      expect((await pro.callTool({ name: 'get_price', arguments: { code: 'CL', foo: 1 } })).isError).toBe(true);
       expect((await ledger.get(hashKey(key)))!.creditsLeft).toBe(2999);
     } finally {
       await pro.close();
     }
-    await expect(connect(stack.url, { authorization: `Bearer ${generateKey()}` })).rejects.toThrow(/INVALID_API_KEY/);
+    await expect(connectEra(stack.url, era, { authorization: `Bearer ${generateKey()}` })).rejects.toThrow(/INVALID_API_KEY|401/);
     const raw = await fetch(`${stack.url}/api/mcp`, {
       method: 'POST',
       headers: { authorization: 'Bearer cds_live_typo', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -213,15 +260,17 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
     expect(raw.headers.get('www-authenticate')).toContain('Bearer');
   });
 
-  it('a payment for a cheaper tool does not buy a dearer one', async () => {
+  it.each(ERAS)('%s: a payment for a cheaper tool does not buy a dearer one', async (era) => {
+    const client = clients[era];
     const net = stack.payments!;
-    const payer = registerExactEvmScheme(new x402Client(), { signer: net.chain.accounts[4]! });
+    const buyer = buyerFor(era, 2);
+    const payer = registerExactEvmScheme(new x402Client(), { signer: buyer });
     const cheap = await client.callTool({ name: 'get_price', arguments: { code: 'CL' } });
     const payload = await payer.createPaymentPayload(cheap.structuredContent as any);
-    const before = await net.chain.balanceOf(net.chain.accounts[4]!.address);
+    const before = await net.chain.balanceOf(buyer.address);
     const res = await client.callTool({ name: 'get_decision_pack', arguments: { sector: 'energy' }, _meta: { 'x402/payment': payload } });
     expect(res.isError).toBe(true);
     expect(res.structuredContent).toMatchObject({ x402Version: 2, accepts: [{ amount: usdToAtomic(findRoute('GET /v1/decision/{sector}')!.priceUsd!) }] });
-    expect(await net.chain.balanceOf(net.chain.accounts[4]!.address)).toBe(before);
+    expect(await net.chain.balanceOf(buyer.address)).toBe(before);
   });
 });

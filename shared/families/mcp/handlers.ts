@@ -1,5 +1,6 @@
 /**
- * The MCP endpoint. POST speaks MCP Streamable HTTP (stateless, JSON responses); a plain GET lists
+ * The MCP endpoint. POST speaks MCP Streamable HTTP (stateless; protocol revisions 2025-11-25 and
+ * older, and 2026-07-28: shared/mcp/server.ts); a plain GET lists
  * the tools with their prices; a GET asking for an event stream and DELETE get 405 from here,
  * because a stateless transport would open a stream that never closes.
  */
@@ -9,8 +10,7 @@ import { bearerOf } from '../../http/payment-credentials';
 import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
 import { handleMcpPost, type RouteRunner } from '../../mcp/server';
 import { buildServerJson } from '../../mcp/server-json';
-import { TOOLS } from '../../mcp/tools';
-import { isChargeable } from '../../routes/table';
+import { priceOf, TOOLS } from '../../mcp/tools';
 import { DATA_FAMILY_HANDLERS, type DataFamily } from '../data-handlers';
 import { baseUrlOf } from '../discovery/base-url';
 
@@ -42,7 +42,7 @@ const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
         tools: TOOLS.map((t) => ({
           name: t.name,
           route: t.route.id,
-          price_usd: isChargeable(t.route, services.config) ? t.route.priceUsd : null,
+          price_usd: priceOf(t, services.config),
           description: t.route.mcp.description,
         })),
       },
@@ -53,12 +53,9 @@ const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
     // An unusable key is refused on the POST itself (HTTP 401), before any tool runs.
     if (authorization !== undefined) await requireUsableKey(authorization, req.services);
     const res = await handleMcpPost(webRequestOf(req), { requestId: req.requestId, services: req.services, runRoute, authorization });
-    const headers: Record<string, string> = {};
-    res.headers.forEach((v, k) => {
-      headers[k] = v;
-    });
-    const text = await res.text();
-    return { status: res.status, headers, body: text ? JSON.parse(text) : '' };
+    // JSON-RPC answers go out as JSON; an SSE stream (subscriptions/listen) and a 202's empty body as they are.
+    const json = res.body !== '' && res.headers['content-type']?.startsWith('application/json');
+    return { status: res.status, headers: res.headers, body: json ? JSON.parse(res.body) : res.body };
   },
   'DELETE /api/mcp': async () => {
     throw notAllowed('DELETE');
