@@ -21,7 +21,7 @@ import { resourceUrl, V1_BODY_HEADER } from '../payment/challenge';
 import { charge, release, settle } from '../payment/charge';
 import type { Grant, PaidCall } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
-import { budgetOf } from '../pro/lane';
+import { budgetOf } from '../payment/pro-lane';
 import { hashKey, parseKey } from '../pro/keys';
 import type { Services } from '../services';
 import type { ServiceContext } from './family-handler';

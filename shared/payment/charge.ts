@@ -9,7 +9,7 @@
  *   x402 payload      -> the x402 lane of its scheme
  */
 import { PaymentError } from '../errors/errors';
-import { proLane } from '../pro/lane';
+import { proLane } from './pro-lane';
 import { isChargeable } from '../routes/table';
 import { buildPaymentRequired } from './challenge';
 import { exactLane } from './exact-lane';

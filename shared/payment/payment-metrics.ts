@@ -4,7 +4,7 @@
  * settlement left pending.
  */
 import { METRIC, type MetricsSink } from '../observability/metrics';
-import type { ProGrant } from '../pro/lane';
+import type { ProGrant } from './pro-lane';
 import type { ExactGrant } from './exact-lane';
 import type { Grant, Refusal, SettleOutcome } from './lane';
 

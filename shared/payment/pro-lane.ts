@@ -4,11 +4,11 @@
  * Every outcome of a keyed call says what is left of the key's budget.
  */
 import { PaymentError, RateLimitedError, ServiceUnavailableError, UnauthorizedError, type HttpError } from '../errors/errors';
-import { buildPaymentRequired } from '../payment/challenge';
-import type { Budget, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, SettleOutcome } from '../payment/lane';
+import { buildPaymentRequired } from './challenge';
+import type { Budget, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, SettleOutcome } from './lane';
 import { usdToCredits } from '../routes/pricing';
-import type { KeyRecord, UsageEntry } from './credit-ledger';
-import { hashKey, parseKey } from './keys';
+import type { KeyRecord, UsageEntry } from '../pro/credit-ledger';
+import { hashKey, parseKey } from '../pro/keys';
 
 interface ProGrant extends Grant {
   lane: 'pro';
