@@ -11,6 +11,7 @@
  * and facilitator calls; calls past the bound are refused with a JSON-RPC error, nothing charged.
  */
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { Semaphore } from '../concurrency/semaphore';
 import { mapError } from '../errors/error-mapper';
 import type { HandlerResult } from '../http/types';
 import { charge, release, settle } from '../payment/charge';
@@ -35,8 +36,7 @@ const PAID_CALLS_AT_ONCE = 4;
 /** The paid work of one MCP POST: how many paid calls it started, and a turn for each charge. */
 class PostPayments {
   private started = 0;
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly charging = new Semaphore(PAID_CALLS_AT_ONCE);
 
   /** Counts a paid call; false when the POST already started its share. */
   admit(): boolean {
@@ -45,15 +45,8 @@ class PostPayments {
     return true;
   }
 
-  async turn<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= PAID_CALLS_AT_ONCE) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      return await fn();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
+  turn<T>(fn: () => Promise<T>): Promise<T> {
+    return this.charging.run(fn);
   }
 }
 

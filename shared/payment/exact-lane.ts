@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Address } from 'viem';
+import { Semaphore } from '../concurrency/semaphore';
 import type { X402Network } from '../config';
 import { PaymentError, ServiceUnavailableError, type HttpError } from '../errors/errors';
 import type { RouteDef } from '../routes/table';
@@ -176,28 +177,23 @@ const expectedFor = (route: RouteDef, resource: PaidCall['resource'], config: Pa
   };
 };
 
-/** Payer -> verifications in flight, and the calls waiting for one of its slots. */
-const slots = new Map<string, { active: number; waiting: Array<() => void> }>();
+/** Payer -> its verifications in flight here (dropped when idle). */
+const slots = new Map<string, Semaphore>();
 
 /** Whether a slot of the payer is free now (the claim and /verify can then run at once). */
-const slotFree = (payer: string): boolean => (slots.get(payer)?.active ?? 0) < MAX_VERIFIES_PER_PAYER;
+const slotFree = (payer: string): boolean => slots.get(payer)?.free ?? true;
 
 /** Runs `fn` in one of the payer's verify slots, waiting for one to free up. */
 const withVerifySlot = async <T>(payer: string, fn: () => Promise<T>): Promise<T> => {
   let s = slots.get(payer);
   if (!s) {
-    s = { active: 0, waiting: [] };
+    s = new Semaphore(MAX_VERIFIES_PER_PAYER);
     slots.set(payer, s);
   }
-  if (s.active >= MAX_VERIFIES_PER_PAYER) await new Promise<void>((resolve) => s.waiting.push(resolve));
-  s.active++;
   try {
-    return await fn();
+    return await s.run(fn);
   } finally {
-    s.active--;
-    const next = s.waiting.shift();
-    if (next) next();
-    else if (s.active === 0) slots.delete(payer);
+    if (s.idle) slots.delete(payer);
   }
 };
 
