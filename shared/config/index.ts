@@ -39,6 +39,9 @@ const ConfigSchema = z
     [ENV.X402_MAX_TIMEOUT_SECONDS]: z.coerce.number().int().min(30).max(3600).default(60),
     // API Gateway cuts a request at 29 s; verify + handler + settle must fit inside it.
     [ENV.X402_FACILITATOR_TIMEOUT_MS]: z.coerce.number().int().min(100).max(12_000).default(10_000),
+    // Hosted facilitators (Coinbase CDP) want credentials on /verify and /settle: a JSON secret read
+    // once per cold start (shared/payment/facilitator-auth.ts); unset, no credentials are sent.
+    [ENV.X402_FACILITATOR_SECRET_ARN]: z.string().startsWith('arn:').optional(),
     // JSON-RPC of the payment network, read only by reconciliation of pending settlements (public
     // Base / Base Sepolia RPC when unset; the local chain sets its own).
     [ENV.X402_RPC_URL]: z.string().url().optional(),

@@ -8,7 +8,7 @@ import { CreditLedger } from '../pro/credit-ledger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig, type Config } from '../config';
 import { logger } from '../observability/logger';
-import { createMetrics, type MetricsSink } from '../observability/metrics';
+import { createMetrics, METRIC_SERVICE, type MetricsSink } from '../observability/metrics';
 import { createFacilitatorClient } from '../payment/facilitator';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import type { PaymentDeps, PaymentLog } from '../payment/core';
@@ -71,7 +71,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     log: overrides.payment?.log ?? paymentLog,
   };
   const cache = overrides.cache ?? new ReadCache();
-  const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, 'commodity-data');
+  const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, METRIC_SERVICE.api);
   return { config, doc, store, reader: new ObservationReader(store, cache, now), cache, payment, now, metrics };
 };
 
