@@ -7,10 +7,10 @@
  * The secret is a JSON object whose names are env keys, e.g. `{"EIA_API_KEY": "…", "NASS_API_KEY": "…"}`.
  * Error messages name keys and the secret ARN, never a value.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import { SOURCE_KEY_NAMES } from './env-keys';
 import { loadConfig, type Config } from './index';
+import { readFromSecretsManager, type SecretReader } from './secret-reader';
 
 /** The env keys a source-key secret may hold (each secret holds one of them in production). */
 type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
@@ -19,18 +19,6 @@ type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
 const SourceKeysSchema = z.strictObject(
   Object.fromEntries(SOURCE_KEY_NAMES.map((k) => [k, z.string().optional()])) as Record<SourceKeyName, z.ZodOptional<z.ZodString>>,
 );
-
-/** Reads a secret's string value (injectable so tests need no AWS). */
-type SecretReader = (secretId: string, region: string) => Promise<string | undefined>;
-
-const readFromSecretsManager: SecretReader = async (secretId, region) => {
-  const client = new SecretsManagerClient({ region });
-  try {
-    return (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
-  } finally {
-    client.destroy();
-  }
-};
 
 /**
  * Parses the secret's text into source keys.

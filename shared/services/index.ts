@@ -9,7 +9,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig, type Config } from '../config';
 import { logger } from '../observability/logger';
 import { createMetrics, METRIC_SERVICE, type MetricsSink } from '../observability/metrics';
+import type { SecretReader } from '../config/secret-reader';
 import { createFacilitatorClient } from '../payment/facilitator';
+import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import type { PaymentDeps, PaymentLog } from '../payment/core';
 import { createDocumentClient } from '../store/client';
@@ -42,6 +44,8 @@ interface ServiceOverrides {
   payment?: Partial<PaymentDeps>;
   now?: () => Date;
   metrics?: MetricsSink;
+  /** How secrets are read (default Secrets Manager): the facilitator's credentials (X402_FACILITATOR_SECRET_ARN). */
+  readSecret?: SecretReader;
 }
 
 /** The service logger behind the payment core's small logging port. */
@@ -66,7 +70,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     config,
     ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
     credits: overrides.payment?.credits ?? new CreditLedger(doc!, config.CREDITS_TABLE),
-    facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config),
+    facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret)),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
   };
