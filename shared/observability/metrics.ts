@@ -63,7 +63,11 @@ const createMetrics = (namespace: string | undefined, service: string): MetricsS
       for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
       single.addMetric(name, MetricUnit.Count, value);
     },
-    publish: () => metrics.publishStoredMetrics(),
+    // Nothing returned: Powertools returns the Metrics instance, and a middy `after` that returns a
+    // value replaces the response with it (every deployed answer was that object).
+    publish: () => {
+      metrics.publishStoredMetrics();
+    },
   };
 };
 
