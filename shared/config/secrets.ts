@@ -65,11 +65,19 @@ const loadConfigWithSecrets = async (env: Record<string, string | undefined> = p
   return loadConfig({ ...env, ...parseSourceKeys(text, secretId) });
 };
 
-const StripeSecretSchema = z.strictObject({ STRIPE_SECRET_KEY: z.string().optional(), STRIPE_WEBHOOK_SECRET: z.string().optional() });
+// Strict (a misspelt name would leave checkout off silently); the plans' prices may sit here too, or
+// come from the deployment context (-c stripePriceMonthly/stripePriceYearly, the function's environment).
+const StripeSecretSchema = z.strictObject({
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_PRICE_MONTHLY: z.string().optional(),
+  STRIPE_PRICE_YEARLY: z.string().optional(),
+});
 
 /**
- * The Pro function's configuration: the environment plus the Stripe keys from their secret
- * (STRIPE_SECRET_ARN). An empty secret ("{}") leaves checkout off; it never stops the function.
+ * The Pro function's configuration: the environment plus the Stripe keys (and, when put there, the
+ * prices) from their secret (STRIPE_SECRET_ARN), the secret winning. An empty secret ("{}") leaves
+ * checkout off; it never stops the function.
  */
 const loadConfigWithStripeSecret = async (
   env: Record<string, string | undefined> = process.env,
