@@ -3,10 +3,11 @@
  * credits (1 credit = 0.01 USD of list price) before the handler runs, and a call that delivers
  * nothing gets them back. Every answer of the lane says what is left of the budget.
  */
-import { PaymentError, RateLimitedError, UnauthorizedError, type HttpError } from '../errors/errors';
+import { randomUUID } from 'node:crypto';
+import { PaymentError, RateLimitedError, ServiceUnavailableError, UnauthorizedError, type HttpError } from '../errors/errors';
 import { usdToCredits } from '../routes/pricing';
 import type { RouteDef } from '../routes/table';
-import type { CreditLedger, KeyRecord, UsageEntry } from './credit-ledger';
+import type { CreditLedger, KeyRecord, UsageEntry } from './credit-port';
 import { hashKey, parseKey } from './keys';
 
 interface ProReceipt {
@@ -58,7 +59,7 @@ const invalidKey = (message: string) => new UnauthorizedError(message);
 
 /**
  * Checks a key and takes the route's credits in one atomic debit.
- * @returns the receipt, or the error to answer (401 invalid/revoked, 402 QUOTA_EXCEEDED)
+ * @returns the receipt, or the error to answer (401 invalid/revoked, 402 QUOTA_EXCEEDED, 503 CREDITS_BUSY)
  */
 const authorizeProCall = async (
   key: string,
@@ -73,7 +74,8 @@ const authorizeProCall = async (
   const hash = hashKey(key);
   const retryAfter = rateLimited(hash, limits.perSecond, now.getTime());
   if (retryAfter !== null) return { ok: false, error: new RateLimitedError(`more than ${limits.perSecond} calls per second with this key`, retryAfter) };
-  const debit = await credits.debit(hash, price, { requestId, route: route.id }, now);
+  // Each call its own usage entry: an MCP POST makes many calls under one request id.
+  const debit = await credits.debit(hash, price, { callId: randomUUID(), requestId, route: route.id }, now);
   if (debit.ok) return { ok: true, receipt: { lane: 'pro', usage: debit.usage, record: debit.record } };
   switch (debit.reason) {
     case 'not_found':
@@ -82,6 +84,15 @@ const authorizeProCall = async (
       return { ok: false, error: invalidKey('this Pro key was revoked (rotated keys are revoked); use the current key') };
     case 'expired':
       return { ok: false, error: invalidKey(`the Pro subscription of this key ended on ${debit.record?.paidUntil ?? 'an earlier date'}; renew it at /pro`) };
+    case 'conflict':
+      // The key's item stayed contended through every retry: no verdict on its credits, nothing taken.
+      return {
+        ok: false,
+        error: new ServiceUnavailableError(
+          'CREDITS_BUSY',
+          'too many calls with this Pro key are writing its credits at once; nothing was charged, retry shortly',
+        ),
+      };
     case 'quota_exceeded':
       return {
         ok: false,

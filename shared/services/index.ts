@@ -4,7 +4,7 @@
  * the local runtime and tests call {@link createServices} with explicit values, so nothing
  * configures a handler through `process.env`.
  */
-import { CreditLedger } from '../pro/credit-ledger';
+import { DynamoCreditLane } from '../pro/credit-ledger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig, type Config } from '../config';
 import { logger } from '../observability/logger';
@@ -69,7 +69,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
   const payment: PaymentDeps = {
     config,
     ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
-    credits: overrides.payment?.credits ?? new CreditLedger(doc!, config.CREDITS_TABLE),
+    credits: overrides.payment?.credits ?? new DynamoCreditLane(doc!, config.CREDITS_TABLE),
     facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret)),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
