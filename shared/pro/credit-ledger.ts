@@ -282,8 +282,14 @@ class DynamoCreditLedger extends DynamoCreditLane {
 
   // Card checkout bookkeeping (same table): Stripe events seen, paid sessions, subscriptions -> keys.
 
-  /** True the first time an event id is seen: a replayed or duplicated Stripe event changes nothing. */
-  async firstDelivery(eventId: string, type: string, now: Date): Promise<boolean> {
+  /** Whether a Stripe event was handled already (recordEvent is written once its effects are). */
+  async eventSeen(eventId: string): Promise<boolean> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: `STRIPE_EVENT#${eventId}`, sk: 'EVENT' }, ConsistentRead: true }));
+    return res.Item !== undefined;
+  }
+
+  /** Records a handled Stripe event (kept 90 days); a concurrent delivery that recorded it first changes nothing. */
+  async recordEvent(eventId: string, type: string, now: Date): Promise<void> {
     try {
       await this.doc.send(
         new PutCommand({
@@ -292,10 +298,8 @@ class DynamoCreditLedger extends DynamoCreditLane {
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      return true;
     } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
+      if (!isConditionFailure(err)) throw err;
     }
   }
 
