@@ -42,6 +42,7 @@ const CONTEXT_KEYS = [
   'reconcilerConcurrency',
   'stripePriceMonthly',
   'stripePriceYearly',
+  'secretsRevision',
 ] as const;
 
 // `-c key=value` gives strings; cdk.json may give numbers or booleans.
@@ -151,11 +152,16 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     problems.push('stripePriceMonthly and stripePriceYearly: give both (checkout sells both plans) or neither');
   }
 
+  const secretsRevision = ctx.secretsRevision || undefined;
+  if (secretsRevision && !/^[\w.:-]{1,64}$/.test(secretsRevision))
+    problems.push(`secretsRevision: letters, digits and . _ : - only (up to 64), got "${secretsRevision}"`);
+
   const network = NETWORK_OF_STAGE[stage] ?? NETWORK_OF_STAGE.dev;
   const metricsNamespace = `CommodityData/${stage}`;
+  // Every function: STAGE, where metrics go, and the secrets revision (a new one restarts them all).
+  const common = { [ENV.STAGE]: stage, [ENV.METRICS_NAMESPACE]: metricsNamespace, ...(secretsRevision ? { [ENV.SECRETS_REVISION]: secretsRevision } : {}) };
   const x402: Record<string, string | undefined> = {
-    [ENV.STAGE]: stage,
-    [ENV.METRICS_NAMESPACE]: metricsNamespace,
+    ...common,
     [ENV.X402_ENFORCE]: enforce ? '1' : '0',
     [ENV.X402_NETWORK]: network,
     [ENV.X402_PAY_TO]: ctx.payTo || undefined,
@@ -197,7 +203,7 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     stage,
     stackPrefix: `commodity-data-${stage}`,
     apiEnvironment: Object.freeze(definedOnly(x402)),
-    ingestEnvironment: Object.freeze({ [ENV.STAGE]: stage, [ENV.METRICS_NAMESPACE]: metricsNamespace }),
+    ingestEnvironment: Object.freeze(common),
     proEnvironment: Object.freeze(definedOnly(prices)),
     alarms: { ...(alarmEmail ? { email: alarmEmail } : {}), ...(alarmTopicArn ? { topicArn: alarmTopicArn } : {}) },
     ...(reconcilerConcurrency !== undefined ? { reconcilerConcurrency } : {}),

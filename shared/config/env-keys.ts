@@ -37,6 +37,7 @@ const ENV = {
   STRIPE_API_URL: 'STRIPE_API_URL',
   SOURCE_ID: 'SOURCE_ID',
   SOURCE_KEYS_SECRET_ARN: 'SOURCE_KEYS_SECRET_ARN',
+  SECRETS_REVISION: 'SECRETS_REVISION',
 } as const;
 
 type EnvKey = (typeof ENV)[keyof typeof ENV];

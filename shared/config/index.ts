@@ -70,6 +70,9 @@ const ConfigSchema = z
       .regex(/^[a-z0-9-]+$/)
       .optional(), // ingestion Lambdas: which registry source to run
     [ENV.SOURCE_KEYS_SECRET_ARN]: z.string().startsWith('arn:').optional(), // ingestion Lambdas: JSON secret of the source API keys
+    // Read by nothing: a new value (-c secretsRevision=…) changes every function, so each starts cold
+    // and reads its secrets again after an operator rotated them.
+    [ENV.SECRETS_REVISION]: z.string().max(64).optional(),
   })
   .superRefine((c, ctx) => {
     // Outside dev an enforced challenge must never ask payers to send USDC to the zero address.

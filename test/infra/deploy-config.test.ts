@@ -117,6 +117,14 @@ describe('readDeployConfig', () => {
     ]);
   });
 
+  it('puts a secrets revision (-c secretsRevision) on every function, so a new one restarts them after a rotation', () => {
+    const cfg = readDeployConfig(ctx({ ...PROD, secretsRevision: '2026-11-26.1' }));
+    expect(cfg.apiEnvironment[ENV.SECRETS_REVISION]).toBe('2026-11-26.1');
+    expect(cfg.ingestEnvironment[ENV.SECRETS_REVISION]).toBe('2026-11-26.1');
+    expect(readDeployConfig(ctx(PROD)).apiEnvironment).not.toHaveProperty(ENV.SECRETS_REVISION);
+    expect(problemsOf({ secretsRevision: 'two words' })).toEqual([expect.stringMatching(/^secretsRevision: letters, digits/)]);
+  });
+
   it('reserves concurrency for the reconciler only when asked', () => {
     expect(readDeployConfig(ctx(PROD)).reconcilerConcurrency).toBeUndefined();
     expect(readDeployConfig(ctx({ ...PROD, reconcilerConcurrency: '1' })).reconcilerConcurrency).toBe(1);
