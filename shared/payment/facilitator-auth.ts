@@ -45,29 +45,33 @@ class FacilitatorAuthError extends Error {
  * @throws FacilitatorAuthError naming the problem, never echoing the text
  */
 const parseFacilitatorSecret = (text: string | undefined, secretId: string): FacilitatorCredentials => {
+  const fail = (what: string) => new FacilitatorAuthError(`facilitator secret ${secretId}: ${what}`);
   let json: unknown;
   try {
     json = JSON.parse(text ?? '{}');
   } catch {
-    throw new FacilitatorAuthError(`facilitator secret ${secretId}: value is not JSON (expected {"CDP_API_KEY_ID": "…", "CDP_API_KEY_SECRET": "…"})`);
+    throw fail('value is not JSON');
   }
   const parsed = FacilitatorSecretSchema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) =>
-      i.code === 'unrecognized_keys' ? `unknown keys ${i.keys.join(', ')}` : `${i.path.join('.') || 'value'}: ${i.message}`,
+    throw fail(
+      parsed.error.issues
+        .map((i) => (i.code === 'unrecognized_keys' ? `unknown keys ${i.keys.join(', ')}` : `${i.path.join('.') || 'value'}: ${i.message}`))
+        .join('; '),
     );
-    throw new FacilitatorAuthError(`facilitator secret ${secretId}: ${problems.join('; ')}`);
   }
   return parsed.data;
 };
 
 const b64url = (b: Buffer | string): string => Buffer.from(b).toString('base64url');
 
+type SigningKey = { alg: 'ES256' | 'EdDSA'; key: KeyObject };
+
 /** A CDP API key as a signing key: PEM EC (P-256) signs ES256; 64 base64 bytes (seed + public key) sign EdDSA. */
-const cdpSigningKey = (secret: string): { alg: 'ES256' | 'EdDSA'; key: KeyObject } => {
+const cdpSigningKey = (secret: string): SigningKey => {
   if (secret.includes('-----BEGIN')) return { alg: 'ES256', key: createPrivateKey(secret.replace(/\\n/g, '\n')) };
   const raw = Buffer.from(secret, 'base64');
-  if (raw.length !== 64) throw new FacilitatorAuthError('CDP_API_KEY_SECRET: neither a PEM EC key nor a base64 Ed25519 key (64 bytes)');
+  if (raw.length !== 64) throw new Error('not a PEM EC key or a base64 Ed25519 key');
   return {
     alg: 'EdDSA',
     key: createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: b64url(raw.subarray(0, 32)), x: b64url(raw.subarray(32)) }, format: 'jwk' }),
@@ -79,15 +83,7 @@ const cdpSigningKey = (secret: string): { alg: 'ES256' | 'EdDSA'; key: KeyObject
  * @param o.host the request's host (e.g. api.cdp.coinbase.com); o.path its path (e.g. /platform/v2/x402/verify)
  * @example cdpJwt({ apiKeyId, key: cdpSigningKey(secret), method: 'POST', host, path, nowS: Math.floor(Date.now() / 1000) })
  */
-const cdpJwt = (o: {
-  apiKeyId: string;
-  key: ReturnType<typeof cdpSigningKey>;
-  method: string;
-  host: string;
-  path: string;
-  nowS: number;
-  expiresInS?: number;
-}): string => {
+const cdpJwt = (o: { apiKeyId: string; key: SigningKey; method: string; host: string; path: string; nowS: number; expiresInS?: number }): string => {
   const header = { alg: o.key.alg, kid: o.apiKeyId, typ: 'JWT', nonce: randomBytes(16).toString('hex') };
   const claims = { sub: o.apiKeyId, iss: 'cdp', uris: [`${o.method} ${o.host}${o.path}`], iat: o.nowS, nbf: o.nowS, exp: o.nowS + (o.expiresInS ?? 120) };
   const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
@@ -100,29 +96,30 @@ const cdpJwt = (o: {
 /** The facilitator calls HTTPFacilitatorClient authenticates, with their HTTP methods. */
 const CALLS = { verify: 'POST', settle: 'POST', supported: 'GET' } as const;
 
+/** Credentials ready to use: the static headers, and the CDP key parsed once. */
+interface Prepared {
+  headers: Record<string, string>;
+  cdp: { apiKeyId: string; key: SigningKey } | null;
+}
+
 /**
- * The headers of every facilitator call for the credentials (a fresh token per call for CDP).
+ * The headers of every facilitator call (a fresh token per call for CDP).
  * @param facilitatorUrl the configured base URL; each call is `<url>/<verify|settle|supported>`
  */
-const authHeadersFor = (creds: FacilitatorCredentials, facilitatorUrl: string, nowS: number): AuthHeaders => {
+const authHeadersFor = (p: Prepared, facilitatorUrl: string, nowS: number): AuthHeaders => {
   const url = new URL(facilitatorUrl);
   const base = url.pathname.replace(/\/+$/, '');
-  const signing = creds.CDP_API_KEY_SECRET ? cdpSigningKey(creds.CDP_API_KEY_SECRET) : null;
   const headersOf = (call: keyof typeof CALLS): Record<string, string> => ({
-    ...creds.headers,
-    ...(signing
-      ? {
-          Authorization: `Bearer ${cdpJwt({ apiKeyId: creds.CDP_API_KEY_ID!, key: signing, method: CALLS[call], host: url.host, path: `${base}/${call}`, nowS })}`,
-        }
-      : {}),
+    ...p.headers,
+    ...(p.cdp ? { Authorization: `Bearer ${cdpJwt({ ...p.cdp, method: CALLS[call], host: url.host, path: `${base}/${call}`, nowS })}` } : {}),
   });
   return { verify: headersOf('verify'), settle: headersOf('settle'), supported: headersOf('supported') };
 };
 
 /**
  * The `createAuthHeaders` hook of a configuration: undefined without X402_FACILITATOR_SECRET_ARN.
- * The secret is read on the first call and kept for the life of the process; a failed read is
- * tried again on the next call.
+ * The secret is read (and its key parsed) on the first call and kept for the life of the process;
+ * a failure is tried again on the next call.
  * @param read how to read the secret (default: Secrets Manager in the configured region)
  */
 const facilitatorAuth = (
@@ -132,27 +129,36 @@ const facilitatorAuth = (
 ): FacilitatorConfig['createAuthHeaders'] => {
   const secretId = config.X402_FACILITATOR_SECRET_ARN;
   if (!secretId) return undefined;
-  let credentials: Promise<FacilitatorCredentials> | undefined;
-  const load = async (): Promise<FacilitatorCredentials> => {
+  const fail = (what: string, err: unknown) =>
+    new FacilitatorAuthError(`facilitator secret ${secretId}: ${what} (${(err as Error).name ?? 'Error'})`, { cause: err });
+  let prepared: Promise<Prepared> | undefined;
+  const load = async (): Promise<Prepared> => {
     let text: string | undefined;
     try {
       text = await read(secretId, config.AWS_REGION);
     } catch (err) {
-      throw new FacilitatorAuthError(`facilitator secret ${secretId}: cannot be read (${(err as Error).name ?? 'Error'})`, { cause: err });
+      throw fail('cannot be read', err);
     }
-    return parseFacilitatorSecret(text, secretId);
+    const creds = parseFacilitatorSecret(text, secretId);
+    try {
+      return {
+        headers: creds.headers ?? {},
+        cdp: creds.CDP_API_KEY_SECRET ? { apiKeyId: creds.CDP_API_KEY_ID!, key: cdpSigningKey(creds.CDP_API_KEY_SECRET) } : null,
+      };
+    } catch (err) {
+      throw fail('CDP_API_KEY_SECRET is not a PEM EC key or a base64 Ed25519 key', err);
+    }
   };
   return async () => {
-    credentials ??= load().catch((err: unknown) => {
-      credentials = undefined;
+    prepared ??= load().catch((err: unknown) => {
+      prepared = undefined;
       throw err;
     });
-    const creds = await credentials;
+    const p = await prepared;
     try {
-      return authHeadersFor(creds, config.X402_FACILITATOR_URL, Math.floor(now().getTime() / 1000));
+      return authHeadersFor(p, config.X402_FACILITATOR_URL, Math.floor(now().getTime() / 1000));
     } catch (err) {
-      if (err instanceof FacilitatorAuthError) throw err;
-      throw new FacilitatorAuthError(`facilitator secret ${secretId}: cannot sign with CDP_API_KEY_SECRET (${(err as Error).name ?? 'Error'})`, { cause: err });
+      throw fail('cannot sign', err);
     }
   };
 };
