@@ -1,17 +1,21 @@
 /**
- * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]`
- * `npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD`
+ * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]`
+ * `npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]`
  *
  * `repair` removes a bad range of one series (e.g. `PRICE#CL`, `INV#crude_ex_spr`) so that a
  * re-run of its source writes the good figures back; it prints what it removed.
  *
- * Runs one source (or all) through the real ingestion path into the local store: the running
- * `npm start` store when it answers on DYNAMODB_PORT, otherwise the on-disk store under .data/.
- * Replay (the default) uses the bundled samples; --live fetches the publishers (API keys from env).
+ * Runs one source (or all) through the real ingestion path. By default into the local store: the
+ * running `npm start` store when it answers on DYNAMODB_PORT, otherwise the on-disk store under
+ * .data/; replay (the default) uses the bundled samples, --live fetches the publishers (API keys
+ * from env). With --aws into a deployed stage: the observation table named by OBSERVATIONS_TABLE
+ * (the data stack's ObservationsTableName output) in AWS_REGION, with the operator's AWS
+ * credentials (and any endpoint the AWS SDK is pointed at, such as AWS_ENDPOINT_URL_DYNAMODB), from
+ * the publishers' live data: a deployed stage is never filled with the bundled samples.
  */
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { loadConfig } from '../../shared/config';
+import { loadConfig, type Config } from '../../shared/config';
 import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { runSource } from '../../shared/sources/runner';
@@ -19,13 +23,14 @@ import { ensureTables } from './embedded-store';
 import { connectLocalStore } from './store-connection';
 
 const USAGE =
-  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD';
+  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     live: { type: 'boolean', default: false },
+    aws: { type: 'boolean', default: false },
     since: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
     series: { type: 'string' },
@@ -42,14 +47,30 @@ const fail = (msg: string): never => {
 const [target] = positionals;
 if (!target) fail(`${USAGE}\nsources: ${Object.keys(ADAPTERS).join(', ')}`);
 
-if (target === 'repair') {
-  const { series, from, to } = values;
-  if (!series || !from || !to || !DATE.test(from) || !DATE.test(to) || from > to) fail(`repair needs --series and a --from..--to date range\n${USAGE}`);
+/**
+ * Where the run writes: the deployed stage's table (--aws), or the local store (its tables created when missing).
+ * Ingestion never touches the credit table; its name is only a required setting of the configuration.
+ */
+const openStore = async (): Promise<{ config: Config; close: () => Promise<void> }> => {
+  if (values.aws) {
+    if (!process.env.OBSERVATIONS_TABLE) fail('--aws needs OBSERVATIONS_TABLE (the data stack output ObservationsTableName) and AWS_REGION');
+    const config = loadConfig({ CREDITS_TABLE: 'unused-by-ingestion', ...process.env, DYNAMODB_ENDPOINT: undefined });
+    return { config, close: async () => {} };
+  }
   const { endpoint, close } = await connectLocalStore(process.env);
   const config = loadConfig({ OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits', ...process.env, DYNAMODB_ENDPOINT: endpoint });
   await ensureTables(endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
+  return { config, close };
+};
+
+if (target === 'repair') {
+  const { series, from, to } = values;
+  if (!series || !from || !to || !DATE.test(from) || !DATE.test(to) || from > to) fail(`repair needs --series and a --from..--to date range\n${USAGE}`);
+  const { config, close } = await openStore();
   const removed = await createServices(config).store.deleteRange(series!, from!, to!);
-  console.log(`removed ${removed} observation(s) of ${series} dated ${from}..${to}; re-run its source to write the good figures back`);
+  console.log(
+    `removed ${removed} observation(s) of ${series} dated ${from}..${to}${values.aws ? ` in ${config.OBSERVATIONS_TABLE}` : ''}; re-run its source to write the good figures back`,
+  );
   await close();
   process.exit(0);
 }
@@ -59,17 +80,18 @@ if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) fail(
 const ids = target === 'all' ? Object.keys(ADAPTERS) : [target!];
 for (const id of ids) if (!ADAPTERS[id]) fail(`unknown source ${id}; sources: ${Object.keys(ADAPTERS).join(', ')}`);
 
-const { endpoint, close: closeStore } = await connectLocalStore(process.env);
-const config = loadConfig({ OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits', ...process.env, DYNAMODB_ENDPOINT: endpoint });
-await ensureTables(endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
+const { config, close: closeStore } = await openStore();
 const { store } = createServices(config);
+const live = values.live || values.aws;
+if (values.aws)
+  console.log(`into ${config.OBSERVATIONS_TABLE} (${config.AWS_REGION}), live from the publishers${values.since ? ` since ${values.since}` : ''}`);
 
 const bar = new cliProgress.SingleBar({ format: '{source} [{bar}] {value}/{total} documents', hideCursor: true }, cliProgress.Presets.shades_classic);
 let failed = false;
 for (const id of ids) {
   let started = false;
   const result = await runSource(ADAPTERS[id]!, {
-    mode: values.live ? 'live' : 'replay',
+    mode: live ? 'live' : 'replay',
     store,
     config,
     since: values.since,
@@ -82,7 +104,8 @@ for (const id of ids) {
   });
   if (started) bar.stop();
   console.log(`${result.status.padEnd(7)} ${result.message}`);
-  failed ||= result.status === 'failed';
+  // A backfill of a deployed stage that skipped a source (no API key) did not fill it: not ok.
+  failed ||= result.status === 'failed' || (values.aws === true && result.status !== 'ok');
 }
 await closeStore();
 process.exit(failed ? 1 : 0);

@@ -5,6 +5,7 @@
  * charge get write access to the credits table (nonce claims, Pro credits, payment records).
  */
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnStage, CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -62,6 +63,10 @@ interface ApiStackProps extends StackProps {
   credits: ITable;
   /** The Pro function reads the Stripe keys from it. */
   stripe?: ISecret;
+  /** The functions that call the facilitator read its credentials from it. */
+  facilitator?: ISecret;
+  /** Every alarm notifies it. */
+  alarmTopic: ITopic;
   /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
   entry?: (name: string) => string;
   /** Per-second request limits of the stage (defaults: rate 100, burst 200). */
@@ -90,7 +95,7 @@ class ApiStack extends Stack {
   readonly url: string;
   /** Scheduled resolver of pending x402 settlements. */
   readonly reconciler: ServiceFunction;
-  /** 5xx and unresolved payments (infra/stacks/observability.ts). */
+  /** 5xx, failed functions, unresolved payments, a silent reconciler (infra/stacks/observability.ts). */
   readonly alarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -152,13 +157,14 @@ class ApiStack extends Stack {
         description: `${family} routes: ${routesOf(family)
           .map((r) => r.id)
           .join(', ')}`.slice(0, 256),
-        environment,
+        environment: { ...environment, ...(family === 'pro' ? props.config.proEnvironment : {}) },
         logRetention: props.config.logRetention,
       });
       fn.bindTable(props.observations, { access: 'READ', envKey: ENV.OBSERVATIONS_TABLE });
       if (familyCharges(family)) fn.bindTable(props.credits, { access: 'LEDGER', envKey: ENV.CREDITS_TABLE });
       else fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
       if (family === 'pro' && props.stripe) fn.bindSecret(props.stripe, ENV.STRIPE_SECRET_ARN);
+      if (familyCharges(family) && props.facilitator) fn.bindSecret(props.facilitator, ENV.X402_FACILITATOR_SECRET_ARN);
       functions.set(family, fn);
     }
     this.functions = functions;
@@ -190,22 +196,29 @@ class ApiStack extends Stack {
       entry: entry('reconcile-payments'),
       description: 'resolves pending x402 settlements against the chain',
       timeout: Duration.minutes(2),
-      // One run at a time in prod: overlapping sweeps would ask the chain about the same claims twice
-      // (harmless, the ledger writes are conditional, but wasted). Not in dev/staging: a new account's
-      // concurrency limit (10) leaves nothing to reserve, and the deploy would fail.
-      reservedConcurrentExecutions: props.config.stage === 'prod' ? 1 : undefined,
+      // Nothing reserved unless asked (-c reconcilerConcurrency=1): an account whose concurrency quota
+      // is still the default cannot reserve any (the unreserved minimum) and the deploy rolls back.
+      // Overlapping sweeps are harmless without it (the ledger writes are conditional), only wasted.
+      reservedConcurrentExecutions: props.config.reconcilerConcurrency,
       environment,
       logRetention: props.config.logRetention,
     });
     this.reconciler.bindTableNameOnly(props.observations, ENV.OBSERVATIONS_TABLE);
     this.reconciler.bindTable(props.credits, { access: 'LEDGER', envKey: ENV.CREDITS_TABLE, indexes: [CREDITS_WATCH_INDEX] });
+    if (props.facilitator) this.reconciler.bindSecret(props.facilitator, ENV.X402_FACILITATOR_SECRET_ARN);
     new Schedule(this, 'ReconcilePaymentsSchedule', {
       description: 'x402 pending-settlement reconciliation',
       schedule: ScheduleExpression.rate(Duration.minutes(RECONCILE_EVERY_MINUTES)),
       target: new LambdaInvoke(this.reconciler, { retryAttempts: 0, role: schedulerRoleFor(this, 'ReconcilePaymentsScheduleRole', this.reconciler) }),
     });
 
-    this.alarms = addApiAlarms(this, { api: this.api, namespace: props.config.metricsNamespace });
+    this.alarms = addApiAlarms(this, {
+      api: this.api,
+      namespace: props.config.metricsNamespace,
+      topic: props.alarmTopic,
+      functions,
+      reconciler: this.reconciler,
+    });
     addDashboard(this, { name: `${props.config.stackPrefix}`, namespace: props.config.metricsNamespace, api: this.api });
 
     new CfnOutput(this, 'ApiUrl', { value: this.url, description: 'Base URL of the API' });

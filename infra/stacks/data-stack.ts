@@ -1,11 +1,15 @@
 /**
- * The stateful part: both DynamoDB tables (key schema from shared/store/tables.ts) and the secrets
- * (one per source API key, one for Stripe). Everything here is retained when the stack goes, and the
- * tables are deletion-protected, so the API and ingestion stacks can be torn down and redeployed freely.
+ * The stateful part: both DynamoDB tables (key schema from shared/store/tables.ts), the secrets
+ * (one per source API key, one for Stripe, one for the facilitator's credentials) and the alarm
+ * topic. Everything here is retained when the stack goes, and the tables are deletion-protected, so
+ * the API and ingestion stacks can be torn down and redeployed freely (an email subscription to the
+ * topic, once confirmed, survives them too).
  */
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { SOURCES } from '../../shared/sources/registry';
 import { CREDITS_TABLE, OBSERVATIONS_TABLE, type KeyAttr, type TableDef } from '../../shared/store/tables';
@@ -52,6 +56,10 @@ class DataStack extends Stack {
   readonly sourceKeys: ReadonlyMap<string, ISecret>;
   /** Stripe keys of the Pro checkout as JSON {STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET}; "{}" until an operator sets it. */
   readonly stripe: ISecret;
+  /** Credentials of a hosted x402 facilitator (shared/payment/facilitator-auth.ts); "{}": none are sent. */
+  readonly facilitator: ISecret;
+  /** Where every alarm of the stage notifies: the topic of -c alarmTopicArn, or the stage's own. */
+  readonly alarmTopic: ITopic;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -82,16 +90,41 @@ class DataStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    for (const secret of [...sourceKeys.values(), this.stripe]) {
+    this.facilitator = new Secret(this, 'Facilitator', {
+      secretName: `${props.config.stackPrefix}/facilitator`,
+      description:
+        'x402 facilitator credentials: JSON {"CDP_API_KEY_ID": "…", "CDP_API_KEY_SECRET": "…"} (Coinbase CDP) or {"headers": {"Authorization": "…"}}; {} sends none',
+      secretObjectValue: {},
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    for (const secret of [...sourceKeys.values(), this.stripe, this.facilitator]) {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
-        reason: "third-party API keys (EIA, NASS, FAS, Stripe) issued in the publishers' consoles: they cannot be rotated by a Lambda; operators replace them",
+        reason:
+          "third-party API keys (EIA, NASS, FAS, Stripe, the facilitator's) issued in the providers' consoles: they cannot be rotated by a Lambda; operators replace them",
       });
     }
+
+    const alarms = props.config.alarms;
+    if (alarms.topicArn) {
+      this.alarmTopic = Topic.fromTopicArn(this, 'AlarmTopic', alarms.topicArn);
+    } else {
+      const topic = new Topic(this, 'AlarmTopic', { topicName: `${props.config.stackPrefix}-alarms`, enforceSSL: true });
+      Validations.of(topic).acknowledge({
+        id: 'AwsSolutions-SNS2',
+        reason:
+          'alarm notifications carry alarm names and metric values, nothing secret; CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key',
+      });
+      this.alarmTopic = topic;
+    }
+    if (alarms.email) this.alarmTopic.addSubscription(new EmailSubscription(alarms.email));
 
     new CfnOutput(this, 'ObservationsTableName', { value: this.observations.tableName });
     new CfnOutput(this, 'CreditsTableName', { value: this.credits.tableName });
     new CfnOutput(this, 'StripeSecretName', { value: `${props.config.stackPrefix}/stripe` });
+    new CfnOutput(this, 'FacilitatorSecretName', { value: `${props.config.stackPrefix}/facilitator` });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn });
   }
 }
 

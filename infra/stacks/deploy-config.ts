@@ -5,6 +5,7 @@
  */
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { getAddress } from 'viem';
 import * as z from 'zod';
 import { ConfigSchema, type X402Network } from '../../shared/config';
 import { ENV } from '../../shared/config/env-keys';
@@ -22,9 +23,27 @@ const NETWORK_OF_STAGE: Readonly<Record<Stage, X402Network>> = Object.freeze({
 /** The public facilitator settles on testnets only; mainnet needs CDP or a self-hosted one. */
 const TESTNET_ONLY_FACILITATORS = [/^https:\/\/(www\.)?x402\.org\//];
 const ZERO_ADDRESS = /^0x0{40}$/;
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/;
 
 /** Context keys this app reads; everything else in the context belongs to CDK. */
-const CONTEXT_KEYS = ['stage', 'payTo', 'facilitatorUrl', 'x402Enforce', 'maxTimeoutSeconds', 'publicBaseUrl', 'rpcUrl', 'logRetentionDays'] as const;
+const CONTEXT_KEYS = [
+  'stage',
+  'payTo',
+  'facilitatorUrl',
+  'x402Enforce',
+  'maxTimeoutSeconds',
+  'publicBaseUrl',
+  'rpcUrl',
+  'logRetentionDays',
+  'alarmEmail',
+  'alarmTopicArn',
+  'reconcilerConcurrency',
+  'stripePriceMonthly',
+  'stripePriceYearly',
+  'secretsRevision',
+] as const;
 
 // `-c key=value` gives strings; cdk.json may give numbers or booleans.
 const ctxString = z
@@ -43,6 +62,12 @@ interface DeployConfig {
   apiEnvironment: Readonly<Record<string, string>>;
   /** STAGE and METRICS_NAMESPACE for the ingestion functions. */
   ingestEnvironment: Readonly<Record<string, string>>;
+  /** Added to the Pro function's environment: the Stripe prices of the two plans, when given. */
+  proEnvironment: Readonly<Record<string, string>>;
+  /** Where every alarm notifies: an existing SNS topic and/or an email subscribed to it (or to the stage's own topic). */
+  alarms: { email?: string; topicArn?: string };
+  /** Reserved concurrency of the x402 reconciler; undefined: none (a new account's quota leaves nothing to reserve). */
+  reconcilerConcurrency?: number;
   /** CloudWatch namespace of the business metrics, e.g. CommodityData/prod. */
   metricsNamespace: string;
   logRetention: RetentionDays;
@@ -95,12 +120,48 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
   if (stage === 'prod' && ctx.facilitatorUrl && TESTNET_ONLY_FACILITATORS.some((re) => re.test(ctx.facilitatorUrl!))) {
     problems.push(`facilitatorUrl: ${ctx.facilitatorUrl} settles on testnets only; prod (eip155:8453) needs a mainnet facilitator`);
   }
+  // Payment payloads and the facilitator's credentials travel on these; the chain's answers decide
+  // whether a buyer paid. Plain http would let anyone on the path forge either.
+  for (const key of ['facilitatorUrl', 'rpcUrl'] as const) {
+    const url = ctx[key];
+    if (stage === 'prod' && url && /^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https:\/\//i.test(url)) {
+      problems.push(`${key}: prod needs an https URL, got "${url}"`);
+      reported.add(key === 'facilitatorUrl' ? ENV.X402_FACILITATOR_URL : ENV.X402_RPC_URL);
+    }
+  }
+  problems.push(...payToChecksumProblems(ctx.payTo, stage));
+
+  const alarmEmail = ctx.alarmEmail || undefined;
+  const alarmTopicArn = ctx.alarmTopicArn || undefined;
+  if (alarmEmail && !EMAIL.test(alarmEmail)) problems.push(`alarmEmail: not an email address, got "${alarmEmail}"`);
+  if (alarmTopicArn && !SNS_TOPIC_ARN.test(alarmTopicArn)) problems.push(`alarmTopicArn: not an SNS topic ARN, got "${alarmTopicArn}"`);
+  if (stage === 'prod' && !alarmEmail && !alarmTopicArn) {
+    problems.push('alarmEmail or alarmTopicArn: required in prod, so that an alarm reaches someone (-c alarmEmail=ops@… or -c alarmTopicArn=arn:aws:sns:…)');
+  }
+
+  let reconcilerConcurrency: number | undefined;
+  if (ctx.reconcilerConcurrency) {
+    reconcilerConcurrency = Number(ctx.reconcilerConcurrency);
+    if (!Number.isInteger(reconcilerConcurrency) || reconcilerConcurrency < 1 || reconcilerConcurrency > 10) {
+      problems.push(`reconcilerConcurrency: expected an integer 1..10, got "${ctx.reconcilerConcurrency}"`);
+    }
+  }
+
+  const prices = { [ENV.STRIPE_PRICE_MONTHLY]: ctx.stripePriceMonthly || undefined, [ENV.STRIPE_PRICE_YEARLY]: ctx.stripePriceYearly || undefined };
+  if (Boolean(prices[ENV.STRIPE_PRICE_MONTHLY]) !== Boolean(prices[ENV.STRIPE_PRICE_YEARLY])) {
+    problems.push('stripePriceMonthly and stripePriceYearly: give both (checkout sells both plans) or neither');
+  }
+
+  const secretsRevision = ctx.secretsRevision || undefined;
+  if (secretsRevision && !/^[\w.:-]{1,64}$/.test(secretsRevision))
+    problems.push(`secretsRevision: letters, digits and . _ : - only (up to 64), got "${secretsRevision}"`);
 
   const network = NETWORK_OF_STAGE[stage] ?? NETWORK_OF_STAGE.dev;
   const metricsNamespace = `CommodityData/${stage}`;
+  // Every function: STAGE, where metrics go, and the secrets revision (a new one restarts them all).
+  const common = { [ENV.STAGE]: stage, [ENV.METRICS_NAMESPACE]: metricsNamespace, ...(secretsRevision ? { [ENV.SECRETS_REVISION]: secretsRevision } : {}) };
   const x402: Record<string, string | undefined> = {
-    [ENV.STAGE]: stage,
-    [ENV.METRICS_NAMESPACE]: metricsNamespace,
+    ...common,
     [ENV.X402_ENFORCE]: enforce ? '1' : '0',
     [ENV.X402_NETWORK]: network,
     [ENV.X402_PAY_TO]: ctx.payTo || undefined,
@@ -114,6 +175,7 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
   const asConfig = ConfigSchema.safeParse({
     [ENV.PUBLIC_BASE_URL]: 'https://api-endpoint.invalid',
     ...definedOnly(x402),
+    ...definedOnly(prices),
     [ENV.OBSERVATIONS_TABLE]: 'synth-check',
     [ENV.CREDITS_TABLE]: 'synth-check',
   });
@@ -124,6 +186,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
       [ENV.X402_MAX_TIMEOUT_SECONDS]: 'maxTimeoutSeconds',
       [ENV.PUBLIC_BASE_URL]: 'publicBaseUrl',
       [ENV.X402_RPC_URL]: 'rpcUrl',
+      [ENV.STRIPE_PRICE_MONTHLY]: 'stripePriceMonthly',
+      [ENV.STRIPE_PRICE_YEARLY]: 'stripePriceYearly',
     };
     for (const i of asConfig.error.issues) {
       const key = String(i.path[0] ?? '');
@@ -141,10 +205,30 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     stage,
     stackPrefix: `commodity-data-${stage}`,
     apiEnvironment: Object.freeze(definedOnly(x402)),
-    ingestEnvironment: Object.freeze({ [ENV.STAGE]: stage, [ENV.METRICS_NAMESPACE]: metricsNamespace }),
+    ingestEnvironment: Object.freeze(common),
+    proEnvironment: Object.freeze(definedOnly(prices)),
+    alarms: { ...(alarmEmail ? { email: alarmEmail } : {}), ...(alarmTopicArn ? { topicArn: alarmTopicArn } : {}) },
+    ...(reconcilerConcurrency !== undefined ? { reconcilerConcurrency } : {}),
     metricsNamespace,
     logRetention: (days as RetentionDays | undefined) ?? (stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_MONTH),
   };
+};
+
+/**
+ * EIP-55: a mixed-case address carries a checksum, and a wrong one means a typo that would send
+ * every payment elsewhere (nothing normalises it silently here). Prod takes only the checksummed
+ * form, so a typo cannot pass as an all-lowercase address.
+ */
+const payToChecksumProblems = (payTo: string | undefined, stage: Stage): string[] => {
+  if (!payTo || !HEX_ADDRESS.test(payTo) || ZERO_ADDRESS.test(payTo)) return [];
+  const hex = payTo.slice(2);
+  const mixedCase = /[a-f]/.test(hex) && /[A-F]/.test(hex);
+  const checksummed = getAddress(payTo);
+  if (mixedCase && checksummed !== payTo) return [`payTo: the EIP-55 checksum of ${payTo} does not match (a typo?); copy the address from the wallet again`];
+  if (!mixedCase && stage === 'prod' && checksummed !== payTo) {
+    return [`payTo: prod needs the EIP-55 checksummed (mixed-case) form of the address, as the wallet shows it, so that a typo cannot pass`];
+  }
+  return [];
 };
 
 const definedOnly = (o: Record<string, string | undefined>): Record<string, string> =>

@@ -17,6 +17,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
@@ -24,7 +25,7 @@ import { SOURCES } from '../../shared/sources/registry';
 import { scheduleExpressions } from '../../shared/sources/schedule';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
-import { addIngestAlarms } from './observability';
+import { addIngestAlarms, FRESHNESS_CHECK_EVERY_MINUTES } from './observability';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 
 /** Retries after the first attempt, and how long a run may still start after its scheduled time. */
@@ -39,6 +40,8 @@ interface IngestStackProps extends StackProps {
   credits: ITable;
   /** Secret of each source API key, by env key (DataStack.sourceKeys). */
   sourceKeys: ReadonlyMap<string, ISecret>;
+  /** Every alarm notifies it. */
+  alarmTopic: ITopic;
   /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
   entry?: (name: string) => string;
 }
@@ -52,6 +55,8 @@ class IngestStack extends Stack {
   /** Per source: the regular run first, then its holiday-shift runs. */
   readonly schedules: ReadonlyMap<string, readonly Schedule[]>;
   readonly deadLetterQueue: Queue;
+  /** Judges every source's freshness on a timer and emits SourceStale (the stale alarms read it). */
+  readonly freshnessCheck: ServiceFunction;
   /** Failed runs and stale sources (infra/stacks/observability.ts). */
   readonly alarms: Alarm[];
 
@@ -117,7 +122,28 @@ class IngestStack extends Stack {
     this.functions = functions;
     this.schedules = schedules;
 
-    this.alarms = addIngestAlarms(this, { failures: this.deadLetterQueue, namespace: props.config.metricsNamespace, sources: SOURCES });
+    this.freshnessCheck = new ServiceFunction(this, 'SourceFreshnessFunction', {
+      entry: entry('source-freshness'),
+      description: 'judges every source by the GET /health rule and emits SourceStale per source',
+      timeout: Duration.minutes(1),
+      environment: { ...props.config.ingestEnvironment },
+      logRetention: props.config.logRetention,
+    });
+    this.freshnessCheck.bindTable(props.observations, { access: 'READ', envKey: ENV.OBSERVATIONS_TABLE });
+    this.freshnessCheck.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
+    new Schedule(this, 'SourceFreshnessSchedule', {
+      description: 'source freshness check (stale-source alarms)',
+      schedule: ScheduleExpression.rate(Duration.minutes(FRESHNESS_CHECK_EVERY_MINUTES)),
+      target: new LambdaInvoke(this.freshnessCheck, { retryAttempts: 0, role: schedulerRoleFor(this, 'SourceFreshnessScheduleRole', this.freshnessCheck) }),
+    });
+
+    this.alarms = addIngestAlarms(this, {
+      failures: this.deadLetterQueue,
+      namespace: props.config.metricsNamespace,
+      topic: props.alarmTopic,
+      sources: SOURCES,
+      freshnessCheck: this.freshnessCheck,
+    });
 
     new CfnOutput(this, 'IngestFailuresQueueUrl', { value: this.deadLetterQueue.queueUrl });
   }

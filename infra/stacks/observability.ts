@@ -1,8 +1,8 @@
 /**
- * Alarms and the dashboard. They read the business metrics the code emits (names in
- * shared/observability/metrics.ts, namespace CommodityData/<stage>) and the metrics AWS keeps for
- * API Gateway, Lambda and SQS. An alarm has no action yet: subscribe an SNS topic or a chat
- * integration per account (see the README).
+ * Alarms and the dashboard. They read the business metrics the code emits (names and the
+ * `service` dimension Powertools adds in shared/observability/metrics.ts, namespace
+ * CommodityData/<stage>) and the metrics AWS keeps for API Gateway, Lambda and SQS. Every alarm
+ * notifies the stage's alarm topic (DataStack.alarmTopic) when it fires and when it recovers.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -17,94 +17,166 @@ import {
   TreatMissingData,
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { METRIC } from '../../shared/observability/metrics';
+import { METRIC, METRIC_SERVICE } from '../../shared/observability/metrics';
+import { LANE_IDS } from '../../shared/payment/lane';
 import type { SourceDef } from '../../shared/sources/types';
 
-/** CloudWatch evaluates an alarm over at most 7 days; stale-source alarms use 6-hour periods. */
-const MAX_EVALUATED_HOURS = 168;
-const STALE_PERIOD_HOURS = 6;
+/** Minutes between freshness checks (functions/source-freshness.ts); a stale alarm looks at the last hour of them. */
+const FRESHNESS_CHECK_EVERY_MINUTES = 15;
+const STALE_PERIOD = Duration.hours(1);
 
-const business = (namespace: string, name: string, dimensions: Record<string, string> = {}, period = Duration.minutes(5)): Metric =>
-  new Metric({ namespace, metricName: name, dimensionsMap: dimensions, statistic: 'Sum', period });
+type Service = (typeof METRIC_SERVICE)[keyof typeof METRIC_SERVICE];
 
-/** An alarm when `metric` reaches `threshold` in each of `periods` periods; no data is no trouble. */
-const atLeast = (scope: Construct, id: string, description: string, metric: IMetric, threshold: number, periods = 1): Alarm =>
-  new Alarm(scope, id, {
-    alarmDescription: description,
-    metric,
-    threshold,
-    evaluationPeriods: periods,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
+/** A business metric exactly as Powertools emits it: its name, the service dimension and the point's own dimensions. */
+const business = (namespace: string, service: Service, name: string, dimensions: Record<string, string> = {}, period = Duration.minutes(5)): Metric =>
+  new Metric({ namespace, metricName: name, dimensionsMap: { service, ...dimensions }, statistic: 'Sum', period });
+
+const pascal = (s: string): string => s.replace(/(^|[-_])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
+
+/** Every alarm notifies the topic on ALARM and on OK (the recovery is news too). */
+const notify = (alarm: Alarm, topic: ITopic): Alarm => {
+  const action = new SnsAction(topic);
+  alarm.addAlarmAction(action);
+  alarm.addOkAction(action);
+  return alarm;
+};
+
+interface AlarmSpec {
+  description: string;
+  metric: IMetric;
+  threshold: number;
+  periods?: number;
+  comparison?: ComparisonOperator;
+  missing?: TreatMissingData;
+}
+
+const alarm = (scope: Construct, id: string, topic: ITopic, s: AlarmSpec): Alarm =>
+  notify(
+    new Alarm(scope, id, {
+      alarmDescription: s.description,
+      metric: s.metric,
+      threshold: s.threshold,
+      evaluationPeriods: s.periods ?? 1,
+      comparisonOperator: s.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No data is no trouble, unless the metric's absence is the trouble (stated per alarm).
+      treatMissingData: s.missing ?? TreatMissingData.NOT_BREACHING,
+    }),
+    topic,
+  );
+
+/** A function failed (an unhandled error, a timeout, a crash at start): the handlers map every expected error to an answer. */
+const errorsAlarm = (scope: Construct, id: string, topic: ITopic, fn: IFunction, what: string): Alarm =>
+  alarm(scope, id, topic, {
+    description: `${what}: the Lambda function failed (Errors >= 1 in 5 minutes); its log group says why`,
+    metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+    threshold: 1,
   });
 
-/** API side: server errors and payments that stay unresolved. */
-const addApiAlarms = (scope: Construct, o: { api: HttpApi; namespace: string }): Alarm[] => [
-  atLeast(
-    scope,
-    'Api5xxAlarm',
-    'The API answered 5xx (API Gateway): a store outage, a facilitator outage or a bug',
-    o.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
-    5,
-  ),
+interface ApiAlarmOptions {
+  api: HttpApi;
+  namespace: string;
+  topic: ITopic;
+  /** The route-family functions, by family. */
+  functions: ReadonlyMap<string, IFunction>;
+  reconciler: IFunction;
+}
+
+/** API side: server errors, failed functions, and payments that stay unresolved or a reconciler that stopped. */
+const addApiAlarms = (scope: Construct, o: ApiAlarmOptions): Alarm[] => [
+  alarm(scope, 'Api5xxAlarm', o.topic, {
+    description: 'The API answered 5xx (API Gateway): a store outage, a facilitator outage or a bug',
+    metric: o.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+    threshold: 5,
+  }),
+  ...[...o.functions].map(([family, fn]) => errorsAlarm(scope, `${pascal(family)}FunctionErrorsAlarm`, o.topic, fn, `${family} routes`)),
+  // The reconciler moves money that is in doubt (payments settled on chain but not yet recorded):
+  // any failure of it, or its schedule going quiet, is worth a page.
+  errorsAlarm(scope, 'ReconcilerErrorsAlarm', o.topic, o.reconciler, 'x402 reconciler'),
+  alarm(scope, 'ReconcilerNotRunningAlarm', o.topic, {
+    description: 'The x402 reconciler has not run for 10 minutes (it runs every minute): pending payments are not being resolved',
+    metric: o.reconciler.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum' }),
+    threshold: 1,
+    periods: 2,
+    comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+    missing: TreatMissingData.BREACHING,
+  }),
   // The reconciler runs every minute; a payment still open after three passes over 15 minutes is
   // older than any request budget: look at the chain and the facilitator.
-  atLeast(
-    scope,
-    'PendingSettlementsAlarm',
-    'x402 payments still PENDING/SETTLING after reconciliation for 15 minutes',
-    business(o.namespace, METRIC.pendingAfterReconcile).with({ statistic: 'Minimum' }),
-    1,
-    3,
-  ),
+  alarm(scope, 'PendingSettlementsAlarm', o.topic, {
+    description: 'x402 payments still PENDING/SETTLING after reconciliation for 15 minutes',
+    metric: business(o.namespace, METRIC_SERVICE.api, METRIC.pendingAfterReconcile).with({ statistic: 'Minimum' }),
+    threshold: 1,
+    periods: 3,
+  }),
 ];
 
-/** Ingestion side: failed runs (the failure queue) and sources without a success in their cadence. */
-const addIngestAlarms = (scope: Construct, o: { failures: IQueue; namespace: string; sources: readonly SourceDef[] }): Alarm[] => [
-  atLeast(
-    scope,
-    'IngestFailuresAlarm',
-    'An ingestion run failed after its retries and landed in the IngestFailures queue',
-    o.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-    1,
+interface IngestAlarmOptions {
+  failures: IQueue;
+  namespace: string;
+  topic: ITopic;
+  sources: readonly SourceDef[];
+  freshnessCheck: IFunction;
+}
+
+/**
+ * Ingestion side. A run that fails (or is skipped for a missing key) throws, is retried twice and
+ * lands in the failure queue: that queue's alarm is the ingestion functions' error alarm (an Errors
+ * alarm per function would page twice for one failed run). Each source has a stale alarm on the
+ * freshness check's SourceStale, and the check has its own Errors alarm.
+ */
+const addIngestAlarms = (scope: Construct, o: IngestAlarmOptions): Alarm[] => [
+  alarm(scope, 'IngestFailuresAlarm', o.topic, {
+    description: 'An ingestion run failed or was skipped (missing API key) after its retries and landed in the IngestFailures queue',
+    metric: o.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: 1,
+  }),
+  errorsAlarm(scope, 'SourceFreshnessErrorsAlarm', o.topic, o.freshnessCheck, 'source freshness check'),
+  // Stale by the rule GET /health applies. No point in the last hour means the check stopped: that
+  // is no proof of freshness, so it counts as stale.
+  ...o.sources.map((s) =>
+    alarm(scope, `Stale${pascal(s.id)}Alarm`, o.topic, {
+      description: `${s.id} is stale (GET /health): no successful run within ${s.maxAgeHours} h, or its newest figure is older than its cadence allows`,
+      metric: business(o.namespace, METRIC_SERVICE.ingest, METRIC.sourceStale, { source: s.id }, STALE_PERIOD).with({ statistic: 'Maximum' }),
+      threshold: 1,
+      missing: TreatMissingData.BREACHING,
+    }),
   ),
-  // Stale source: no successful run within its max age (cadence plus grace); no data counts as stale.
-  // CloudWatch evaluates at most 7 days, so sources with a longer cadence (monthly, annual) are
-  // watched through GET /health and the failure queue only.
-  ...o.sources
-    .filter((s) => s.maxAgeHours <= MAX_EVALUATED_HOURS)
-    .map(
-      (s) =>
-        new Alarm(scope, `Stale${s.id.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase())}Alarm`, {
-          alarmDescription: `${s.id}: no successful ingestion run within ${s.maxAgeHours} h (GET /health shows it stale)`,
-          metric: business(o.namespace, METRIC.ingestOk, { source: s.id }, Duration.hours(STALE_PERIOD_HOURS)),
-          threshold: 1,
-          evaluationPeriods: Math.ceil(s.maxAgeHours / STALE_PERIOD_HOURS),
-          datapointsToAlarm: Math.ceil(s.maxAgeHours / STALE_PERIOD_HOURS),
-          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-          treatMissingData: TreatMissingData.BREACHING,
-        }),
-    ),
 ];
 
 /** One dashboard: calls and money by lane, payments pending, ingestion, errors. */
 const addDashboard = (scope: Construct, o: { name: string; namespace: string; api: HttpApi }): Dashboard => {
-  const m = (name: string, dims?: Record<string, string>) => business(o.namespace, name, dims);
-  // Per-source metrics, whatever sources exist: a SEARCH over the source dimension.
-  const perSource = (name: string) =>
-    new MathExpression({ expression: `SEARCH('{${o.namespace},source} MetricName="${name}"', 'Sum', 3600)`, label: name, period: Duration.hours(1) });
+  const m = (name: string, dims?: Record<string, string>) => business(o.namespace, METRIC_SERVICE.api, name, dims);
+  // Per-source metrics, whatever sources exist: a SEARCH over the source dimension (with the service's, which every point has).
+  const perSource = (name: string, stat = 'Sum') =>
+    new MathExpression({
+      expression: `SEARCH('{${o.namespace},service,source} service="${METRIC_SERVICE.ingest}" MetricName="${name}"', '${stat}', 3600)`,
+      label: name,
+      period: Duration.hours(1),
+    });
   return new Dashboard(scope, 'Dashboard', {
     dashboardName: o.name,
     widgets: [
       [new TextWidget({ markdown: `# ${o.name}\nBusiness metrics in \`${o.namespace}\`; alarms in this stack and the ingest stack.`, width: 24, height: 2 })],
       [
-        new GraphWidget({ title: 'Paid calls by lane', left: [m(METRIC.paidCalls, { lane: 'x402' }), m(METRIC.paidCalls, { lane: 'pro' })], width: 8 }),
+        new GraphWidget({ title: 'Paid calls by lane', left: LANE_IDS.map((lane) => m(METRIC.paidCalls, { lane })), width: 8 }),
         new GraphWidget({ title: 'Revenue: USDC atomic (x402), credits (Pro)', left: [m(METRIC.revenueAtomic)], right: [m(METRIC.creditsDebited)], width: 8 }),
         new GraphWidget({
           title: '402s issued, settlements, pending',
-          left: [m(METRIC.paymentRequired), m(METRIC.settlements), m(METRIC.settlementsPending), m(METRIC.pendingAfterReconcile)],
+          left: [
+            new MathExpression({
+              expression: `SEARCH('{${o.namespace},family,service} MetricName="${METRIC.paymentRequired}"', 'Sum', 300)`,
+              label: METRIC.paymentRequired,
+              period: Duration.minutes(5),
+            }),
+            m(METRIC.settlements),
+            m(METRIC.settlementsPending),
+            m(METRIC.pendingAfterReconcile),
+          ],
           width: 8,
         }),
       ],
@@ -115,8 +187,8 @@ const addDashboard = (scope: Construct, o: { name: string; namespace: string; ap
           width: 12,
         }),
         new GraphWidget({
-          title: 'Ingestion by source: runs succeeded, failed, prices quarantined',
-          left: [perSource(METRIC.ingestOk), perSource(METRIC.ingestFailed), perSource(METRIC.quarantined)],
+          title: 'Ingestion by source: runs succeeded, failed, prices quarantined, stale',
+          left: [perSource(METRIC.ingestOk), perSource(METRIC.ingestFailed), perSource(METRIC.quarantined), perSource(METRIC.sourceStale, 'Maximum')],
           width: 12,
         }),
       ],
@@ -124,4 +196,4 @@ const addDashboard = (scope: Construct, o: { name: string; namespace: string; ap
   });
 };
 
-export { addApiAlarms, addIngestAlarms, addDashboard };
+export { addApiAlarms, addIngestAlarms, addDashboard, FRESHNESS_CHECK_EVERY_MINUTES };

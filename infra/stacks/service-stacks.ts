@@ -32,8 +32,8 @@ const APP_CONTEXT: Readonly<Record<string, string>> = Object.freeze({
   '@aws-cdk/core:defaultCrossStackReferences': 'strong',
 });
 
-/** Entry points the deployed app bundles: one per family plus the ingestion entry. */
-const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments'];
+/** Entry points the deployed app bundles: one per family, ingestion, the x402 reconciler and the freshness check. */
+const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments', 'source-freshness'];
 
 /**
  * Adds the stacks of one stage to an app.
@@ -49,7 +49,7 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
   const description = (what: string) => `Commodity data service (${config.stage}): ${what}`;
   const data = new DataStack(app, `${p}-data`, {
     config,
-    description: description('tables, source-key and Stripe secrets'),
+    description: description('tables, secrets (source keys, Stripe, facilitator) and the alarm topic'),
     terminationProtection: config.stage === 'prod',
   });
   const api = new ApiStack(app, `${p}-api`, {
@@ -58,6 +58,8 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
     observations: data.observations,
     credits: data.credits,
     stripe: data.stripe,
+    facilitator: data.facilitator,
+    alarmTopic: data.alarmTopic,
     entry: opts.entry,
   });
   const ingest = new IngestStack(app, `${p}-ingest`, {
@@ -66,6 +68,7 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
     observations: data.observations,
     credits: data.credits,
     sourceKeys: data.sourceKeys,
+    alarmTopic: data.alarmTopic,
     entry: opts.entry,
   });
   return { data, api, ingest };

@@ -39,6 +39,9 @@ const ConfigSchema = z
     [ENV.X402_MAX_TIMEOUT_SECONDS]: z.coerce.number().int().min(30).max(3600).default(60),
     // API Gateway cuts a request at 29 s; verify + handler + settle must fit inside it.
     [ENV.X402_FACILITATOR_TIMEOUT_MS]: z.coerce.number().int().min(100).max(12_000).default(10_000),
+    // Hosted facilitators (Coinbase CDP) want credentials on /verify and /settle: a JSON secret read
+    // once per cold start (shared/payment/facilitator-auth.ts); unset, no credentials are sent.
+    [ENV.X402_FACILITATOR_SECRET_ARN]: z.string().startsWith('arn:').optional(),
     // JSON-RPC of the payment network, read only by reconciliation of pending settlements (public
     // Base / Base Sepolia RPC when unset; the local chain sets its own).
     [ENV.X402_RPC_URL]: z.string().url().optional(),
@@ -67,15 +70,23 @@ const ConfigSchema = z
       .regex(/^[a-z0-9-]+$/)
       .optional(), // ingestion Lambdas: which registry source to run
     [ENV.SOURCE_KEYS_SECRET_ARN]: z.string().startsWith('arn:').optional(), // ingestion Lambdas: JSON secret of the source API keys
+    // Read by nothing: a new value (-c secretsRevision=…) changes every function, so each starts cold
+    // and reads its secrets again after an operator rotated them.
+    [ENV.SECRETS_REVISION]: z.string().max(64).optional(),
   })
   .superRefine((c, ctx) => {
     // Outside dev an enforced challenge must never ask payers to send USDC to the zero address.
     if (c[ENV.X402_ENFORCE] && c[ENV.STAGE] !== 'dev' && /^0x0{40}$/.test(c[ENV.X402_PAY_TO])) {
       ctx.addIssue({ code: 'custom', path: [ENV.X402_PAY_TO], message: 'required (a non-zero receiving address) when X402_ENFORCE is on outside dev' });
     }
-    // Discovery documents and 402s name the service's URL; outside dev it is configured, never guessed.
-    if (c[ENV.STAGE] !== 'dev' && !c[ENV.PUBLIC_BASE_URL]) {
-      ctx.addIssue({ code: 'custom', path: [ENV.PUBLIC_BASE_URL], message: 'required outside dev (the base URL written into 402s and discovery documents)' });
+    // A service that takes money names its own URL (402s, discovery documents): outside dev it is
+    // configured, never guessed. Functions that write no URL (ingestion) run without it.
+    if (c[ENV.X402_ENFORCE] && c[ENV.STAGE] !== 'dev' && !c[ENV.PUBLIC_BASE_URL]) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [ENV.PUBLIC_BASE_URL],
+        message: 'required when X402_ENFORCE is on outside dev (the base URL written into 402s and discovery documents)',
+      });
     }
   });
 

@@ -7,10 +7,10 @@
  * The secret is a JSON object whose names are env keys, e.g. `{"EIA_API_KEY": "…", "NASS_API_KEY": "…"}`.
  * Error messages name keys and the secret ARN, never a value.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import { SOURCE_KEY_NAMES } from './env-keys';
 import { loadConfig, type Config } from './index';
+import { readFromSecretsManager, type SecretReader } from './secret-reader';
 
 /** The env keys a source-key secret may hold (each secret holds one of them in production). */
 type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
@@ -19,18 +19,6 @@ type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
 const SourceKeysSchema = z.strictObject(
   Object.fromEntries(SOURCE_KEY_NAMES.map((k) => [k, z.string().optional()])) as Record<SourceKeyName, z.ZodOptional<z.ZodString>>,
 );
-
-/** Reads a secret's string value (injectable so tests need no AWS). */
-type SecretReader = (secretId: string, region: string) => Promise<string | undefined>;
-
-const readFromSecretsManager: SecretReader = async (secretId, region) => {
-  const client = new SecretsManagerClient({ region });
-  try {
-    return (await client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
-  } finally {
-    client.destroy();
-  }
-};
 
 /**
  * Parses the secret's text into source keys.
@@ -77,11 +65,19 @@ const loadConfigWithSecrets = async (env: Record<string, string | undefined> = p
   return loadConfig({ ...env, ...parseSourceKeys(text, secretId) });
 };
 
-const StripeSecretSchema = z.strictObject({ STRIPE_SECRET_KEY: z.string().optional(), STRIPE_WEBHOOK_SECRET: z.string().optional() });
+// Strict (a misspelt name would leave checkout off silently); the plans' prices may sit here too, or
+// come from the deployment context (-c stripePriceMonthly/stripePriceYearly, the function's environment).
+const StripeSecretSchema = z.strictObject({
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_PRICE_MONTHLY: z.string().optional(),
+  STRIPE_PRICE_YEARLY: z.string().optional(),
+});
 
 /**
- * The Pro function's configuration: the environment plus the Stripe keys from their secret
- * (STRIPE_SECRET_ARN). An empty secret ("{}") leaves checkout off; it never stops the function.
+ * The Pro function's configuration: the environment plus the Stripe keys (and, when put there, the
+ * prices) from their secret (STRIPE_SECRET_ARN), the secret winning. An empty secret ("{}") leaves
+ * checkout off; it never stops the function.
  */
 const loadConfigWithStripeSecret = async (
   env: Record<string, string | undefined> = process.env,

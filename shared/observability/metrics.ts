@@ -1,8 +1,10 @@
 /**
  * Business metrics (Powertools Metrics, CloudWatch embedded metric format). Emitted only where
  * METRICS_NAMESPACE is set (CDK sets it on every Lambda): the local runtime and the tests get a
- * sink that drops them, so nothing is printed there. The alarms and the dashboard of the API stack
- * read these names (infra/stacks/observability.ts).
+ * sink that drops them, so nothing is printed there. The alarms and the dashboard read these names
+ * (infra/stacks/observability.ts). Powertools adds a `service` dimension to every point: a
+ * CloudWatch metric is its name AND its full set of dimensions, so whoever reads one states the
+ * service too (METRIC_SERVICE).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
@@ -27,9 +29,12 @@ const METRIC = Object.freeze({
   ingestFailed: 'IngestRunsFailed',
   /** Prices held back by the ingestion guards. */
   quarantined: 'PricesQuarantined',
+  /** 1 when a source is stale by the rule of GET /health, else 0: one point per source per freshness check. */
+  sourceStale: 'SourceStale',
 } as const);
 
-const NAMESPACE_DEFAULT = 'CommodityData';
+/** The `service` dimension of each emitter: the API functions (and the reconciler), and ingestion (runs and the freshness check). */
+const METRIC_SERVICE = Object.freeze({ api: 'commodity-data', ingest: 'commodity-data-ingest' } as const);
 
 /** What the code needs of a metrics sink. */
 interface MetricsSink {
@@ -58,9 +63,13 @@ const createMetrics = (namespace: string | undefined, service: string): MetricsS
       for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
       single.addMetric(name, MetricUnit.Count, value);
     },
-    publish: () => metrics.publishStoredMetrics(),
+    // Nothing returned: Powertools returns the Metrics instance, and a middy `after` that returns a
+    // value replaces the response with it (every deployed answer was that object).
+    publish: () => {
+      metrics.publishStoredMetrics();
+    },
   };
 };
 
-export { createMetrics, METRIC, NAMESPACE_DEFAULT };
+export { createMetrics, METRIC, METRIC_SERVICE };
 export type { MetricsSink };

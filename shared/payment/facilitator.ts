@@ -6,12 +6,13 @@
 import { HTTPFacilitatorClient, type FacilitatorClient, type FacilitatorConfig } from '@x402/core/http';
 import { FacilitatorTimeoutError, SettleError, VerifyError, type SettleResponse } from '@x402/core/types';
 import type { Config } from '../config';
+import { FacilitatorAuthError } from './facilitator-auth';
 
 /**
  * The HTTP client of the configured facilitator. Every call is bounded by
  * X402_FACILITATOR_TIMEOUT_MS, so verify + handler + settle fit in API Gateway's 29 s.
  * Hosted facilitators that need credentials (Coinbase CDP) get them from Secrets Manager
- * through `createAuthHeaders`; nothing secret sits in the environment.
+ * through `createAuthHeaders` (facilitator-auth.ts); nothing secret sits in the environment.
  */
 const createFacilitatorClient = (
   config: Pick<Config, 'X402_FACILITATOR_URL' | 'X402_FACILITATOR_TIMEOUT_MS'>,
@@ -70,6 +71,8 @@ const errorCodeOf = (err: unknown): string | undefined => {
  * @param err what HTTPFacilitatorClient threw
  */
 const classifyFacilitatorError = (err: unknown): CallFailure => {
+  // The credentials could not be had: the client throws before it sends anything.
+  if (err instanceof FacilitatorAuthError) return { kind: 'not_sent', message: err.message };
   if (err instanceof FacilitatorTimeoutError) return { kind: 'unknown', message: err.message, timeout: true };
   if (err instanceof VerifyError && err.statusCode >= 400 && err.statusCode < 500) return { kind: 'verdict', reason: err.invalidReason };
   if (err instanceof SettleError && err.statusCode >= 400 && err.statusCode < 500) {

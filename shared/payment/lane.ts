@@ -8,13 +8,15 @@
 import type { Address } from 'viem';
 import type { Config } from '../config';
 import type { HttpError } from '../errors/errors';
-import type { CreditLedger } from '../pro/credit-ledger';
+import type { CreditLedger } from '../pro/credit-port';
 import type { RouteDef } from '../routes/table';
 import type { PaymentRequiredBody } from './challenge';
 import type { FacilitatorClient } from './facilitator';
 import type { PaymentLedger } from './ledger';
 
-type LaneId = 'x402-exact' | 'pro';
+/** Every lane, by the id metrics and grants carry. */
+const LANE_IDS = ['x402-exact', 'pro'] as const;
+type LaneId = (typeof LANE_IDS)[number];
 
 /** What a buyer presented, decoded by the transport (never a raw header). */
 type Credentials =
@@ -129,6 +131,7 @@ interface Lane<G extends Grant = Grant> {
 /** The payer's address of an x402 grant, for logs and metrics. */
 type PayerOf = (grant: Grant) => Address | null;
 
+export { LANE_IDS };
 export type {
   AnswerToStore,
   Budget,

@@ -7,7 +7,7 @@ import { PaymentError, RateLimitedError, ServiceUnavailableError, UnauthorizedEr
 import { buildPaymentRequired } from './challenge';
 import type { Budget, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, SettleOutcome } from './lane';
 import { usdToCredits } from '../routes/pricing';
-import type { KeyRecord, UsageEntry } from '../pro/credit-ledger';
+import type { KeyRecord, UsageEntry } from '../pro/credit-port';
 import { hashKey, parseKey } from '../pro/keys';
 
 interface ProGrant extends Grant {
@@ -62,7 +62,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
   let debit: Awaited<ReturnType<PaymentDeps['credits']['debit']>>;
   try {
     // One usage entry per paid call: the call id, not the request id (an MCP POST carries many calls).
-    debit = await deps.credits.debit(hash, price, { requestId: call.callId, route: call.route.id }, now);
+    debit = await deps.credits.debit(hash, price, { callId: call.callId, requestId: call.requestId, route: call.route.id }, now);
   } catch (err) {
     deps.log.error('credit ledger: debit failed', { requestId: call.requestId, error: err instanceof Error ? err.message : String(err) });
     return refused(new ServiceUnavailableError('PAYMENT_LEDGER_UNAVAILABLE', 'the credit ledger is unavailable; nothing was charged, retry shortly'));
@@ -79,6 +79,12 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
       return refused(invalidKey('this Pro key was revoked (rotated keys are revoked); use the current key'));
     case 'expired':
       return refused(invalidKey(`the Pro subscription of this key ended on ${debit.record?.paidUntil ?? 'an earlier date'}; renew it at /pro`));
+    case 'conflict':
+      // The key's item stayed contended through every retry: no verdict on its credits, nothing taken.
+      return refused(
+        new ServiceUnavailableError('CREDITS_BUSY', 'too many calls with this Pro key are writing its credits at once; nothing was charged, retry shortly'),
+        budget,
+      );
     case 'quota_exceeded': {
       // The call can still be paid with x402: the refusal carries the payment requirements.
       const required = buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, 'quota_exceeded');

@@ -72,9 +72,12 @@ const createCheckout = async (c: StripeConfig, plan: PlanId, baseUrl: string): P
 const isoOf = (epochSeconds: number | null | undefined) => (epochSeconds ? new Date(epochSeconds * 1000).toISOString() : null);
 
 /**
- * Handles one webhook delivery. The signature is checked on the raw body; an event id seen
- * before changes nothing.
- * @throws Stripe's signature error (answered 400) or CHECKOUT_UNAVAILABLE (503)
+ * Handles one webhook delivery. The signature is checked on the raw body; an event id handled
+ * before changes nothing. The id is recorded last, once the event's effects are written (each is
+ * idempotent), so a store failure in between leaves the event unrecorded: Stripe delivers it again
+ * (it retries any answer but 2xx) and the retry does the work, instead of finding the id and
+ * dropping a paid checkout.
+ * @throws Stripe's signature error (answered 400), CHECKOUT_UNAVAILABLE (503) or a store error (500: Stripe retries)
  */
 const handleWebhook = async (
   c: StripeConfig,
@@ -85,7 +88,7 @@ const handleWebhook = async (
 ): Promise<{ received: true; duplicate: boolean; handled: string }> => {
   if (!checkoutEnabled(c)) throw unavailable();
   const event = await stripeOf(c).webhooks.constructEventAsync(rawBody, signature ?? '', c.STRIPE_WEBHOOK_SECRET!);
-  if (!(await credits.firstDelivery(event.id, event.type, now))) return { received: true, duplicate: true, handled: event.type };
+  if (await credits.eventSeen(event.id)) return { received: true, duplicate: true, handled: event.type };
   const obj = event.data.object as unknown as Record<string, unknown>;
   switch (event.type) {
     case 'checkout.session.completed': {
@@ -114,6 +117,7 @@ const handleWebhook = async (
       break;
     }
   }
+  await credits.recordEvent(event.id, event.type, now);
   return { received: true, duplicate: false, handled: event.type };
 };
 

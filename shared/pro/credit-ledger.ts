@@ -1,56 +1,43 @@
 /**
- * Pro keys and their credits on the credit table. A key is one item (pk KEY#<sha256>, sk PLAN);
- * each paid call is one transaction: a conditional debit that can never overdraw and its usage
- * entry (sk USAGE#<yyyy-mm>#<at>#<request id>), which finance reads and a refund flips exactly once.
+ * Pro keys and their credits on the credit table (the DynamoDB side of the port in credit-port.ts).
+ * A key is one item (pk KEY#<sha256>, sk PLAN); each paid call is one transaction: a conditional
+ * debit that can never overdraw and the call's usage entry (sk USAGE#<yyyy-mm>#<at>#<call id>),
+ * which finance reads and a refund flips exactly once.
+ *
+ * One key's PLAN item takes every call of that key. Two transactions on it at once conflict
+ * (TransactionCanceledException, TransactionConflict) and a plain write meeting a transaction gets
+ * TransactionConflictException: both are retried with backoff and jitter, and a conflict that
+ * outlasts the retries is answered as such (503), never as "no credits left".
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { addMonthsToInstant as addMonths } from '../dates';
-import { PLANS, type PlanId } from './plans';
-
-type KeyStatus = 'active' | 'revoked';
-
-interface KeyRecord {
-  hash: string;
-  /** Prefix and last four characters: all anyone sees of a key after it was issued. */
-  hint: string;
-  plan: PlanId;
-  status: KeyStatus;
-  createdAt: string;
-  /** The current credit month. */
-  periodStart: string;
-  periodEnd: string;
-  /** End of the paid subscription; credits renew monthly until then. */
-  paidUntil: string;
-  creditsPerPeriod: number;
-  creditsLeft: number;
-  label?: string;
-  /** Stripe subscription that pays for the key, when bought online. */
-  subscription?: string;
-  rotatedTo?: string;
-}
-
-interface UsageEntry {
-  hash: string;
-  requestId: string;
-  route: string;
-  credits: number;
-  at: string;
-  refundedAt?: string;
-}
-
-type DebitResult =
-  | { ok: true; record: KeyRecord; usage: UsageEntry }
-  | { ok: false; reason: 'not_found' | 'revoked' | 'expired' | 'quota_exceeded'; record?: KeyRecord };
+import {
+  backoffMs,
+  DEFAULT_RETRY,
+  newKeyRecord,
+  periodContaining,
+  refusalOf,
+  type CreditLedger,
+  type DebitFor,
+  type DebitResult,
+  type KeyRecord,
+  type KeyStatus,
+  type RetryPolicy,
+  type UsageEntry,
+} from './credit-port';
+import type { PlanId } from './plans';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
 const PLAN_SK = 'PLAN';
 /** One partition listing every key (sk = created_at#hash): operators and finance list keys with a Query, never a scan. */
 const KEYS_PK = 'PROKEYS';
-const usageSk = (at: string, requestId: string) => `USAGE#${at.slice(0, 7)}#${at}#${requestId}`;
+const usageSk = (at: string, callId: string) => `USAGE#${at.slice(0, 7)}#${at}#${callId}`;
 
 const isConditionFailure = (err: unknown): boolean => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+/** A plain write that met a transaction in flight on the same item. */
+const isWriteConflict = (err: unknown): boolean => (err as { name?: string })?.name === 'TransactionConflictException';
 /** Why the debit transaction was cancelled: the key's condition failed, or another transaction held the item (retry). */
 const cancellationOf = (err: unknown): 'refused' | 'conflict' | null => {
+  if (isWriteConflict(err)) return 'conflict';
   if ((err as { name?: string })?.name !== 'TransactionCanceledException') return null;
   const codes = ((err as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((r) => r.Code);
   if (codes[0] === 'ConditionalCheckFailed') return 'refused';
@@ -75,6 +62,8 @@ const toRecord = (item: Record<string, unknown>): KeyRecord => ({
 
 const toUsage = (item: Record<string, unknown>): UsageEntry => ({
   hash: String(item.hash),
+  // Entries written before calls had their own id were keyed by the request id.
+  callId: String(item.call_id ?? item.request_id),
   requestId: String(item.request_id),
   route: String(item.route),
   credits: Number(item.credits),
@@ -82,69 +71,62 @@ const toUsage = (item: Record<string, unknown>): UsageEntry => ({
   ...(item.refunded_at !== undefined ? { refundedAt: String(item.refunded_at) } : {}),
 });
 
-/** A new key's record: the first credit month starts now. */
-const newKeyRecord = (o: { hash: string; hint: string; plan: PlanId; now: Date; label?: string; subscription?: string }): KeyRecord => {
-  const plan = PLANS[o.plan];
-  const start = o.now.toISOString();
-  return {
-    hash: o.hash,
-    hint: o.hint,
-    plan: o.plan,
-    status: 'active',
-    createdAt: start,
-    periodStart: start,
-    periodEnd: addMonths(start, 1),
-    paidUntil: addMonths(start, plan.months),
-    creditsPerPeriod: plan.creditsPerMonth,
-    creditsLeft: plan.creditsPerMonth,
-    ...(o.label ? { label: o.label } : {}),
-    ...(o.subscription ? { subscription: o.subscription } : {}),
-  };
-};
-
 /**
- * What the payment lane does with Pro keys: read one, debit a call with its usage entry, refund a call
- * that delivered nothing. The data functions carry this class and no other credit-table code.
+ * What the payment lane does with Pro keys on DynamoDB: read one, debit a call with its usage entry,
+ * refund a call that delivered nothing. The data functions carry this class and no other credit-table code.
  */
-class CreditLedger {
+class DynamoCreditLane implements CreditLedger {
+  protected readonly retry: RetryPolicy;
+
+  /** @param retry how a contended write is retried (tests make the waits instant and the jitter fixed) */
   constructor(
     protected readonly doc: DynamoDBDocumentClient,
     protected readonly table: string,
-  ) {}
+    retry: Partial<RetryPolicy> = {},
+  ) {
+    this.retry = { ...DEFAULT_RETRY, ...retry };
+  }
 
   async get(hash: string): Promise<KeyRecord | null> {
     const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: keyPk(hash), sk: PLAN_SK }, ConsistentRead: true }));
     return res.Item ? toRecord(res.Item) : null;
   }
 
+  /** Waits before retry number `attempt`; false when the attempts are spent. */
+  private async backOff(attempt: number): Promise<boolean> {
+    if (attempt + 1 >= this.retry.attempts) return false;
+    await this.retry.sleep(backoffMs(attempt, this.retry));
+    return true;
+  }
+
   protected async update(hash: string, update: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)'): Promise<KeyRecord | null> {
-    try {
-      const res = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: keyPk(hash), sk: PLAN_SK },
-          UpdateExpression: update,
-          ConditionExpression: condition,
-          ...(update.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toRecord(res.Attributes!);
-    } catch (err) {
-      if (isConditionFailure(err)) return null;
-      throw err;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: keyPk(hash), sk: PLAN_SK },
+            UpdateExpression: update,
+            ConditionExpression: condition,
+            ...(update.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toRecord(res.Attributes!);
+      } catch (err) {
+        if (isConditionFailure(err)) return null;
+        // A debit's transaction held the item: this write did not happen, so it may be tried again.
+        if (isWriteConflict(err) && (await this.backOff(attempt))) continue;
+        throw err;
+      }
     }
   }
 
-  /**
-   * Takes `credits` from the key in one conditional write (never below zero, never on a revoked or
-   * lapsed key), renewing the credit month first when it is over and the subscription still paid.
-   */
-  async debit(hash: string, credits: number, usage: { requestId: string; route: string }, now: Date): Promise<DebitResult> {
+  async debit(hash: string, credits: number, usage: DebitFor, now: Date): Promise<DebitResult> {
     const at = now.toISOString();
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const entry: UsageEntry = { hash, requestId: usage.requestId, route: usage.route, credits, at };
+    const entry: UsageEntry = { hash, callId: usage.callId, requestId: usage.requestId, route: usage.route, credits, at };
+    for (let attempt = 0; ; attempt++) {
       try {
         // The debit and its usage entry in one transaction: finance's records always match the credits.
         await this.doc.send(
@@ -163,7 +145,16 @@ class CreditLedger {
               {
                 Put: {
                   TableName: this.table,
-                  Item: { pk: keyPk(hash), sk: usageSk(at, usage.requestId), hash, request_id: usage.requestId, route: usage.route, credits, at },
+                  Item: {
+                    pk: keyPk(hash),
+                    sk: usageSk(at, usage.callId),
+                    hash,
+                    call_id: usage.callId,
+                    request_id: usage.requestId,
+                    route: usage.route,
+                    credits,
+                    at,
+                  },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
@@ -175,31 +166,24 @@ class CreditLedger {
         return { ok: true, record: record!, usage: entry };
       } catch (err) {
         const why = cancellationOf(err);
-        if (why === 'conflict') continue;
+        if (why === 'conflict') {
+          if (await this.backOff(attempt)) continue;
+          return { ok: false, reason: 'conflict' };
+        }
         if (why !== 'refused') throw err;
       }
       const record = await this.get(hash);
-      if (!record) return { ok: false, reason: 'not_found' };
-      if (record.status !== 'active') return { ok: false, reason: 'revoked', record };
-      if (record.periodEnd > at) {
-        // Another call renewed the month between our write and this read: try again with the new month.
-        if (record.creditsLeft >= credits) continue;
-        return { ok: false, reason: 'quota_exceeded', record };
-      }
-      if (record.paidUntil <= at) return { ok: false, reason: 'expired', record };
-      await this.renew(record, now);
+      const refusal = refusalOf(record, credits, at);
+      if (refusal === 'renew') await this.renew(record!, now);
+      else if (refusal !== null) return { ok: false, reason: refusal, ...(record ? { record } : {}) };
+      // Renewed, or another call renewed or refunded between our write and this read: write again.
+      if (!(await this.backOff(attempt))) return { ok: false, reason: 'conflict', ...(record ? { record } : {}) };
     }
-    return { ok: false, reason: 'quota_exceeded' };
   }
 
   /** Starts the credit month that contains `now` (credits do not carry over); a concurrent renewal wins once. */
   private async renew(record: KeyRecord, now: Date): Promise<void> {
-    let start = record.periodEnd;
-    let end = addMonths(start, 1);
-    while (end <= now.toISOString()) {
-      start = end;
-      end = addMonths(start, 1);
-    }
+    const { start, end } = periodContaining(record.periodEnd, now);
     await this.update(
       record.hash,
       'SET period_start = :start, period_end = :end, credits_left = credits_per_period',
@@ -208,24 +192,42 @@ class CreditLedger {
     );
   }
 
-  /** Gives back the credits of a call that delivered nothing: at most once per usage entry. */
   async refund(entry: UsageEntry, now: Date): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: keyPk(entry.hash), sk: usageSk(entry.at, entry.requestId) },
-          UpdateExpression: 'SET refunded_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(refunded_at)',
-          ExpressionAttributeValues: { ':now': now.toISOString() },
-        }),
-      );
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // The entry's refund mark and the credits back in one transaction: never one without the other.
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: { pk: keyPk(entry.hash), sk: usageSk(entry.at, entry.callId) },
+                  UpdateExpression: 'SET refunded_at = :now',
+                  ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(refunded_at)',
+                  ExpressionAttributeValues: { ':now': now.toISOString() },
+                },
+              },
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: { pk: keyPk(entry.hash), sk: PLAN_SK },
+                  UpdateExpression: 'ADD credits_left :c',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':c': entry.credits },
+                },
+              },
+            ],
+          }),
+        );
+        return true;
+      } catch (err) {
+        const why = cancellationOf(err);
+        if (why === 'refused') return false; // refunded before (or no such entry)
+        if (why === 'conflict' && (await this.backOff(attempt))) continue;
+        throw err;
+      }
     }
-    await this.update(entry.hash, 'ADD credits_left :c', { ':c': entry.credits });
-    return true;
   }
 }
 
@@ -233,7 +235,7 @@ class CreditLedger {
  * The whole credit table: key administration (the keys CLI, usage reports) and the card checkout's
  * bookkeeping, on top of the lane's operations. The Pro function and the CLIs build this one.
  */
-class DynamoCreditLedger extends CreditLedger {
+class DynamoCreditLedger extends DynamoCreditLane {
   async put(r: KeyRecord): Promise<void> {
     await this.doc.send(
       new PutCommand({
@@ -280,8 +282,14 @@ class DynamoCreditLedger extends CreditLedger {
 
   // Card checkout bookkeeping (same table): Stripe events seen, paid sessions, subscriptions -> keys.
 
-  /** True the first time an event id is seen: a replayed or duplicated Stripe event changes nothing. */
-  async firstDelivery(eventId: string, type: string, now: Date): Promise<boolean> {
+  /** Whether a Stripe event was handled already (recordEvent is written once its effects are). */
+  async eventSeen(eventId: string): Promise<boolean> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: `STRIPE_EVENT#${eventId}`, sk: 'EVENT' }, ConsistentRead: true }));
+    return res.Item !== undefined;
+  }
+
+  /** Records a handled Stripe event (kept 90 days); a concurrent delivery that recorded it first changes nothing. */
+  async recordEvent(eventId: string, type: string, now: Date): Promise<void> {
     try {
       await this.doc.send(
         new PutCommand({
@@ -290,10 +298,8 @@ class DynamoCreditLedger extends CreditLedger {
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      return true;
     } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
+      if (!isConditionFailure(err)) throw err;
     }
   }
 
@@ -372,5 +378,5 @@ class DynamoCreditLedger extends CreditLedger {
   }
 }
 
-export { CreditLedger, DynamoCreditLedger, newKeyRecord };
+export { DynamoCreditLane, DynamoCreditLedger, newKeyRecord };
 export type { KeyRecord, UsageEntry, DebitResult, KeyStatus };

@@ -4,12 +4,14 @@
  * the local runtime and tests call {@link createServices} with explicit values, so nothing
  * configures a handler through `process.env`.
  */
-import { CreditLedger } from '../pro/credit-ledger';
+import { DynamoCreditLane } from '../pro/credit-ledger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadConfig, type Config } from '../config';
 import { logger } from '../observability/logger';
-import { createMetrics, type MetricsSink } from '../observability/metrics';
+import { createMetrics, METRIC_SERVICE, type MetricsSink } from '../observability/metrics';
+import type { SecretReader } from '../config/secret-reader';
 import { createFacilitatorClient } from '../payment/facilitator';
+import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
@@ -42,6 +44,8 @@ interface ServiceOverrides {
   payment?: Partial<PaymentDeps>;
   now?: () => Date;
   metrics?: MetricsSink;
+  /** How secrets are read (default Secrets Manager): the facilitator's credentials (X402_FACILITATOR_SECRET_ARN). */
+  readSecret?: SecretReader;
 }
 
 /** The service logger behind the payment core's small logging port. */
@@ -65,13 +69,13 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
   const payment: PaymentDeps = {
     config,
     ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
-    credits: overrides.payment?.credits ?? new CreditLedger(doc!, config.CREDITS_TABLE),
-    facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config),
+    credits: overrides.payment?.credits ?? new DynamoCreditLane(doc!, config.CREDITS_TABLE),
+    facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret)),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
   };
   const cache = overrides.cache ?? new ReadCache();
-  const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, 'commodity-data');
+  const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, METRIC_SERVICE.api);
   return { config, doc, store, reader: new ObservationReader(store, cache, now), cache, payment, now, metrics };
 };
 

@@ -4,8 +4,9 @@
  * `{"source": "<id>"}`; an operator may add `"since": "YYYY-MM-DD"` to backfill by hand.
  *
  * A failed run throws, so Lambda's async retries and the on-failure queue see it (the runner has
- * already recorded the error under META#<source> and kept the last good data). A source skipped
- * for a missing API key is logged as a warning and returns normally: retrying would not help.
+ * already recorded the error under META#<source> and kept the last good data). A run skipped for
+ * a missing API key is not ok either: nothing arrived, so it counts and throws as a failed run
+ * (its two retries are cheap; the failure queue's alarm tells the operator which key is missing).
  */
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
@@ -13,7 +14,7 @@ import type { Config } from '../config';
 import { loadConfigWithSecrets } from '../config/secrets';
 import { logger } from '../observability/logger';
 import { findAdapter } from './adapters';
-import { createMetrics, METRIC, type MetricsSink } from '../observability/metrics';
+import { createMetrics, METRIC, METRIC_SERVICE, type MetricsSink } from '../observability/metrics';
 import { redactSecrets, runSource, type RunResult } from './runner';
 import type { FetchLike, SourceAdapter } from './types';
 import { createDocumentClient } from '../store/client';
@@ -67,7 +68,7 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
     }));
 
   let metrics: MetricsSink | undefined;
-  const metricsOf = (cfg: Config): MetricsSink => (metrics ??= createMetrics(cfg.METRICS_NAMESPACE, 'commodity-data-ingest'));
+  const metricsOf = (cfg: Config): MetricsSink => (metrics ??= createMetrics(cfg.METRICS_NAMESPACE, METRIC_SERVICE.ingest));
 
   let defaultStore: ObservationStore | undefined;
   const storeOf = (cfg: Config): ObservationStore => {
@@ -102,16 +103,15 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
     });
     const result: RunResult = { ...raw, message: redactSecrets(raw.message, cfg) };
     const fields = { source: result.source, status: result.status, items: result.items, since: parsed.data?.since ?? null };
-    // A source with no successful run in its cadence raises the stale-source alarm (infra/stacks/observability.ts).
-    metricsOf(cfg).count(result.status === 'failed' ? METRIC.ingestFailed : METRIC.ingestOk, 1, { source: id });
+    // Only an ok run counts as one: a skipped run brought no data (infra/stacks/observability.ts).
+    metricsOf(cfg).count(result.status === 'ok' ? METRIC.ingestOk : METRIC.ingestFailed, 1, { source: id });
     if (result.quarantined) metricsOf(cfg).count(METRIC.quarantined, result.quarantined, { source: id });
     metricsOf(cfg).publish();
-    if (result.status === 'failed') {
+    if (result.status !== 'ok') {
       logger.error(result.message, fields);
       throw new IngestionFailedError(result.message);
     }
-    if (result.status === 'skipped') logger.warn(result.message, fields);
-    else logger.info(result.message, fields);
+    logger.info(result.message, fields);
     return result;
   };
 };

@@ -59,10 +59,13 @@ const redactSecrets = (message: string, config: Config): string =>
 const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunResult> => {
   const { def } = adapter;
   const now = opts.now ?? new Date();
-  if (opts.mode === 'live' && def.requiresKey && !opts.config[def.requiresKey]) {
-    return { source: def.id, status: 'skipped', items: 0, message: `${def.id}: live mode needs ${def.requiresKey}; skipped` };
-  }
   const previous = await opts.store.getRunStatus(def.id);
+  if (opts.mode === 'live' && def.requiresKey && !opts.config[def.requiresKey]) {
+    const message = `${def.id}: live mode needs ${def.requiresKey}; skipped`;
+    // Not ok: nothing was fetched, so /health shows why (the last good data stays).
+    await opts.store.putRunStatus(failedRun(def.id, previous, now, message));
+    return { source: def.id, status: 'skipped', items: 0, message };
+  }
   let items: SeriesItem[];
   try {
     const payloads =
@@ -97,15 +100,7 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
   } catch (err) {
     // The error is stored and served by /health: no configured secret may survive into it.
     const message = redactSecrets(err instanceof Error ? err.message : String(err), opts.config);
-    await opts.store.putRunStatus({
-      source: def.id,
-      last_attempt_at: now.toISOString(),
-      last_success_at: previous?.last_success_at ?? null,
-      last_error: message.slice(0, 1000),
-      last_items: previous?.last_items ?? null,
-      ...(previous?.last_mode ? { last_mode: previous.last_mode } : {}),
-      ...(previous?.data_newest ? { data_newest: previous.data_newest } : {}),
-    });
+    await opts.store.putRunStatus(failedRun(def.id, previous, now, message));
     return { source: def.id, status: 'failed', items: 0, message };
   }
   const { keep, held } = quarantine(items, await previousPoints(opts.store, items));
@@ -125,6 +120,17 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
 };
 
 const MAX_QUARANTINE_LISTED = 20;
+
+/** Pure: the run status after a run that wrote nothing: the error, and what the last good run left. */
+const failedRun = (source: string, previous: SourceRunStatus | null, now: Date, message: string): SourceRunStatus => ({
+  source,
+  last_attempt_at: now.toISOString(),
+  last_success_at: previous?.last_success_at ?? null,
+  last_error: message.slice(0, 1000),
+  last_items: previous?.last_items ?? null,
+  ...(previous?.last_mode ? { last_mode: previous.last_mode } : {}),
+  ...(previous?.data_newest ? { data_newest: previous.data_newest } : {}),
+});
 
 /**
  * Pure: the newest observation of the run, or the previous one when it is newer (an incremental run

@@ -4,6 +4,8 @@ import { DeployConfigError, readDeployConfig } from '../../infra/stacks/deploy-c
 import { ENV } from '../../shared/config/env-keys';
 
 const PAY_TO = '0x2222222222222222222222222222222222222222';
+/** A prod context that passes: a mainnet facilitator over https and somewhere for alarms to go. */
+const PROD = { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com', alarmEmail: 'ops@example.com' };
 const ctx = (values: Record<string, unknown>) => ({ tryGetContext: (k: string) => values[k] });
 
 /** The problems of a rejected context (fails the test when it is accepted). */
@@ -49,7 +51,7 @@ describe('readDeployConfig', () => {
   });
 
   it('uses Base mainnet in prod and keeps logs three months by default', () => {
-    const cfg = readDeployConfig(ctx({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com' }));
+    const cfg = readDeployConfig(ctx(PROD));
     expect(cfg.apiEnvironment[ENV.X402_NETWORK]).toBe('eip155:8453');
     expect(cfg.apiEnvironment[ENV.X402_ENFORCE]).toBe('1');
     expect(cfg.logRetention).toBe(RetentionDays.THREE_MONTHS);
@@ -65,8 +67,68 @@ describe('readDeployConfig', () => {
   });
 
   it('refuses a prod stage without a mainnet facilitator', () => {
-    expect(problemsOf({ stage: 'prod', payTo: PAY_TO })).toEqual([expect.stringMatching(/^facilitatorUrl: required in prod/)]);
-    expect(problemsOf({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://x402.org/facilitator' })).toEqual([expect.stringMatching(/testnets only/)]);
+    expect(problemsOf({ ...PROD, facilitatorUrl: undefined })).toEqual([expect.stringMatching(/^facilitatorUrl: required in prod/)]);
+    expect(problemsOf({ ...PROD, facilitatorUrl: 'https://x402.org/facilitator' })).toEqual([expect.stringMatching(/testnets only/)]);
+  });
+
+  it('refuses plain http for the facilitator and the RPC in prod (payments, credentials and settlement verdicts travel on them)', () => {
+    expect(problemsOf({ ...PROD, facilitatorUrl: 'http://facilitator.example.com' })).toEqual([
+      'facilitatorUrl: prod needs an https URL, got "http://facilitator.example.com"',
+    ]);
+    expect(problemsOf({ ...PROD, rpcUrl: 'http://rpc.example.com' })).toEqual(['rpcUrl: prod needs an https URL, got "http://rpc.example.com"']);
+    // staging may use a plain-http facilitator or RPC (a self-hosted one on a private network)
+    expect(readDeployConfig(ctx({ stage: 'staging', payTo: PAY_TO, facilitatorUrl: 'http://10.0.0.5:4021' })).apiEnvironment[ENV.X402_FACILITATOR_URL]).toBe(
+      'http://10.0.0.5:4021',
+    );
+  });
+
+  it('refuses a pay-to address whose EIP-55 checksum is wrong, and in prod one written without a checksum', () => {
+    // Hardhat's account 1, as wallets show it, and with one letter's case flipped (a typo in a checksummed address)
+    const good = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const typo = '0x70997970C51812dc3A010C7d01b50e0d17dc79c8';
+    for (const stage of ['staging', 'prod']) {
+      expect(problemsOf({ ...PROD, stage, payTo: typo })).toEqual([expect.stringMatching(/^payTo: the EIP-55 checksum of 0x7099.* does not match/)]);
+      expect(readDeployConfig(ctx({ ...PROD, stage, payTo: good })).apiEnvironment[ENV.X402_PAY_TO]).toBe(good);
+    }
+    expect(problemsOf({ ...PROD, payTo: good.toLowerCase() })).toEqual([expect.stringMatching(/^payTo: prod needs the EIP-55 checksummed/)]);
+    expect(readDeployConfig(ctx({ stage: 'staging', payTo: good.toLowerCase() })).apiEnvironment[ENV.X402_PAY_TO]).toBe(good.toLowerCase());
+  });
+
+  it('needs somewhere for alarms to go in prod (an email or an SNS topic), and checks both', () => {
+    expect(problemsOf({ ...PROD, alarmEmail: undefined })).toEqual([expect.stringMatching(/^alarmEmail or alarmTopicArn: required in prod/)]);
+    const arn = 'arn:aws:sns:us-east-1:123456789012:oncall';
+    expect(readDeployConfig(ctx({ ...PROD, alarmEmail: undefined, alarmTopicArn: arn })).alarms).toEqual({ topicArn: arn });
+    expect(readDeployConfig(ctx(PROD)).alarms).toEqual({ email: 'ops@example.com' });
+    expect(readDeployConfig(ctx({})).alarms).toEqual({});
+    expect(problemsOf({ alarmEmail: 'ops at example', alarmTopicArn: 'arn:aws:sqs:us-east-1:123456789012:q' })).toEqual([
+      'alarmEmail: not an email address, got "ops at example"',
+      'alarmTopicArn: not an SNS topic ARN, got "arn:aws:sqs:us-east-1:123456789012:q"',
+    ]);
+  });
+
+  it('takes the Stripe prices of both plans for the Pro function, or neither', () => {
+    const cfg = readDeployConfig(ctx({ ...PROD, stripePriceMonthly: 'price_1Month', stripePriceYearly: 'price_1Year' }));
+    expect(cfg.proEnvironment).toEqual({ [ENV.STRIPE_PRICE_MONTHLY]: 'price_1Month', [ENV.STRIPE_PRICE_YEARLY]: 'price_1Year' });
+    expect(cfg.apiEnvironment).not.toHaveProperty(ENV.STRIPE_PRICE_MONTHLY);
+    expect(readDeployConfig(ctx({})).proEnvironment).toEqual({});
+    expect(problemsOf({ stripePriceMonthly: 'price_1Month' })).toEqual([expect.stringMatching(/^stripePriceMonthly and stripePriceYearly: give both/)]);
+    expect(problemsOf({ stripePriceMonthly: 'prod_1Month', stripePriceYearly: 'price_1Year' })).toEqual([
+      expect.stringMatching(/^stripePriceMonthly \(STRIPE_PRICE_MONTHLY\)/),
+    ]);
+  });
+
+  it('puts a secrets revision (-c secretsRevision) on every function, so a new one restarts them after a rotation', () => {
+    const cfg = readDeployConfig(ctx({ ...PROD, secretsRevision: '2026-11-26.1' }));
+    expect(cfg.apiEnvironment[ENV.SECRETS_REVISION]).toBe('2026-11-26.1');
+    expect(cfg.ingestEnvironment[ENV.SECRETS_REVISION]).toBe('2026-11-26.1');
+    expect(readDeployConfig(ctx(PROD)).apiEnvironment).not.toHaveProperty(ENV.SECRETS_REVISION);
+    expect(problemsOf({ secretsRevision: 'two words' })).toEqual([expect.stringMatching(/^secretsRevision: letters, digits/)]);
+  });
+
+  it('reserves concurrency for the reconciler only when asked', () => {
+    expect(readDeployConfig(ctx(PROD)).reconcilerConcurrency).toBeUndefined();
+    expect(readDeployConfig(ctx({ ...PROD, reconcilerConcurrency: '1' })).reconcilerConcurrency).toBe(1);
+    expect(problemsOf({ reconcilerConcurrency: '0' })).toEqual(['reconcilerConcurrency: expected an integer 1..10, got "0"']);
   });
 
   it('lists every problem at once, with the same checks the functions run at cold start', () => {

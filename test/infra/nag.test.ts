@@ -40,7 +40,7 @@ const findings = (context: Record<string, string>, extra?: (app: App) => void): 
 describe('cdk-nag AwsSolutionsChecks', () => {
   it.each([
     ['staging', { stage: 'staging', payTo: PAY_TO }],
-    ['prod', { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402' }],
+    ['prod', { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' }],
   ])(
     '%s: no unacknowledged finding',
     (_name, context) => {

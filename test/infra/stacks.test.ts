@@ -194,10 +194,11 @@ describe('CDK app (staging)', () => {
       );
     });
 
-    it('has exactly the two tables, and retained secrets created without any key in them: one per required source key, one for Stripe', () => {
+    it('has exactly the two tables, and retained secrets created without any key in them: one per required source key, Stripe, the facilitator', () => {
       s.templates.data.resourceCountIs('AWS::DynamoDB::Table', 2);
       const secrets = Object.values(s.templates.data.findResources('AWS::SecretsManager::Secret')) as any[];
       expect(secrets.map((x) => String(x.Properties.Name).replace(/^commodity-data-staging\//, '')).sort()).toEqual([
+        'facilitator',
         'source-keys/EIA_API_KEY',
         'source-keys/FAS_API_KEY',
         'source-keys/NASS_API_KEY',
@@ -211,9 +212,10 @@ describe('CDK app (staging)', () => {
     const ingestId = (source: string) => logicalId(s.ingest, s.ingest.functions.get(source)!);
     const dlqId = () => logicalId(s.ingest, s.ingest.deadLetterQueue);
 
-    it('creates one function per registry source, telling it its SOURCE_ID', () => {
+    it('creates one function per registry source, telling it its SOURCE_ID (and the freshness check)', () => {
       const fns = s.templates.ingest.findResources('AWS::Lambda::Function');
-      expect(Object.keys(fns)).toHaveLength(SOURCES.length);
+      expect(Object.keys(fns)).toHaveLength(SOURCES.length + 1);
+      expect(envOf(fns[logicalId(s.ingest, s.ingest.freshnessCheck)])[ENV.SOURCE_ID]).toBeUndefined();
       for (const source of SOURCES) {
         const fn = fns[ingestId(source.id)] as any;
         expect(fn.Properties, source.id).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
@@ -224,7 +226,8 @@ describe('CDK app (staging)', () => {
 
     it('schedules every source with its registry crons (regular run + holiday-shift runs) and time zone, retries and a dead-letter queue', () => {
       const schedules = Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[];
-      expect(schedules).toHaveLength(SOURCES.reduce((n, source) => n + scheduleExpressions(source.schedule).length, 0));
+      // + the freshness check's
+      expect(schedules).toHaveLength(SOURCES.reduce((n, source) => n + scheduleExpressions(source.schedule).length, 0) + 1);
       for (const source of SOURCES) {
         const mine = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId(source.id)));
         expect(mine.map((m) => m.Properties.ScheduleExpression).sort(), source.id).toEqual([...scheduleExpressions(source.schedule)].sort());
@@ -286,29 +289,8 @@ describe('CDK app (staging)', () => {
     });
   });
 
-  it('alarms on 5xx, unresolved payments, failed ingestion and each source without a success in its cadence; one dashboard', () => {
-    const alarms = (t: Synthesized['templates']['api']) => Object.values(t.findResources('AWS::CloudWatch::Alarm')) as any[];
-    const api = alarms(s.templates.api);
-    expect(api.map((a) => a.Properties.MetricName).sort()).toEqual(['5xx', 'PendingSettlementsOpen']);
-    expect(api.find((a) => a.Properties.MetricName === 'PendingSettlementsOpen').Properties).toMatchObject({
-      Namespace: 'CommodityData/staging',
-      EvaluationPeriods: 3,
-      Threshold: 1,
-    });
-    const ingest = alarms(s.templates.ingest);
-    expect(ingest.find((a) => a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')?.Properties).toMatchObject({ Threshold: 1 });
-    const stale = ingest.filter((a) => a.Properties.MetricName === 'IngestRunsSucceeded');
-    const watched = SOURCES.filter((src) => src.maxAgeHours <= 168);
-    expect(stale.map((a) => a.Properties.Dimensions[0].Value).sort()).toEqual(watched.map((src) => src.id).sort());
-    for (const a of stale) {
-      const src = SOURCES.find((x) => x.id === a.Properties.Dimensions[0].Value)!;
-      // no success in the source's max age: evaluation periods x 6 h covers it, and no data is a breach
-      expect(a.Properties.EvaluationPeriods * a.Properties.Period, src.id).toBeGreaterThanOrEqual(src.maxAgeHours * 3600);
-      expect(a.Properties.EvaluationPeriods * a.Properties.Period, src.id).toBeLessThanOrEqual(7 * 24 * 3600);
-      expect(a.Properties).toMatchObject({ TreatMissingData: 'breaching', ComparisonOperator: 'LessThanThreshold', Namespace: 'CommodityData/staging' });
-    }
+  it('tells every function where to emit its business metrics (alarms: test/infra/alarms.test.ts); one dashboard', () => {
     s.templates.api.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    // every function is told where to emit
     for (const [, t] of Object.entries(s.templates)) {
       for (const fn of Object.values(t.findResources('AWS::Lambda::Function')) as any[]) {
         expect(envOf(fn)[ENV.METRICS_NAMESPACE]).toBe('CommodityData/staging');
@@ -333,6 +315,20 @@ describe('CDK app (staging)', () => {
     }
   });
 
+  it('gives the facilitator secret (read permission and X402_FACILITATOR_SECRET_ARN) to the functions that call the facilitator only', () => {
+    const secretId = logicalId(s.data, s.data.facilitator);
+    const callers = [...FAMILIES.filter(familyCharges).map((f) => [f, fnId(f)] as const), ['reconciler', logicalId(s.api, s.api.reconciler)] as const];
+    expect(callers.map(([f]) => f)).toEqual(expect.arrayContaining(['price', 'mcp', 'reconciler']));
+    for (const [name, id] of callers) {
+      expect(refersTo(envOf(s.templates.api.toJSON().Resources[id])[ENV.X402_FACILITATOR_SECRET_ARN], secretId, s.templates.data), name).toBe(true);
+      expect(actionsOn(s.templates.api, id, secretId, s.templates.data), name).toContain('secretsmanager:GetSecretValue');
+    }
+    for (const family of FAMILIES.filter((f) => !familyCharges(f))) {
+      expect(envOf(s.templates.api.toJSON().Resources[fnId(family)])[ENV.X402_FACILITATOR_SECRET_ARN], family).toBeUndefined();
+      expect(actionsOn(s.templates.api, fnId(family), secretId, s.templates.data), family).toEqual([]);
+    }
+  });
+
   it('puts no API key in any function environment, and the secret ARN only on ingestion functions', () => {
     expect(API_KEY_ENV).toEqual(expect.arrayContaining([ENV.EIA_API_KEY, ENV.NASS_API_KEY, ENV.FAS_API_KEY, ENV.FRED_API_KEY]));
     for (const [name, template] of Object.entries(s.templates)) {
@@ -347,7 +343,7 @@ describe('CDK app (staging)', () => {
 
 describe('CDK app (prod and dev)', () => {
   it('charges on Base mainnet in prod with the given facilitator, and keeps the stateful stack termination-protected', () => {
-    const s = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402' });
+    const s = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' });
     s.templates.api.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
@@ -371,10 +367,14 @@ describe('CDK app (prod and dev)', () => {
     expect(JSON.stringify(schedules[0].Properties.Target.Arn)).toContain(id);
     const fn = s.templates.api.toJSON().Resources[id];
     expect(envOf(fn)).toMatchObject({ [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia', [ENV.X402_NETWORK]: 'eip155:84532' });
-    // Outside prod nothing is reserved: a new account's concurrency limit leaves nothing to reserve.
+    // Nothing reserved unless asked, in prod too: an account at its default concurrency quota cannot
+    // reserve any and the deploy would roll back.
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    const prod = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402' });
-    expect(prod.templates.api.toJSON().Resources[logicalId(prod.api, prod.api.reconciler)].Properties.ReservedConcurrentExecutions).toBe(1);
+    const prodContext = { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' };
+    const prod = synthService(prodContext);
+    expect(prod.templates.api.toJSON().Resources[logicalId(prod.api, prod.api.reconciler)].Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const reserved = synthService({ ...prodContext, reconcilerConcurrency: '1' });
+    expect(reserved.templates.api.toJSON().Resources[logicalId(reserved.api, reserved.api.reconciler)].Properties.ReservedConcurrentExecutions).toBe(1);
   });
 
   it('synthesizes a dev stage without any context, in demo mode on Base Sepolia', () => {
@@ -389,7 +389,7 @@ describe('CDK app (prod and dev)', () => {
 describe('ServiceFunction entries', () => {
   it('maps each function name to functions/<name>.ts and bundles one entry per family plus ingest', () => {
     expect(functionEntry('price')).toMatch(/\/functions\/price\.ts$/);
-    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest', 'reconcile-payments'].sort());
+    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest', 'reconcile-payments', 'source-freshness'].sort());
     expect(missingEntries(['ingest', 'price', 'no-such-family'])).toEqual(['no-such-family']);
   });
 

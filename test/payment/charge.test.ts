@@ -16,7 +16,7 @@ import { CLAIM_LIFETIME_MS, REPLAY_WINDOW_MS } from '../../shared/payment/ledger
 import { MemoryPaymentLedger } from '../../shared/payment/memory-ledger';
 import { paymentIdentifierDeclaration } from '../../shared/payment/payment-id';
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
-import type { CreditLedger } from '../../shared/pro/credit-ledger';
+import type { CreditLedger } from '../../shared/pro/credit-port';
 import { findRoute } from '../../shared/routes';
 import { acceptedFor, signAuthorization, txHash, v1Payload, v2Payload } from './helpers';
 

@@ -12,7 +12,7 @@ import { charge, settle } from '../../shared/payment/charge';
 import type { FacilitatorClient } from '../../shared/payment/facilitator';
 import type { PaidCall, PaymentDeps } from '../../shared/payment/lane';
 import { MemoryPaymentLedger } from '../../shared/payment/memory-ledger';
-import type { CreditLedger } from '../../shared/pro/credit-ledger';
+import type { CreditLedger } from '../../shared/pro/credit-port';
 import { ROUTES } from '../../shared/routes';
 import { acceptedFor, signAuthorization, v2Payload } from './helpers';
 

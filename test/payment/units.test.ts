@@ -63,10 +63,11 @@ describe('x402 configuration (validated at start)', () => {
     expect(problems({ STAGE: 'dev', X402_ENFORCE: '1' })).toBe('');
   });
 
-  it('requires PUBLIC_BASE_URL outside dev: URLs in 402s and discovery documents are never guessed from a request', () => {
+  it('requires PUBLIC_BASE_URL of a service that takes money outside dev: URLs in 402s and discovery documents are never guessed from a request', () => {
     expect(problems({ STAGE: 'staging', X402_ENFORCE: '1', X402_PAY_TO: payTo })).toContain('PUBLIC_BASE_URL');
     expect(problems({ STAGE: 'prod', X402_NETWORK: 'eip155:8453', X402_ENFORCE: '1', X402_PAY_TO: payTo })).toContain('PUBLIC_BASE_URL');
-    expect(problems({ STAGE: 'dev' })).toBe('');
+    expect(problems({ STAGE: 'dev', X402_ENFORCE: '1' })).toBe('');
+    expect(problems({ STAGE: 'prod' })).toBe(''); // an ingestion function writes no URL
   });
 
   it('refuses networks other than Base and Base Sepolia, windows too short to settle, and unbounded facilitator timeouts', () => {

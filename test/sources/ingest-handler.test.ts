@@ -61,10 +61,14 @@ describe('ingestion handler (functions/ingest.ts)', () => {
     expect(await t.store.latest('PRICE#EURUSD')).toMatchObject({ as_of: '2026-11-20', value: 1.0842 });
   });
 
-  it('returns (does not throw) when a keyed source has no key, so nothing retries in vain', async () => {
+  it('counts a run skipped for a missing key as not ok: it throws (failure queue, alarm) and /health shows why', async () => {
     const handler = createIngestHandler({ loadConfig: async () => withSource('eia-spot'), store: () => t.store, now: () => NOW });
-    await expect(handler(undefined)).resolves.toMatchObject({ source: 'eia-spot', status: 'skipped', items: 0 });
-    expect(await t.store.getRunStatus('eia-spot')).toBeNull();
+    await expect(handler(undefined)).rejects.toThrow(new IngestionFailedError('eia-spot: live mode needs EIA_API_KEY; skipped'));
+    expect(await t.store.getRunStatus('eia-spot')).toMatchObject({
+      last_attempt_at: NOW.toISOString(),
+      last_success_at: null,
+      last_error: 'eia-spot: live mode needs EIA_API_KEY; skipped',
+    });
   });
 
   it('reads the source keys from the secret and keeps them out of the error it throws', async () => {
