@@ -42,7 +42,7 @@ describe('business metrics', () => {
     });
     expect(paid.status).toBe(200);
     expect(points.slice(1)).toEqual([
-      { name: METRIC.paidCalls, value: 1, dimensions: { lane: 'x402' } },
+      { name: METRIC.paidCalls, value: 1, dimensions: { lane: 'x402-exact' } },
       { name: METRIC.settlements, value: 1, dimensions: {} },
       { name: METRIC.revenueAtomic, value: 10_000, dimensions: {} },
     ]);

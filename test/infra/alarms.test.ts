@@ -79,6 +79,10 @@ describe('alarms (staging)', () => {
     const literal = Object.fromEntries(Object.entries(vars).filter((e): e is [string, string] => typeof e[1] === 'string' && !drop.includes(e[0])));
     return {
       ...literal,
+      // Deploy-time tokens (the HTTP API's endpoint) stood in by a value.
+      ...(vars[ENV.PUBLIC_BASE_URL] !== undefined && typeof vars[ENV.PUBLIC_BASE_URL] !== 'string'
+        ? { [ENV.PUBLIC_BASE_URL]: 'https://abc123.execute-api.us-east-1.amazonaws.com' }
+        : {}),
       [ENV.OBSERVATIONS_TABLE]: store.config.OBSERVATIONS_TABLE,
       [ENV.CREDITS_TABLE]: store.config.CREDITS_TABLE,
       [ENV.DYNAMODB_ENDPOINT]: store.config.DYNAMODB_ENDPOINT!,

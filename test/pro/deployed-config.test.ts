@@ -94,9 +94,11 @@ describe('Pro checkout as deployed (functions/pro.ts, Stripe secret read at cold
     const s = synthService({ stage: 'staging', payTo: PAY_TO, ...context });
     const vars = s.templates.api.toJSON().Resources[logicalId(s.api, s.api.functions.get('pro')!)].Properties.Environment.Variables as Record<string, unknown>;
     expect(vars[ENV.STRIPE_SECRET_ARN]).toBeTypeOf('object'); // a reference to the data stack's secret
+    expect(vars[ENV.PUBLIC_BASE_URL]).toBeTypeOf('object'); // the HTTP API's own endpoint, known at deploy
     return {
       ...Object.fromEntries(Object.entries(vars).filter((e): e is [string, string] => typeof e[1] === 'string')),
       [ENV.STRIPE_SECRET_ARN]: SECRET_ARN,
+      [ENV.PUBLIC_BASE_URL]: 'https://abc123.execute-api.us-east-1.amazonaws.com',
       [ENV.OBSERVATIONS_TABLE]: store.config.OBSERVATIONS_TABLE,
       [ENV.CREDITS_TABLE]: store.config.CREDITS_TABLE,
       [ENV.DYNAMODB_ENDPOINT]: store.config.DYNAMODB_ENDPOINT!,
