@@ -11,8 +11,12 @@
  * - Values stay in the units USGS publishes (thousand metric tons, cents per pound, percent,
  *   kilograms …), `official`; nothing is converted.
  * - Special values: `W` (withheld), `NA` and `E` (net exporter: net import reliance is not a
- *   number) give no observation; `—` is zero; `s` (less than ½ unit) is served as < 0.5; bounds `>99`,
- *   `<1`, `>140,000,000` give the bound with `attributes.bound` = "greater than"/"less than".
+ *   number) give no observation but a note (what was printed and why there is no number, served
+ *   in `statistics_without_data`); `—` is zero; `s` (less than ½ unit) is an upper bound, < 0.5,
+ *   unless the row's note says a meaningful figure cannot be calculated (gold's net import
+ *   reliance 2025: "... preclude calculation of a meaningful net import reliance"): then it is no
+ *   value, with that note. Bounds `>99`, `<1`, `>140,000,000` give the bound with
+ *   `attributes.bound` = "greater than"/"less than", and stay bounds in every view.
  *   Any other text fails the run. The original text is kept in `attributes.published_value`.
  * - The last year of each edition is an estimate (`Notes` starts "Estimated."):
  *   `attributes.estimated` = "yes".
@@ -24,7 +28,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { AttributeValue } from '../observation/schema';
-import type { SeriesItem } from '../store/observation-store';
+import type { SeriesItem, SeriesNote } from '../store/observation-store';
 import { seriesKey } from '../catalog/series-keys';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
@@ -186,18 +190,29 @@ interface UsgsValue {
   note: string | null;
 }
 
+/** The sentence of a row's Notes that says no meaningful figure can be calculated, or null. */
+const noFigureNote = (notes: string): string | null =>
+  notes
+    .split(/\s+--\s+/)
+    .map((n) => n.trim())
+    .find((n) => /preclude[sd]? (the )?calculation|cannot be calculated|not meaningful/i.test(n)) ?? null;
+
 /**
  * Reads one `Value` cell.
+ * @param notes the row's Notes: "s" with a note that the figure cannot be calculated is no value
  * @throws SourceFormatError on text that is none of the documented tokens
  */
-const parseUsgsValue = (raw: string, where: string): UsgsValue => {
+const parseUsgsValue = (raw: string, where: string, notes = ''): UsgsValue => {
   const v = raw.trim();
   if (v === 'W') return { value: null, bound: null, note: 'withheld to avoid disclosing company proprietary data' };
   if (v === 'NA') return { value: null, bound: null, note: 'not available' };
   if (v === 'E') return { value: null, bound: null, note: 'net exporter' };
   if (v === '\u2014') return { value: 0, bound: null, note: 'zero' };
-  // "s" is not zero: it is below half a unit, an upper bound like "<0.5" (gold net import reliance 2025).
-  if (v === 's') return { value: 0.5, bound: 'less than', note: 'less than ½ unit' };
+  if (v === 's') {
+    // "s" is less than half a unit, an upper bound (<0.5), unless USGS says no meaningful figure exists.
+    const none = noFigureNote(notes);
+    return none ? { value: null, bound: null, note: none } : { value: 0.5, bound: 'less than', note: 'less than ½ unit' };
+  }
   const m = /^([<>])?\s*(-?[\d,]*\.?\d+)$/.exec(v);
   if (!m) throw new SourceFormatError(`${where}: value ${JSON.stringify(raw)} is not a number or a documented USGS token (W, NA, E, —, s, >n, <n)`);
   const value = Number(m[2]!.replace(/,/g, ''));
@@ -280,7 +295,7 @@ const selectPoints = (rows: UsgsRow[], name: string): UsgsPoint[] => {
           detail: r.Statistics_detail!.trim(),
           notes: (r.Notes ?? '').trim(),
           raw: r.Value!.trim(),
-          parsed: parseUsgsValue(r.Value!, where),
+          parsed: parseUsgsValue(r.Value!, where, r.Notes ?? ''),
         });
       }
     }
@@ -332,6 +347,14 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   });
 };
 
+/** Pure: the figures of a CSV payload that have no value, with what USGS printed and why. */
+const toNotes = (payload: Payload): SeriesNote[] =>
+  selectPoints(parseUsgsCsv(payloadText(payload, 'windows-1252'), payload.name), payload.name).flatMap((p) =>
+    p.parsed.value === null
+      ? [{ seriesKey: seriesKey.usgs(p.commodity.slug, p.statistic.statistic), as_of: `${p.year}-12-31`, published_value: p.raw, note: p.parsed.note!, unit: p.unit }]
+      : [],
+  );
+
 /** The newest edition this project knows that is out by `now` (new editions are added to EDITIONS). */
 const currentEdition = (now: Date): number => {
   const years = Object.keys(EDITIONS)
@@ -359,6 +382,7 @@ const usgsMcs: SourceAdapter = {
   live,
   samples: () => readSamples(def.id, ['MCS2026_Commodities_Data.csv'], SAMPLES_RECORDED_AT),
   toItems,
+  toNotes,
 };
 
 /** Commodity slugs served by /v1/fundamentals/usgs, with their statistics, in route order. */

@@ -38,6 +38,17 @@ describe('USGS value tokens', () => {
     expect(parseUsgsValue(raw, 't')).toEqual(expected);
   });
 
+  it('reads "s" as no value when the row says a meaningful figure cannot be calculated (gold net import reliance 2025)', () => {
+    const notes =
+      'Estimated. -- Defined as imports – exports. -- Large unreported investor stock purchases preclude calculation of a meaningful net import reliance.';
+    expect(parseUsgsValue('s', 't', notes)).toEqual({
+      value: null,
+      bound: null,
+      note: 'Large unreported investor stock purchases preclude calculation of a meaningful net import reliance.',
+    });
+    expect(parseUsgsValue('s', 't', 'Less than ½ unit.')).toEqual({ value: 0.5, bound: 'less than', note: 'less than ½ unit' });
+  });
+
   it.each(['.', 'n/a', 'XX', '', '1.2.3'])('refuses %j', (raw) => {
     expect(() => parseUsgsValue(raw, 't')).toThrow(SourceFormatError);
   });
@@ -73,14 +84,19 @@ describe('USGS MCS parser', () => {
     expect(items.every((i) => i.seriesKey.startsWith('USGS#copper#'))).toBe(true);
   });
 
-  it('gives no observation for W, NA or E, and says nothing false about them', () => {
+  it('gives no observation for W, NA, E or a figure USGS says cannot be calculated, and keeps what was printed as a note', () => {
     const gold = itemsOf(chapter('GOLD'));
-    // Gold net import reliance is "E" (net exporter) for 2021-2024 and "s" for 2025.
-    expect(gold.filter((i) => i.seriesKey === 'USGS#gold#net_import_reliance').map((i) => i.observation.as_of)).toEqual(['2025-12-31']);
-    expect(get(gold, 'USGS#gold#net_import_reliance', 2025)).toMatchObject({
-      value: 0.5,
-      attributes: { published_value: 's', value_note: 'less than ½ unit' },
-    });
+    // Gold net import reliance is "E" (net exporter) for 2021-2024 and "s" for 2025, whose row notes
+    // "Large unreported investor stock purchases preclude calculation of a meaningful net import reliance."
+    expect(gold.filter((i) => i.seriesKey === 'USGS#gold#net_import_reliance')).toEqual([]);
+    const notes = usgsMcs.toNotes!(payload('MCS2026_Commodities_Data.csv', cp1252(chapter('GOLD')))).filter((n) => n.seriesKey === 'USGS#gold#net_import_reliance');
+    expect(notes.map((n) => [n.as_of, n.published_value, n.note, n.unit])).toEqual([
+      ['2021-12-31', 'E', 'net exporter', 'percent'],
+      ['2022-12-31', 'E', 'net exporter', 'percent'],
+      ['2023-12-31', 'E', 'net exporter', 'percent'],
+      ['2024-12-31', 'E', 'net exporter', 'percent'],
+      ['2025-12-31', 's', 'Large unreported investor stock purchases preclude calculation of a meaningful net import reliance.', 'percent'],
+    ]);
     const nickel = itemsOf(chapter('NICKEL'));
     expect(get(nickel, 'USGS#nickel#world_reserves', 2025)).toMatchObject({
       value: 140000000,
