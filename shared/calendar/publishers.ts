@@ -364,7 +364,7 @@ const pinkSheetRelease = (referenceMonth: string): Release => release(nthBusines
 const worldBank: PublisherCalendar = {
   id: 'worldbank',
   timeZone: ET,
-  rule: "the second business day of each month, with the previous month's averages (the workbook's \"Updated on\" dates); time not stated, 12:00 ET assumed",
+  rule: 'the second business day of each month, with the previous month\'s averages (the workbook\'s "Updated on" dates); time not stated, 12:00 ET assumed',
   releaseOf: pinkSheetRelease,
   periodsAround: (from, to) => {
     const out: string[] = [];

@@ -115,7 +115,8 @@ const fundamentalLines = (f: FundamentalParts, staleSources: ReadonlySet<string>
     const wow = s.week_over_week_change ? { value: s.week_over_week_change.value, basis: 'week_over_week' as const } : null;
     out.push(line('inventories', s.key, s.meaning ?? s.key, s.latest, wow, staleSources.has(s.source_id ?? ''), today));
   }
-  if (f.crack && 'observation' in f.crack) out.push(line('crack', f.crack.instrument, f.crack.name, f.crack.observation, null, staleSources.has('eia-spot'), today));
+  if (f.crack && 'observation' in f.crack)
+    out.push(line('crack', f.crack.instrument, f.crack.name, f.crack.observation, null, staleSources.has('eia-spot'), today));
   else if (f.crack) out.push(noValueLine('crack', f.crack.instrument, f.crack.name, { unit: f.crack.unit, as_of: null, stale: true, note: f.crack.reason }));
   for (const c of f.wasde?.commodities ?? []) {
     const projection = c.market_years.find((y) => y.market_year === c.projection_year) ?? c.market_years[0];
@@ -137,7 +138,14 @@ const fundamentalLines = (f: FundamentalParts, staleSources: ReadonlySet<string>
     for (const l of c.statistics) out.push(comparedLine('usgs', c.commodity, l, sourceStale, today, l.notes.find((n) => n.startsWith('no value for')) ?? null));
     for (const s of c.statistics_without_data) {
       if (s.as_of === null || s.unit === null) continue;
-      out.push(noValueLine('usgs', `${c.commodity}:${s.statistic}`, `${c.commodity} ${s.label}`, { unit: s.unit, as_of: s.as_of, stale: isStale(s.as_of, 'annual', today, sourceStale), note: s.reason }));
+      out.push(
+        noValueLine('usgs', `${c.commodity}:${s.statistic}`, `${c.commodity} ${s.label}`, {
+          unit: s.unit,
+          as_of: s.as_of,
+          stale: isStale(s.as_of, 'annual', today, sourceStale),
+          note: s.reason,
+        }),
+      );
     }
   }
   return out;

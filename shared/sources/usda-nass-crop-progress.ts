@@ -269,8 +269,7 @@ const TRANSCRIPTION = Object.freeze({
   },
   attributes: {
     transcribed_from: 'datuoniao/usda-soy-dashboard data/crop_progress.csv at commit 5d040e478c2ca3096a88dffb3d1757fb732e3a00',
-    checked_against:
-      'news reports of the NASS releases for the weeks ending 2025-07-06, 2025-07-13 and 2025-07-27 (ICIS): every figure checked matches',
+    checked_against: 'news reports of the NASS releases for the weeks ending 2025-07-06, 2025-07-13 and 2025-07-27 (ICIS): every figure checked matches',
   },
 });
 

@@ -30,6 +30,7 @@ import { parse } from 'csv-parse/sync';
 import type { AttributeValue } from '../observation/schema';
 import type { SeriesItem, SeriesNote } from '../store/observation-store';
 import { seriesKey } from '../catalog/series-keys';
+import { usgsLabel } from '../catalog/fundamentals';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
@@ -38,9 +39,8 @@ import { isoDate } from '../dates';
 type SectionKind = 'salient' | 'world';
 
 interface UsgsStatistic {
-  /** Slug in the series key, e.g. us_production. */
+  /** Slug in the series key, e.g. us_production; its label is the catalog's (catalog/fundamentals.ts). */
   readonly statistic: string;
-  readonly label: string;
   readonly section: SectionKind;
   readonly country: 'United States' | 'World total';
   /** `Statistics` column. */
@@ -61,32 +61,27 @@ interface UsgsCommodity {
   readonly statistics: readonly UsgsStatistic[];
 }
 
-const us = (statistic: string, label: string, statistics: string, detail: RegExp, section: SectionKind = 'salient'): UsgsStatistic =>
-  Object.freeze({ statistic, label, section, country: 'United States', statistics, detail });
-const world = (statistic: string, label: string, statistics: string, detail: RegExp): UsgsStatistic =>
-  Object.freeze({ statistic, label, section: 'world', country: 'World total', statistics, detail });
+const us = (statistic: string, statistics: string, detail: RegExp, section: SectionKind = 'salient'): UsgsStatistic =>
+  Object.freeze({ statistic, section, country: 'United States', statistics, detail });
+const world = (statistic: string, statistics: string, detail: RegExp): UsgsStatistic =>
+  Object.freeze({ statistic, section: 'world', country: 'World total', statistics, detail });
 
 /** The usual five: mine production (U.S., world), reserves (U.S., world), net import reliance. */
 const mine = (usDetail: RegExp, nir: RegExp = /^Net import reliance as a percentage of apparent consumption$/): UsgsStatistic[] => [
-  us('us_production', 'U.S. mine production', 'Production', usDetail),
-  world('world_production', 'World mine production', 'Production', /^Mine production: rounded$/),
-  us('us_reserves', 'U.S. reserves', 'Reserves', /^Reserves$/, 'world'),
-  world('world_reserves', 'World reserves', 'Reserves', /^Reserves: rounded$/),
-  us('net_import_reliance', 'U.S. net import reliance', 'Net import reliance', nir),
+  us('us_production', 'Production', usDetail),
+  world('world_production', 'Production', /^Mine production: rounded$/),
+  us('us_reserves', 'Reserves', /^Reserves$/, 'world'),
+  world('world_reserves', 'Reserves', /^Reserves: rounded$/),
+  us('net_import_reliance', 'Net import reliance', nir),
 ];
 
 const pgm = (metal: 'Platinum' | 'Palladium'): UsgsStatistic[] => [
-  us('us_production', `U.S. mine production (${metal.toLowerCase()})`, 'Production', new RegExp(`^Mine production: ${metal}$`)),
-  world('world_production', `World mine production (${metal.toLowerCase()})`, 'Production', new RegExp(`^Mine production: ${metal}, rounded$`)),
-  { ...us('us_pgm_reserves', 'U.S. reserves, all platinum-group metals', 'Reserves', /^PGM reserves$/, 'world'), commodity: 'Platinum-Group Metals' },
-  { ...world('world_pgm_reserves', 'World reserves, all platinum-group metals', 'Reserves', /^PGM reserves: rounded$/), commodity: 'Platinum-Group Metals' },
-  us('price', `${metal} price, annual average (Engelhard unfabricated metal)`, 'Price', new RegExp(`^Price, dollars per troy ounce: ${metal}$`)),
-  us(
-    'net_import_reliance',
-    'U.S. net import reliance',
-    'Net import reliance',
-    new RegExp(`^Net import reliance as a percentage of apparent consumption: ${metal}$`),
-  ),
+  us('us_production', 'Production', new RegExp(`^Mine production: ${metal}$`)),
+  world('world_production', 'Production', new RegExp(`^Mine production: ${metal}, rounded$`)),
+  { ...us('us_pgm_reserves', 'Reserves', /^PGM reserves$/, 'world'), commodity: 'Platinum-Group Metals' },
+  { ...world('world_pgm_reserves', 'Reserves', /^PGM reserves: rounded$/), commodity: 'Platinum-Group Metals' },
+  us('price', 'Price', new RegExp(`^Price, dollars per troy ounce: ${metal}$`)),
+  us('net_import_reliance', 'Net import reliance', new RegExp(`^Net import reliance as a percentage of apparent consumption: ${metal}$`)),
 ];
 
 const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
@@ -96,12 +91,7 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Copper',
     statistics: [
       ...mine(/^Production: Mine, recoverable$/),
-      us(
-        'price',
-        'Copper price, COMEX high-grade first position, annual average',
-        'Price',
-        /^Price, annual average, cents per pound: COMEX, high-grade, first position$/,
-      ),
+      us('price', 'Price', /^Price, annual average, cents per pound: COMEX, high-grade, first position$/),
     ],
   },
   {
@@ -110,10 +100,10 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Aluminum',
     // Aluminum has no reserves (they are bauxite's); its world figure is smelter production.
     statistics: [
-      us('us_production', 'U.S. primary production', 'Production', /^Production: Primary$/),
-      world('world_production', 'World smelter production', 'Production', /^Smelter production: rounded$/),
-      us('price', 'Aluminum ingot price, average U.S. market (spot)', 'Price', /^Price, ingot, average U\.S\. market \(spot\), cents per pound$/),
-      us('net_import_reliance', 'U.S. net import reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
+      us('us_production', 'Production', /^Production: Primary$/),
+      world('world_production', 'Production', /^Smelter production: rounded$/),
+      us('price', 'Price', /^Price, ingot, average U\.S\. market \(spot\), cents per pound$/),
+      us('net_import_reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
     ],
   },
   {
@@ -122,7 +112,7 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Nickel',
     statistics: [
       ...mine(/^Production: Mine$/, /^Net import reliance as a percentage of total apparent consumption$/),
-      us('price', 'Nickel price, LME cash, annual average', 'Price', /^Price, average annual, London Metal Exchange \(LME\), cash: Dollars per metric ton$/),
+      us('price', 'Price', /^Price, average annual, London Metal Exchange \(LME\), cash: Dollars per metric ton$/),
     ],
   },
   {
@@ -131,7 +121,7 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Zinc',
     statistics: [
       ...mine(/^Production: Mine, zinc in concentrates$/, /^Net import reliance as a percentage of apparent consumption: Refined zinc$/),
-      us('price', 'Zinc price, North American, annual average', 'Price', /^Price, average, cents per pound: North American$/),
+      us('price', 'Price', /^Price, average, cents per pound: North American$/),
     ],
   },
   {
@@ -139,12 +129,12 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     chapter: 'IRON ORE',
     commodity: 'Iron Ore',
     statistics: [
-      us('us_production', 'U.S. production, usable iron ore', 'Production', /^Production: Iron ore$/),
-      world('world_production', 'World mine production, usable ore', 'Production', /^Mine production: Usable ore, rounded$/),
-      us('us_reserves', 'U.S. reserves, crude ore', 'Reserves', /^Reserves \(million metric tons\): Crude ore$/, 'world'),
-      world('world_reserves', 'World reserves, crude ore', 'Reserves', /^Reserves \(million metric tons\): Crude ore, rounded$/),
-      us('price', 'Iron ore, average unit value reported by mines', 'Price', /^Price, average unit value reported by mines, dollars per metric ton$/),
-      us('net_import_reliance', 'U.S. net import reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
+      us('us_production', 'Production', /^Production: Iron ore$/),
+      world('world_production', 'Production', /^Mine production: Usable ore, rounded$/),
+      us('us_reserves', 'Reserves', /^Reserves \(million metric tons\): Crude ore$/, 'world'),
+      world('world_reserves', 'Reserves', /^Reserves \(million metric tons\): Crude ore, rounded$/),
+      us('price', 'Price', /^Price, average unit value reported by mines, dollars per metric ton$/),
+      us('net_import_reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
     ],
   },
   {
@@ -153,17 +143,14 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Gold',
     statistics: [
       ...mine(/^Production: Mine$/, /^Net import reliance as a percentage of reported consumption$/),
-      us('price', 'Gold price, annual average', 'Price', /^Price, dollars per troy ounce$/),
+      us('price', 'Price', /^Price, dollars per troy ounce$/),
     ],
   },
   {
     slug: 'silver',
     chapter: 'SILVER',
     commodity: 'Silver',
-    statistics: [
-      ...mine(/^Production: Mine$/),
-      us('price', 'Silver bullion price, annual average', 'Price', /^Price, bullion, average, dollars per troy ounce$/),
-    ],
+    statistics: [...mine(/^Production: Mine$/), us('price', 'Price', /^Price, bullion, average, dollars per troy ounce$/)],
   },
   { slug: 'platinum', chapter: 'PLATINUM-GROUP METALS', commodity: 'Platinum', statistics: pgm('Platinum') },
   { slug: 'palladium', chapter: 'PLATINUM-GROUP METALS', commodity: 'Palladium', statistics: pgm('Palladium') },
@@ -319,7 +306,7 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
       year: p.year,
       edition: `MCS ${edition}`,
       statistic: p.statistic.statistic,
-      label: p.statistic.label,
+      label: usgsLabel(p.commodity.slug, p.statistic.statistic),
       statistics_detail: p.detail,
       published_value: p.raw,
       estimated: /^Estimated\./.test(p.notes) ? 'yes' : 'no',
@@ -351,7 +338,15 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
 const toNotes = (payload: Payload): SeriesNote[] =>
   selectPoints(parseUsgsCsv(payloadText(payload, 'windows-1252'), payload.name), payload.name).flatMap((p) =>
     p.parsed.value === null
-      ? [{ seriesKey: seriesKey.usgs(p.commodity.slug, p.statistic.statistic), as_of: `${p.year}-12-31`, published_value: p.raw, note: p.parsed.note!, unit: p.unit }]
+      ? [
+          {
+            seriesKey: seriesKey.usgs(p.commodity.slug, p.statistic.statistic),
+            as_of: `${p.year}-12-31`,
+            published_value: p.raw,
+            note: p.parsed.note!,
+            unit: p.unit,
+          },
+        ]
       : [],
   );
 
@@ -385,10 +380,5 @@ const usgsMcs: SourceAdapter = {
   toNotes,
 };
 
-/** Commodity slugs served by /v1/fundamentals/usgs, with their statistics, in route order. */
-const USGS_SERIES: ReadonlyArray<{ commodity: string; statistics: ReadonlyArray<{ statistic: string; label: string }> }> = Object.freeze(
-  USGS_COMMODITIES.map((c) => ({ commodity: c.slug, statistics: c.statistics.map((s) => ({ statistic: s.statistic, label: s.label })) })),
-);
-
-export { usgsMcs, parseUsgsValue, currentEdition, USGS_SERIES };
+export { usgsMcs, parseUsgsValue, currentEdition, USGS_COMMODITIES };
 export type { UsgsCommodity, UsgsStatistic, UsgsValue };

@@ -116,10 +116,11 @@ describe('words follow numbers, for every rule (fast-check, fixed seed)', () => 
           has(r, ': low') === p <= 20 &&
           r.endsWith(', wide') === size >= 80 &&
           r.endsWith(', narrow') === size <= 20 &&
-          size === percentRank(
-            values.map((v) => Math.abs(v)),
-            Math.abs(latest),
-          )
+          size ===
+            percentRank(
+              values.map((v) => Math.abs(v)),
+              Math.abs(latest),
+            )
         );
       }),
       settings,

@@ -193,7 +193,9 @@ describe('combination and packs', () => {
       ['CL', 'neutral', 0, true, []],
       ['NG', 'neutral', 0, true, []],
     ]);
-    expect(pack.signals[1]!.stale_reason).toBe('every input must be within its cadence on 2026-11-24: price_range_1y reads NG of 2025-06-06 (eod: at most 10 days old)');
+    expect(pack.signals[1]!.stale_reason).toBe(
+      'every input must be within its cadence on 2026-11-24: price_range_1y reads NG of 2025-06-06 (eod: at most 10 days old)',
+    );
     // the rules' own readings stay visible in the evaluations
     expect(pack.signals[0]!.evaluations.map((e) => e.signal)).toEqual(['bullish', 'bullish']);
     expect(pack.summary).toMatchObject({ bullish: 0, bearish: 0, neutral: 2, stale: 2, text: 'energy: 0 bullish, 0 bearish, 2 neutral (2 stale) -> neutral' });
@@ -207,7 +209,11 @@ describe('combination and packs', () => {
   it('gates on every input a signal reads, not only the newest: a fresh COT report does not carry a stale price', () => {
     // On 2026-06-05 (the audit's clock): gold's Pink Sheet price of November 2025 is stale (monthly, 62 days),
     // its COT report of 2026-05-26 is fresh. Old rule: the newest input (COT) decided, and the price rule fired.
-    const gc = window('GC', [2600, 2700, 2800, 2900, 4087.19]).map((o, i) => ({ ...o, as_of: `2025-${String(7 + i).padStart(2, '0')}-01`, freshness_class: 'monthly' as const }));
+    const gc = window('GC', [2600, 2700, 2800, 2900, 4087.19]).map((o, i) => ({
+      ...o,
+      as_of: `2025-${String(7 + i).padStart(2, '0')}-01`,
+      freshness_class: 'monthly' as const,
+    }));
     const price = priceRangeRule(gc)!;
     expect(price).toMatchObject({ signal: 'bullish', values: { position_pct: 100 } });
     const cot = managedMoneyRule({ percentile: 50, inputs: [obs('GC', '2026-05-26', 120_000, { unit: 'contracts', freshness_class: 'weekly' })] })!;
@@ -218,7 +224,7 @@ describe('combination and packs', () => {
     expect(combine('GC', [price, cot], '2025-12-01')).toMatchObject({ signal: 'bullish', stale: false });
   });
 
-  it("lists a spread with no value (its legs share no date within the cadence) as a stale signal, with the reason", () => {
+  it('lists a spread with no value (its legs share no date within the cadence) as a stale signal, with the reason', () => {
     const pack = buildSectorPack(
       { ...inputs(false), spreads: [{ instrument: 'CRACK_3_2_1', stale: 'the crack: no date from 2026-05-26 to 2026-06-05 that every leg shares' }] },
       TODAY,

@@ -107,7 +107,7 @@ describe('leg rules', () => {
     expect(alignLegs({ CL: cl, BZ: bz }, 'eod', '2025-06-24')).toMatchObject({ ok: false, stale: true, max_lag_days: 10 });
   });
 
-  it("is stale with no value when the legs share no date within the cadence, never a mix (the crack of issue 24)", () => {
+  it('is stale with no value when the legs share no date within the cadence, never a mix (the crack of issue 24)', () => {
     // RB and HO end 2025-06-16 (real EIA samples), WTI runs to 2026-08-18: judged on 2026-08-19 no
     // date from 2026-08-09 on is shared, so there is no crack, not 7.628 from legs of two years.
     const legs = {
@@ -120,7 +120,8 @@ describe('leg rules', () => {
       stale: true,
       cadence: 'eod',
       max_lag_days: 10,
-      reason: 'no date from 2026-08-09 to 2026-08-19 (eod: 10 days) that every leg shares (newest: RB 2025-06-16, HO 2025-06-16, CL 2026-08-18): stale, no value',
+      reason:
+        'no date from 2026-08-09 to 2026-08-19 (eod: 10 days) that every leg shares (newest: RB 2025-06-16, HO 2025-06-16, CL 2026-08-18): stale, no value',
     });
     // On the day after the shared date the crack is (2 x 2.162 x 42 + 2.398 x 42 - 3 x 72.53) / 3 = 21.578.
     const a = alignLegs(legs, 'eod', '2025-06-17');

@@ -163,7 +163,7 @@ describe('calendar: USDA WASDE (published dates, else estimated)', () => {
 });
 
 describe('calendar: World Bank Pink Sheet (second business day of the month)', () => {
-  it("matches every \"Updated on\" date seen in the workbooks (fixtures/worldbank/SOURCE.md)", () => {
+  it('matches every "Updated on" date seen in the workbooks (fixtures/worldbank/SOURCE.md)', () => {
     // reference month -> release: Jun 2 2021 (Wed), Mar 2 2022 (Wed), Jun 4 2024 (Tue), Dec 3 2024 (Tue),
     // Feb 4 2025 (Tue), Nov 4 2025 (Tue), Dec 2 2025 (Tue), Mar 3 2026 (Tue)
     const seen: Array<[string, string]> = [

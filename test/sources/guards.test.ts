@@ -74,7 +74,12 @@ describe('quarantine: plausible bands', () => {
 describe('quarantine: sign flips and moves outside the recent range', () => {
   it('keeps a poisoned run from becoming the latest price: 70, 9.0, 7,253,000 and -99 after 86.48', () => {
     // The rows of the audit (issue 24) after the real WTI of 2026-08-18.
-    const run = [item('PRICE#CL', '2026-08-19', 70), item('PRICE#CL', '2026-08-20', 9), item('PRICE#CL', '2026-08-21', 7_253_000), item('PRICE#CL', '2026-08-24', -99)];
+    const run = [
+      item('PRICE#CL', '2026-08-19', 70),
+      item('PRICE#CL', '2026-08-20', 9),
+      item('PRICE#CL', '2026-08-21', 7_253_000),
+      item('PRICE#CL', '2026-08-24', -99),
+    ];
     const { keep, held } = quarantine(run, storedWith('PRICE#CL', WTI_AUGUST_2026), [], NOW);
     expect(values(keep)).toEqual([['PRICE#CL', '2026-08-19', 70]]); // -19 % in a day stays inside the range rule
     expect(held.map((h) => [h.as_of, h.value, h.release, h.reason])).toEqual([
@@ -103,7 +108,15 @@ describe('quarantine: sign flips and moves outside the recent range', () => {
     expect(values(spike.keep)).toEqual([['PRICE#NG', '2021-02-05', 3.4]]);
     expect(spike.held.map((h) => [h.as_of, h.value])).toEqual([['2021-02-04', 23.86]]);
     // a point near the range (13 after 70 off 10..12) is a return, not a confirmation
-    const back = quarantine([item('PRICE#NG', '2021-02-04', 70), item('PRICE#NG', '2021-02-05', 13)], storedWith('PRICE#NG', [['2021-02-03', 10], ['2021-02-02', 12]]), [], NOW);
+    const back = quarantine(
+      [item('PRICE#NG', '2021-02-04', 70), item('PRICE#NG', '2021-02-05', 13)],
+      storedWith('PRICE#NG', [
+        ['2021-02-03', 10],
+        ['2021-02-02', 12],
+      ]),
+      [],
+      NOW,
+    );
     expect(back.held.map((h) => h.value)).toEqual([70]);
   });
 
@@ -120,7 +133,15 @@ describe('quarantine: sign flips and moves outside the recent range', () => {
     expect(values(first.keep)).toEqual([['PRICE#CL', '2020-04-21', 8.91]]);
     expect(first.held.map((h) => [h.as_of, h.value])).toEqual([['2020-04-20', -37.63]]);
     // After the release the store holds it: the same figure delivered again is not judged again.
-    const released = quarantine(run, storedWith('PRICE#CL', april, [['2020-04-20', -37.63], ['2020-04-21', 8.91]]), [], NOW);
+    const released = quarantine(
+      run,
+      storedWith('PRICE#CL', april, [
+        ['2020-04-20', -37.63],
+        ['2020-04-21', 8.91],
+      ]),
+      [],
+      NOW,
+    );
     expect(values(released.keep)).toEqual(values(run));
     expect(released.held).toEqual([]);
   });

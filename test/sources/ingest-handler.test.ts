@@ -65,7 +65,11 @@ describe('ingestion handler (functions/ingest.ts)', () => {
     const handler = createIngestHandler({ loadConfig: async () => withSource('eia-spot'), store: () => t.store, now: () => NOW });
     await expect(handler(undefined)).resolves.toMatchObject({ source: 'eia-spot', status: 'skipped', items: 0 });
     // recorded as an attempt that is not ok, so /health says why the source is not refreshed
-    expect(await t.store.getRunStatus('eia-spot')).toMatchObject({ last_outcome: 'skipped', last_success_at: null, last_error: expect.stringMatching(/needs EIA_API_KEY/) });
+    expect(await t.store.getRunStatus('eia-spot')).toMatchObject({
+      last_outcome: 'skipped',
+      last_success_at: null,
+      last_error: expect.stringMatching(/needs EIA_API_KEY/),
+    });
   });
 
   it('reads the source keys from the secret and keeps them out of the error it throws', async () => {

@@ -118,7 +118,8 @@ describe('runSource', () => {
     expect(await runSource(doubled, { mode: 'replay', store: t.store, config: t.config, now })).toMatchObject({ status: 'ok', items: FRED_ITEMS });
     const conflicting: SourceAdapter = {
       ...fred,
-      toItems: (p, ctx) => fred.toItems(p, ctx).flatMap((i, n) => (n === 0 ? [i, { ...i, observation: { ...i.observation, value: i.observation.value + 1 } }] : [i])),
+      toItems: (p, ctx) =>
+        fred.toItems(p, ctx).flatMap((i, n) => (n === 0 ? [i, { ...i, observation: { ...i.observation, value: i.observation.value + 1 } }] : [i])),
     };
     const r = await runSource(conflicting, { mode: 'replay', store: t.store, config: t.config, now });
     expect(r.status).toBe('failed');
@@ -231,12 +232,15 @@ describe('runSource guards: a poisoned latest and a real extreme', () => {
       })),
   };
   const runWith = (data: Array<[string, number]>, now: string) =>
-    runSource({ ...rows, samples: async () => [{ name: 'rows', body: new TextEncoder().encode(JSON.stringify(data)), retrievedAt: now }] }, {
-      mode: 'replay',
-      store: t.store,
-      config: t.config,
-      now: new Date(now),
-    });
+    runSource(
+      { ...rows, samples: async () => [{ name: 'rows', body: new TextEncoder().encode(JSON.stringify(data)), retrievedAt: now }] },
+      {
+        mode: 'replay',
+        store: t.store,
+        config: t.config,
+        now: new Date(now),
+      },
+    );
 
   it('serves 70 as the latest, not -99, after the audit rows 70, 9.0, 7,253,000, -99; /health keeps listing the three', async () => {
     // EIA RWTC 2026-08-05..2026-08-18 (fixtures/eia/daily.RWTC…csv), then the audit's rows.

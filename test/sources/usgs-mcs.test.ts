@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
 import { payloadText, SAMPLES_DIR } from '../../shared/sources/common';
-import { currentEdition, parseUsgsValue, usgsMcs } from '../../shared/sources/usgs-mcs';
+import { currentEdition, parseUsgsValue, USGS_COMMODITIES, usgsMcs } from '../../shared/sources/usgs-mcs';
+import { USGS_SERIES } from '../../shared/catalog/fundamentals';
 import { SourceFormatError, type FetchLike } from '../../shared/sources/types';
 import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
 import { normalizeCtx, payload } from '../helpers/sources';
@@ -89,7 +90,9 @@ describe('USGS MCS parser', () => {
     // Gold net import reliance is "E" (net exporter) for 2021-2024 and "s" for 2025, whose row notes
     // "Large unreported investor stock purchases preclude calculation of a meaningful net import reliance."
     expect(gold.filter((i) => i.seriesKey === 'USGS#gold#net_import_reliance')).toEqual([]);
-    const notes = usgsMcs.toNotes!(payload('MCS2026_Commodities_Data.csv', cp1252(chapter('GOLD')))).filter((n) => n.seriesKey === 'USGS#gold#net_import_reliance');
+    const notes = usgsMcs.toNotes!(payload('MCS2026_Commodities_Data.csv', cp1252(chapter('GOLD')))).filter(
+      (n) => n.seriesKey === 'USGS#gold#net_import_reliance',
+    );
     expect(notes.map((n) => [n.as_of, n.published_value, n.note, n.unit])).toEqual([
       ['2021-12-31', 'E', 'net exporter', 'percent'],
       ['2022-12-31', 'E', 'net exporter', 'percent'],
@@ -150,6 +153,14 @@ describe('USGS MCS parser', () => {
 });
 
 describe('USGS adapter', () => {
+  it('parses exactly the statistics the catalog serves, in its order (labels come from the catalog)', () => {
+    expect(USGS_COMMODITIES.map((c) => [c.slug, c.statistics.map((x) => x.statistic)])).toEqual(
+      USGS_SERIES.map((c) => [c.commodity, c.statistics.map((x) => x.statistic)]),
+    );
+    const items = itemsOf(chapter('GOLD'));
+    expect(get(items, 'USGS#gold#price', 2025)?.attributes.label).toBe('Gold price, annual average');
+  });
+
   it('bundles the nine metals of MCS 2026 (real figures)', async () => {
     const items = (await usgsMcs.samples()).flatMap((p) => usgsMcs.toItems(p, ctx));
     const commodities = new Set(items.map((i) => i.seriesKey.split('#')[1]));

@@ -69,7 +69,13 @@ describe('DynamoObservationStore on the embedded store', () => {
   });
 
   it('keeps value-less figures apart from the series, newest first', async () => {
-    const note = (as_of: string, published_value: string) => ({ seriesKey: 'USGS#gold#net_import_reliance', as_of, published_value, note: 'why', unit: 'percent' });
+    const note = (as_of: string, published_value: string) => ({
+      seriesKey: 'USGS#gold#net_import_reliance',
+      as_of,
+      published_value,
+      note: 'why',
+      unit: 'percent',
+    });
     await t.store.putNotes([note('2024-12-31', 'E'), note('2025-12-31', 's')]);
     expect((await t.store.notes('USGS#gold#net_import_reliance', 5)).map((n) => n.published_value)).toEqual(['s', 'E']);
     expect(await t.store.recent('USGS#gold#net_import_reliance', 5)).toEqual([]);

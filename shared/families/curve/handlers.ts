@@ -85,7 +85,8 @@ const calendar: RouteHandler<'GET /v1/spreads/calendar/{root}'> = async (req) =>
   const [front, second] = loaded?.observations ?? [];
   if (!front || !second) throw noCurve(req.params.root, source.id, 'fewer than two contracts');
   // A multi-leg figure is on one date its legs share, never a mix of dates.
-  if (front.as_of !== second.as_of) throw noCurve(req.params.root, source.id, `no front and second contract on one date (front ${front.as_of}, second ${second.as_of})`);
+  if (front.as_of !== second.as_of)
+    throw noCurve(req.params.root, source.id, `no front and second contract on one date (front ${front.as_of}, second ${second.as_of})`);
   const def = calendarDef(req.params.root, instrument.unit, front, second);
   const spread = spreadObservation(def, { [front.instrument]: front, [second.instrument]: second });
   return {

@@ -17,8 +17,7 @@ import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { AttributeValue, Observation } from '../../observation/schema';
 import type { SeriesNote } from '../../store/observation-store';
-import { CROP_COMMODITIES, CROP_STATISTICS, ESR_COMMODITY_SLUGS, WASDE_COMMODITIES } from '../../catalog/fundamentals';
-import { USGS_SERIES } from '../../sources/usgs-mcs';
+import { CROP_COMMODITIES, CROP_STATISTICS, ESR_COMMODITY_SLUGS, USGS_SERIES, WASDE_COMMODITIES } from '../../catalog/fundamentals';
 import { addDays } from '../../dates';
 
 /** An attribute shown as a report label (a flag is not a label, so it reads as text). */

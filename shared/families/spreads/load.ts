@@ -7,7 +7,17 @@
  * lies within the legs' cadence, it is stale and has no value (analytics/spreads.ts alignLegs).
  */
 import { findInstrument } from '../../catalog/instruments';
-import { LEG_RULES, SPREADS, alignLegs, slowestFreshness, spreadObservation, spreadSeries, type SpreadDef, type SpreadId, type SpreadPoint } from '../../analytics/spreads';
+import {
+  LEG_RULES,
+  SPREADS,
+  alignLegs,
+  slowestFreshness,
+  spreadObservation,
+  spreadSeries,
+  type SpreadDef,
+  type SpreadId,
+  type SpreadPoint,
+} from '../../analytics/spreads';
 import { addDays, isoDate } from '../../dates';
 import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
@@ -69,10 +79,18 @@ const loadSpread = async (services: Services, id: SpreadId, today: string): Prom
       return { leg: l, latest, window: window.observations };
     }),
   );
-  const missing = read.filter((r) => !r.latest).map((r) => ({ instrument: r.leg.code, reason: `no observation of ${r.leg.code} (${r.leg.role}) is stored yet` }));
+  const missing = read
+    .filter((r) => !r.latest)
+    .map((r) => ({ instrument: r.leg.code, reason: `no observation of ${r.leg.code} (${r.leg.role}) is stored yet` }));
   if (missing.length) return { ok: false, stale: false, def, missing };
-  const legOf = (r: (typeof read)[number], observation: Observation): SpreadLeg => ({ code: r.leg.code, role: r.leg.role, coefficient: r.leg.coefficient, observation });
-  const aligned = alignLegs(Object.fromEntries(read.map((r) => [r.leg.code, r.window])), cadence, today);
+  const legOf = (r: (typeof read)[number], observation: Observation): SpreadLeg => ({
+    code: r.leg.code,
+    role: r.leg.role,
+    coefficient: r.leg.coefficient,
+    observation,
+  });
+  // The window holds the dates that can align; the latest says how far each leg reaches when none does.
+  const aligned = alignLegs(Object.fromEntries(read.map((r) => [r.leg.code, [...r.window, r.latest!]])), cadence, today);
   if (!aligned.ok) return { ok: false, stale: true, def, reason: `the ${def.name}: ${aligned.reason}`, legs: read.map((r) => legOf(r, r.latest!)) };
   const spread = spreadObservation(def, aligned.legs);
   if (!Number.isFinite(spread.value)) {
