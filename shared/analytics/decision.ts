@@ -107,7 +107,12 @@ const canonicalObservation = (o: Observation): Observation => {
   for (const k of OBSERVATION_KEYS) out[k] = o[k] ?? null;
   out.source = o.source ? { name: o.source.name ?? null, series_id: o.source.series_id ?? null, url: o.source.url ?? null } : null;
   out.provenance = o.provenance
-    ? { retrieved_at: o.provenance.retrieved_at ?? null, cache_hit: o.provenance.cache_hit ?? null, cache_ttl_s: o.provenance.cache_ttl_s ?? null }
+    ? {
+        retrieved_at: o.provenance.retrieved_at ?? null,
+        cache_hit: o.provenance.cache_hit ?? null,
+        cache_ttl_s: o.provenance.cache_ttl_s ?? null,
+        retrieval: o.provenance.retrieval ?? null,
+      }
     : null;
   out.attributes = Object.fromEntries(
     Object.keys(o.attributes ?? {})

@@ -48,12 +48,6 @@ const isStale = (asOf: string, cadence: Cadence, today: string, sourceStale: boo
   return sourceStale || (lag !== undefined && addDays(asOf, lag) < today);
 };
 
-/** The first day on which a figure of this as_of and cadence is stale; null without a cadence. */
-const staleFrom = (asOf: string, cadence: Cadence): string | null => {
-  const lag = MAX_LAG_DAYS[cadence];
-  return lag === undefined ? null : addDays(asOf, lag + 1);
-};
-
 const STALE_RULE = `stale when the source is stale in GET /health, or the as_of lags today by more than its cadence allows (${LAG_TEXT})`;
 
 /**
@@ -94,5 +88,5 @@ const judgeFigure = (asOf: string, cadence: Cadence, today: string): FigureFresh
 /** The rule of views that judge the data only (their bundles leave the source registry out). */
 const DATA_LAG_RULE = `stale when the as_of lags today by more than its cadence allows (${LAG_TEXT}); GET /health reports each source's runs`;
 
-export { isStale, staleFrom, judgeFigure, expectedNextAsOf, cadenceOf, MAX_LAG_DAYS, LAG_TEXT, STALE_RULE, DATA_LAG_RULE };
+export { isStale, judgeFigure, expectedNextAsOf, cadenceOf, MAX_LAG_DAYS, LAG_TEXT, STALE_RULE, DATA_LAG_RULE };
 export type { FigureFreshness, Cadence };

@@ -203,5 +203,5 @@ const quarantine = (
   return { keep, held, newlyHeld, confirmed };
 };
 
-export { futureDated, quarantine, moveOutsideRange, bandOf, PRICE_BANDS, RECENT_POINTS, MOVE_FACTOR };
-export type { Quarantined, HeldPoint, StoredContext, GuardResult };
+export { futureDated, quarantine, moveOutsideRange, bandOf, PRICE_BANDS, RECENT_POINTS };
+export type { HeldPoint, StoredContext };

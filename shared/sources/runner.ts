@@ -230,5 +230,5 @@ const storedContexts = async (store: ObservationStore, items: readonly SeriesIte
   return (key) => contexts.get(key) ?? { before: [], at: new Map() };
 };
 
-export { runSource, redactSecrets, collapseDuplicates };
+export { runSource, redactSecrets };
 export type { RunMode, RunOptions, RunResult };
