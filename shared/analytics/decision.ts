@@ -308,7 +308,7 @@ const spreadRule = (latest: Observation, history: readonly SpreadPoint[]): RuleE
         ? `at percentile ${p} of its 1-year history (<= ${t.narrow_at_or_below_pctile}): low`
         : `at percentile ${p} of its 1-year history: mid-range`;
   const width = size >= t.wide_at_or_above_pctile ? ', wide' : size <= t.narrow_at_or_below_pctile ? ', narrow' : '';
-  const reason = `${level}; ${signWords(latest.instrument, latest.value, latest.unit)}, its size at percentile ${size} of the year's${width}`;
+  const reason = `${level}; ${signWords(latest.instrument, latest.value, latest.unit)}, size percentile ${size}${width}`;
   return evaluation('spread_vs_history', signal, reason, { ...base, percentile: p, size_percentile: size }, [latest]);
 };
 
@@ -340,7 +340,7 @@ const staleReading = (e: RuleEvaluation, today: string): string | null => {
   if (!reading) return null;
   const cadence = cadenceOf(reading);
   if (!isStale(reading.as_of, cadence, today, false)) return null;
-  return `${e.rule} reads ${reading.instrument} of ${reading.as_of} (${cadence}: at most ${MAX_LAG_DAYS[cadence]} days old)`;
+  return `${e.rule} reads ${reading.instrument} of ${reading.as_of} (${cadence}, ${MAX_LAG_DAYS[cadence]} days)`;
 };
 
 /**
@@ -362,7 +362,7 @@ const combine = (instrument: string, evaluations: readonly RuleEvaluation[], tod
     signal: score > 0 ? 'bullish' : score < 0 ? 'bearish' : 'neutral',
     score,
     stale,
-    stale_reason: stale ? `every input must be within its cadence on ${today}: ${tooOld.join('; ')}` : null,
+    stale_reason: stale ? `inputs older than their cadence allows on ${today}: ${tooOld.join('; ')}` : null,
     fired_rules: stale ? [] : evaluations.filter((e) => e.fired).map((e) => e.rule),
     evaluations: [...evaluations],
   };

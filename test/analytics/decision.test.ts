@@ -193,9 +193,7 @@ describe('combination and packs', () => {
       ['CL', 'neutral', 0, true, []],
       ['NG', 'neutral', 0, true, []],
     ]);
-    expect(pack.signals[1]!.stale_reason).toBe(
-      'every input must be within its cadence on 2026-11-24: price_range_1y reads NG of 2025-06-06 (eod: at most 10 days old)',
-    );
+    expect(pack.signals[1]!.stale_reason).toBe('inputs older than their cadence allows on 2026-11-24: price_range_1y reads NG of 2025-06-06 (eod, 10 days)');
     // the rules' own readings stay visible in the evaluations
     expect(pack.signals[0]!.evaluations.map((e) => e.signal)).toEqual(['bullish', 'bullish']);
     expect(pack.summary).toMatchObject({ bullish: 0, bearish: 0, neutral: 2, stale: 2, text: 'energy: 0 bullish, 0 bearish, 2 neutral (2 stale) -> neutral' });
@@ -219,7 +217,7 @@ describe('combination and packs', () => {
     const cot = managedMoneyRule({ percentile: 50, inputs: [obs('GC', '2026-05-26', 120_000, { unit: 'contracts', freshness_class: 'weekly' })] })!;
     const s = combine('GC', [price, cot], '2026-06-05');
     expect(s).toMatchObject({ signal: 'neutral', score: 0, stale: true, fired_rules: [], as_of: '2026-05-26' });
-    expect(s.stale_reason).toBe('every input must be within its cadence on 2026-06-05: price_range_1y reads GC of 2025-11-01 (monthly: at most 62 days old)');
+    expect(s.stale_reason).toBe('inputs older than their cadence allows on 2026-06-05: price_range_1y reads GC of 2025-11-01 (monthly, 62 days)');
     // the same inputs on 2025-12-01: both fresh, the price rule counts
     expect(combine('GC', [price, cot], '2025-12-01')).toMatchObject({ signal: 'bullish', stale: false });
   });

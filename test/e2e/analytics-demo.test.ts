@@ -143,12 +143,12 @@ describe('spreads, curve, snapshot and decision routes in demo mode (replayed sa
         const s = metals.signals.find((x: any) => x.instrument === code);
         // the Pink Sheet samples end with November 2025: monthly, at most 62 days old on 2026-06-05
         expect(s, code).toMatchObject({ signal: 'neutral', score: 0, stale: true, fired_rules: [] });
-        expect(s.stale_reason, code).toMatch(new RegExp(`price_range_1y reads ${code} of 2025-11-01 \\(monthly: at most 62 days old\\)`));
+        expect(s.stale_reason, code).toMatch(new RegExp(`price_range_1y reads ${code} of 2025-11-01 \\(monthly, 62 days\\)`));
       }
       // HO: its price ends 2025-06-16, its distillate surprise is of the week ending 2026-02-06 (weekly.WDISTUS1 fixture)
       const ho = (await get('/v1/decision/energy?view=full')).body.signals.find((x: any) => x.instrument === 'HO');
       expect(ho).toMatchObject({ signal: 'neutral', stale: true });
-      expect(ho.stale_reason).toMatch(/inventory_surprise reads distillate of 2026-02-06 \(weekly: at most 14 days old\)/);
+      expect(ho.stale_reason).toMatch(/inventory_surprise reads distillate of 2026-02-06 \(weekly, 14 days\)/);
     } finally {
       day = DEMO_DAY;
       stack.services.cache.clear();
