@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fred } from '../../shared/sources/fred';
 import { eiaSpot } from '../../shared/sources/eia-spot';
+import { loadFreshness } from '../../shared/families/freshness';
+import { createServices } from '../../shared/services';
 import { releaseHeld } from '../../shared/sources/release';
 import { runSource } from '../../shared/sources/runner';
 import type { FetchLike, SourceAdapter } from '../../shared/sources/types';
@@ -274,6 +276,10 @@ describe('runSource guards: a poisoned latest and a real extreme', () => {
       ['2026-08-21', 7_253_000],
       ['2026-08-24', -99],
     ]);
+    // /health lists them (what GET /health serves per source)
+    const services = createServices(t.config, { doc: t.doc, store: t.store });
+    const [health] = await loadFreshness(services, ['eia-spot']);
+    expect(health!.quarantined.map((h) => [h.as_of, h.value])).toEqual(held.map((h) => [h.as_of, h.value]));
     // The next day's normal run does not confirm them; they stay held (and dated from their first hold).
     await runWith([['2026-08-25', 71.2]], '2026-08-26T15:00:00.000Z');
     expect((await t.store.latest('PRICE#CL'))?.value).toBe(71.2);
