@@ -1,9 +1,11 @@
 /**
  * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]`
  * `npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]`
+ * `npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]`
  *
  * `repair` removes a bad range of one series (e.g. `PRICE#CL`, `INV#crude_ex_spr`) so that a
- * re-run of its source writes the good figures back; it prints what it removed.
+ * re-run of its source writes the good figures back; it prints what it removed. `release` writes a
+ * price the guards hold in quarantine (listed in /health) after an operator checked it.
  *
  * Runs one source (or all) through the real ingestion path. By default into the local store: the
  * running `npm start` store when it answers on DYNAMODB_PORT, otherwise the on-disk store under
@@ -18,12 +20,13 @@ import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../../shared/config';
 import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
+import { releaseHeld } from '../../shared/sources/release';
 import { runSource } from '../../shared/sources/runner';
 import { ensureTables } from './embedded-store';
 import { connectLocalStore } from './store-connection';
 
 const USAGE =
-  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
+  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n       npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const { values, positionals } = parseArgs({
@@ -36,6 +39,7 @@ const { values, positionals } = parseArgs({
     series: { type: 'string' },
     from: { type: 'string' },
     to: { type: 'string' },
+    'as-of': { type: 'string' },
   },
 });
 
@@ -72,6 +76,16 @@ if (target === 'repair') {
     `removed ${removed} observation(s) of ${series} dated ${from}..${to}${values.aws ? ` in ${config.OBSERVATIONS_TABLE}` : ''}; re-run its source to write the good figures back`,
   );
   await close();
+  process.exit(0);
+}
+if (target === 'release') {
+  const { series, 'as-of': asOf } = values;
+  if (!series || !asOf || !DATE.test(asOf)) fail(`release needs --series and --as-of\n${USAGE}`);
+  const { config, close } = await openStore();
+  const released = await releaseHeld(createServices(config).store, series!, asOf!);
+  await close();
+  if (!released) fail(`no source holds ${series} ${asOf} in quarantine (GET /health lists what is held)`);
+  console.log(`released ${series} ${asOf} = ${released!.held.value} (${released!.source}); it was held: ${released!.held.reason}`);
   process.exit(0);
 }
 if (values.since && !/^\d{4}-\d{2}-\d{2}$/.test(values.since)) fail(`--since must be YYYY-MM-DD\n${USAGE}`);

@@ -9,13 +9,13 @@
  */
 import type { Sector } from '../catalog/instruments';
 import type { Observation } from '../observation/schema';
-import { isStale } from '../observation/staleness';
+import { cadenceOf, isStale, MAX_LAG_DAYS } from '../observation/staleness';
 import { percentRank } from './cot';
 import { canonicalJson, sha256Hex, withoutProvenance } from './digest';
 import { round, type SpreadPoint } from './spreads';
 
 /** Bump on any change of a rule, threshold or combination: the pack names it. */
-const RULES_VERSION = 'decision-rules/1.0.0';
+const RULES_VERSION = 'decision-rules/1.1.0';
 
 type Signal = 'bullish' | 'bearish' | 'neutral';
 type RuleId = 'price_range_1y' | 'inventory_surprise' | 'managed_money_percentile' | 'spread_vs_history';
@@ -61,21 +61,23 @@ const RULES = Object.freeze([
     id: 'managed_money_percentile',
     applies_to: 'instruments with a CFTC COT market',
     inputs: 'percentile rank of the latest managed-money net position in its 3-year window (GET /v1/cot/{code})',
-    method: 'contrarian positioning read',
-    fires: `bearish when percentile >= ${THRESHOLDS.managed_money_percentile.crowded_long_at_or_above} (crowded long), bullish when <= ${THRESHOLDS.managed_money_percentile.crowded_short_at_or_below} (crowded short); neutral otherwise or when the 3-year window is not covered`,
+    method: 'contrarian positioning read: positioning near its 3-year high is bearish, near its 3-year low bullish',
+    fires: `bearish when percentile >= ${THRESHOLDS.managed_money_percentile.crowded_long_at_or_above} (crowded long when the net is long; the least short in 3 years when it is short), bullish when <= ${THRESHOLDS.managed_money_percentile.crowded_short_at_or_below} (crowded short when the net is short; the least long in 3 years when it is long); neutral otherwise or when the 3-year window is not covered`,
   },
   {
     id: 'spread_vs_history',
     applies_to: 'energy: CRACK_3_2_1 and BASIS_WTI_BRENT; ags: SOY_CRUSH (signals are on the spread itself)',
     inputs: 'the spread on every date its legs share, from one year before its latest value through the latest',
-    method: 'percentile = 100 x (count below + half the count equal) / count, the latest value included',
-    fires: `bullish (the spread is wide vs its 1-year history) when percentile >= ${THRESHOLDS.spread_vs_history.wide_at_or_above_pctile}, bearish (narrow) when <= ${THRESHOLDS.spread_vs_history.narrow_at_or_below_pctile}; neutral otherwise or with fewer than ${THRESHOLDS.spread_vs_history.min_points} points`,
+    method:
+      'percentile = 100 x (count below + half the count equal) / count, the latest value included; size_percentile the same on the absolute values (how wide the spread is, whatever its sign)',
+    fires: `bullish for what the spread speaks for (high vs its 1-year history) when percentile >= ${THRESHOLDS.spread_vs_history.wide_at_or_above_pctile}, bearish (low) when <= ${THRESHOLDS.spread_vs_history.narrow_at_or_below_pctile}; neutral otherwise or with fewer than ${THRESHOLDS.spread_vs_history.min_points} points. Wide or narrow describe its size: a negative basis low in its history is a wide WTI discount`,
   },
 ]);
 
 const COMBINATION =
   'each fired rule scores +1 (bullish) or -1 (bearish); an instrument is bullish when its score is > 0, bearish when < 0, neutral otherwise. ' +
-  'An instrument whose newest input is older than its cadence allows (eod 10 days, weekly 14, monthly 62) emits no signal: stale, neutral, score 0. ' +
+  'Every input a signal reads (the latest price, the inventory surprise, the COT report, the spread) must be within its cadence on the day of the pack (eod 10 days, weekly 14, monthly 62): ' +
+  'one that is older makes the instrument emit no signal (stale, neutral, score 0, with the reason); a spread whose legs share no date within their cadence has no value and is stale the same way. ' +
   "Each signal says what it speaks for (a spread's reading is about a margin, not a price). " +
   'The sector bias compares the count of bullish and bearish instruments the same way; the pack as_of is the oldest as_of of the signals it emits.';
 
@@ -105,7 +107,12 @@ const canonicalObservation = (o: Observation): Observation => {
   for (const k of OBSERVATION_KEYS) out[k] = o[k] ?? null;
   out.source = o.source ? { name: o.source.name ?? null, series_id: o.source.series_id ?? null, url: o.source.url ?? null } : null;
   out.provenance = o.provenance
-    ? { retrieved_at: o.provenance.retrieved_at ?? null, cache_hit: o.provenance.cache_hit ?? null, cache_ttl_s: o.provenance.cache_ttl_s ?? null }
+    ? {
+        retrieved_at: o.provenance.retrieved_at ?? null,
+        cache_hit: o.provenance.cache_hit ?? null,
+        cache_ttl_s: o.provenance.cache_ttl_s ?? null,
+        retrieval: o.provenance.retrieval ?? null,
+      }
     : null;
   out.attributes = Object.fromEntries(
     Object.keys(o.attributes ?? {})
@@ -123,7 +130,11 @@ interface RuleEvaluation {
   reason: string;
   /** The numbers the rule compared (position, percentile, threshold …). */
   values: Record<string, number | string | null>;
-  /** The observations the rule read that matter to a reader (latest, min, max …). */
+  /**
+   * The observations the rule read that matter to a reader (latest, min, max …). The first is the
+   * reading the rule judges now (the latest price, the surprise or level, the COT net, the spread):
+   * the staleness gate checks it.
+   */
   inputs: Observation[];
 }
 
@@ -211,26 +222,56 @@ interface CotInput {
   inputs: Observation[];
 }
 
-/** Rule managed_money_percentile (contrarian). */
+/** A count with thousands separators, sign dropped: 16154 -> "16,154". */
+const contracts = (n: number): string => Math.abs(n).toLocaleString('en-US');
+
+/**
+ * Rule managed_money_percentile (contrarian). Its words follow the sign of the net position: a
+ * net short at the top of its range is the least short in 3 years, not a crowded long.
+ */
 const managedMoneyRule = (cot: CotInput | null): RuleEvaluation | null => {
   if (!cot || cot.inputs.length === 0) return null;
   const t = THRESHOLDS.managed_money_percentile;
   const p = cot.percentile;
+  // inputs[0] is the stored report: value = managed-money long minus short.
+  const net = cot.inputs[0]!.value;
+  const position = net > 0 ? `net long ${contracts(net)} contracts` : net < 0 ? `net short ${contracts(net)} contracts` : 'flat (net 0 contracts)';
   if (p === null) {
-    return evaluation('managed_money_percentile', 'neutral', 'the 3-year COT window is not covered by stored reports', { percentile: null }, cot.inputs);
+    return evaluation(
+      'managed_money_percentile',
+      'neutral',
+      `managed money ${position}; the 3-year COT window is not covered by stored reports`,
+      { net, percentile: null },
+      cot.inputs,
+    );
   }
   const signal: Signal = p >= t.crowded_long_at_or_above ? 'bearish' : p <= t.crowded_short_at_or_below ? 'bullish' : 'neutral';
+  const where = `managed money ${position}, at percentile ${p} of its 3-year window`;
   const reason =
     signal === 'bearish'
-      ? `managed-money net at percentile ${p} of its 3-year window (>= ${t.crowded_long_at_or_above}): crowded long`
+      ? net > 0
+        ? `${where} (>= ${t.crowded_long_at_or_above}): crowded long`
+        : `${where} (>= ${t.crowded_long_at_or_above}): positioning near its 3-year high: the least short in 3 years`
       : signal === 'bullish'
-        ? `managed-money net at percentile ${p} of its 3-year window (<= ${t.crowded_short_at_or_below}): crowded short`
-        : `managed-money net at percentile ${p} of its 3-year window`;
-  return evaluation('managed_money_percentile', signal, reason, { percentile: p }, cot.inputs);
+        ? net < 0
+          ? `${where} (<= ${t.crowded_short_at_or_below}): crowded short`
+          : `${where} (<= ${t.crowded_short_at_or_below}): positioning near its 3-year low: the least long in 3 years`
+        : where;
+  return evaluation('managed_money_percentile', signal, reason, { net, percentile: p }, cot.inputs);
 };
 
+/** How each spread's sign reads (a negative basis is a WTI discount; a negative crack a loss). */
+const SPREAD_SIGN: Readonly<Record<string, (v: number, unit: string) => string>> = Object.freeze({
+  BASIS_WTI_BRENT: (v: number, unit: string) =>
+    v < 0 ? `WTI ${-v} ${unit} below Brent (a discount)` : v > 0 ? `WTI ${v} ${unit} above Brent (a premium)` : 'WTI level with Brent',
+});
+const signWords = (instrument: string, v: number, unit: string): string =>
+  SPREAD_SIGN[instrument]?.(v, unit) ?? (v < 0 ? `a negative spread of ${-v} ${unit}` : v > 0 ? `a positive spread of ${v} ${unit}` : 'a spread of 0');
+
 /**
- * Rule spread_vs_history on one spread.
+ * Rule spread_vs_history on one spread. The signal follows where the value sits in its history
+ * (high, low); the words say its sign and size: wide or narrow is about |value| against the
+ * sizes of the year, so a negative basis at a low percentile is a wide discount, not "narrow".
  * @param latest the spread observation
  * @param history the spread on its legs' shared dates over the year ending at latest, ascending
  */
@@ -250,19 +291,25 @@ const spreadRule = (latest: Observation, history: readonly SpreadPoint[]): RuleE
       'spread_vs_history',
       'neutral',
       `only ${history.length} spread values in the 1-year window (needs ${t.min_points})`,
-      { ...base, percentile: null },
+      { ...base, percentile: null, size_percentile: null },
       [latest],
     );
   }
   const p = percentRank(values, latest.value)!;
+  const size = percentRank(
+    values.map((v) => Math.abs(v)),
+    Math.abs(latest.value),
+  )!;
   const signal: Signal = p >= t.wide_at_or_above_pctile ? 'bullish' : p <= t.narrow_at_or_below_pctile ? 'bearish' : 'neutral';
-  const reason =
+  const level =
     signal === 'bullish'
-      ? `at percentile ${p} of its 1-year history (>= ${t.wide_at_or_above_pctile}): wide`
+      ? `at percentile ${p} of its 1-year history (>= ${t.wide_at_or_above_pctile}): high`
       : signal === 'bearish'
-        ? `at percentile ${p} of its 1-year history (<= ${t.narrow_at_or_below_pctile}): narrow`
-        : `at percentile ${p} of its 1-year history`;
-  return evaluation('spread_vs_history', signal, reason, { ...base, percentile: p }, [latest]);
+        ? `at percentile ${p} of its 1-year history (<= ${t.narrow_at_or_below_pctile}): low`
+        : `at percentile ${p} of its 1-year history: mid-range`;
+  const width = size >= t.wide_at_or_above_pctile ? ', wide' : size <= t.narrow_at_or_below_pctile ? ', narrow' : '';
+  const reason = `${level}; ${signWords(latest.instrument, latest.value, latest.unit)}, size percentile ${size}${width}`;
+  return evaluation('spread_vs_history', signal, reason, { ...base, percentile: p, size_percentile: size }, [latest]);
 };
 
 interface InstrumentSignal {
@@ -287,14 +334,26 @@ const SIGNAL_FOR: Readonly<Record<string, string>> = Object.freeze({
   SOY_CRUSH: "soybean processors' margins (the crush spread), not the level of soybeans",
 });
 
+/** Why a reading is too old on `today`, or null when it is within its cadence. */
+const staleReading = (e: RuleEvaluation, today: string): string | null => {
+  const reading = e.inputs[0];
+  if (!reading) return null;
+  const cadence = cadenceOf(reading);
+  if (!isStale(reading.as_of, cadence, today, false)) return null;
+  return `${e.rule} reads ${reading.instrument} of ${reading.as_of} (${cadence}, ${MAX_LAG_DAYS[cadence]} days)`;
+};
+
 /**
- * Combines an instrument's rule evaluations (see COMBINATION).
- * @param today YYYY-MM-DD: inputs older than their cadence allows on this day emit no signal
+ * Combines an instrument's rule evaluations (see COMBINATION). Pure: judged on `today`, so a pack
+ * can be judged at a past instant too.
+ * @param today YYYY-MM-DD: an input older than its cadence allows on this day stops the signal
+ * @param staleInput why an input without a value is stale (a spread whose legs share no date), if so
  */
-const combine = (instrument: string, evaluations: readonly RuleEvaluation[], today: string): InstrumentSignal => {
+const combine = (instrument: string, evaluations: readonly RuleEvaluation[], today: string, staleInput: string | null = null): InstrumentSignal => {
   const inputs = evaluations.flatMap((e) => e.inputs);
   const newest = inputs.reduce<Observation | null>((m, o) => (m === null || o.as_of > m.as_of ? o : m), null);
-  const stale = newest !== null && isStale(newest.as_of, newest.freshness_class, today, false);
+  const tooOld = [...(staleInput ? [staleInput] : []), ...evaluations.flatMap((e) => staleReading(e, today) ?? [])];
+  const stale = tooOld.length > 0;
   const score = stale ? 0 : evaluations.reduce((s, e) => s + (e.signal === 'bullish' ? 1 : e.signal === 'bearish' ? -1 : 0), 0);
   return {
     instrument,
@@ -303,7 +362,7 @@ const combine = (instrument: string, evaluations: readonly RuleEvaluation[], tod
     signal: score > 0 ? 'bullish' : score < 0 ? 'bearish' : 'neutral',
     score,
     stale,
-    stale_reason: stale ? `its newest input (${newest!.as_of}, ${newest!.freshness_class}) is older than its cadence allows on ${today}` : null,
+    stale_reason: stale ? `inputs older than their cadence allows on ${today}: ${tooOld.join('; ')}` : null,
     fired_rules: stale ? [] : evaluations.filter((e) => e.fired).map((e) => e.rule),
     evaluations: [...evaluations],
   };
@@ -356,8 +415,8 @@ interface SectorInputs {
   inventory: ReadonlyArray<{ key: string; latest: Observation | null; surprise: Observation | null }>;
   /** Per instrument code, its COT positioning. */
   cot: ReadonlyArray<{ code: string; cot: CotInput }>;
-  /** Per spread, its latest observation and 1-year history. */
-  spreads: ReadonlyArray<{ instrument: string; latest: Observation; history: readonly SpreadPoint[] }>;
+  /** Per spread, its latest observation and 1-year history, or why it has no value (stale). */
+  spreads: ReadonlyArray<{ instrument: string; latest: Observation; history: readonly SpreadPoint[] } | { instrument: string; stale: string }>;
   /** Every observation read (windows, legs, fundamentals): what the digest covers. */
   read: readonly Observation[];
   missing: readonly MissingInput[];
@@ -365,11 +424,17 @@ interface SectorInputs {
 
 const DIGEST_METHOD =
   'SHA-256 (hex) of the canonical JSON (keys sorted, no whitespace, RFC 8785 style) of the array of every input observation read for the pack, ' +
-  'without provenance, de-duplicated and sorted by its canonical JSON text';
+  'without provenance and next_release_at (both depend on the moment of the call), de-duplicated and sorted by its canonical JSON text';
 
-/** The digest of the inputs: same stored inputs -> same digest, whatever the cache did. */
+/** An input as the digest sees it: what the data says, not how or when it was read. */
+const digestForm = (o: Observation): unknown => {
+  const { next_release_at: _next, ...rest } = withoutProvenance(o) as Observation;
+  return rest;
+};
+
+/** The digest of the inputs: same stored inputs -> same digest, whatever the cache or the clock did. */
 const inputsDigest = (read: readonly Observation[]) => {
-  const texts = [...new Set(read.map((o) => canonicalJson(withoutProvenance(o))))].sort();
+  const texts = [...new Set(read.map((o) => canonicalJson(digestForm(o))))].sort();
   return { algorithm: 'SHA-256', method: DIGEST_METHOD, count: texts.length, value: sha256Hex(`[${texts.join(',')}]`) };
 };
 
@@ -400,9 +465,15 @@ const buildSectorPack = (inputs: SectorInputs, today: string) => {
     if (code) add(code, inventorySurpriseRule(inv.key, inv.surprise, inv.latest));
   }
   for (const c of inputs.cot) add(c.code, managedMoneyRule(c.cot));
-  for (const s of inputs.spreads) add(s.instrument, spreadRule(s.latest, s.history));
+  const staleInputs = new Map<string, string>();
+  for (const s of inputs.spreads) {
+    if ('stale' in s) {
+      byInstrument.set(s.instrument, byInstrument.get(s.instrument) ?? []);
+      staleInputs.set(s.instrument, s.stale);
+    } else add(s.instrument, spreadRule(s.latest, s.history));
+  }
 
-  const signals = [...byInstrument.entries()].map(([code, evals]) => combine(code, evals, today));
+  const signals = [...byInstrument.entries()].map(([code, evals]) => combine(code, evals, today, staleInputs.get(code) ?? null));
   return {
     pack: 'decision' as const,
     sector: inputs.sector,

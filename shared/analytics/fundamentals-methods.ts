@@ -25,6 +25,8 @@ const ESR_METHOD = Object.freeze({
   previous_report: 'the weekly report 7 days earlier',
   year_ago: 'the week 364 days earlier (±3 days), i.e. the same week of the prior marketing year',
   five_year_average: 'mean of the same week in the five prior marketing years (null until all five are stored)',
+  scope:
+    'the destinations summed are named in scope: on every observation (attributes.scope) and every compact line (note); a partial scope is not total U.S. export sales',
 });
 
 const USGS_METHOD = Object.freeze({
@@ -32,7 +34,12 @@ const USGS_METHOD = Object.freeze({
   previous_report: 'not kept: each MCS edition revises earlier years in place, so only the newest edition figure of a year is stored',
   year_ago: 'the same statistic for the year before',
   five_year_average: 'mean of the five years before the latest (null until all five are stored)',
-  frequency: 'annual figures; freshness_class is "monthly", the slowest class the API defines (attributes.frequency = "annual")',
+  frequency:
+    'annual figures; freshness_class is "monthly", the slowest class the API defines (attributes.frequency = "annual"); judged by the annual cadence: stale 400 days after the year they describe',
+  bounds:
+    'a published bound (">140,000,000", "<1"; "s" = less than ½ unit) is served as its number with attributes.bound and, in the compact view, bound ("greater than" / "less than"); no change or average is computed from a bound',
+  no_value:
+    'W (withheld), NA, E (net exporter), and "s" where USGS notes that no meaningful figure can be calculated, are no value: listed under statistics_without_data with what USGS printed and its note, and as a compact line with value null',
 });
 
 export { WASDE_METHOD, CROP_METHOD, ESR_METHOD, USGS_METHOD };

@@ -8,6 +8,7 @@
  */
 import type { AttributeValue, Observation } from '../observation/schema';
 import { daysBetween } from '../dates';
+import { combinedRetrieval } from '../observation/derive';
 
 // ---- numbers ------------------------------------------------------------------------------
 
@@ -87,6 +88,7 @@ const combinedProvenance = (inputs: readonly Observation[]): Observation['proven
     retrieved_at: retrieved.at(-1) ?? null,
     cache_hit: ps.every((p) => p.cache_hit === true),
     cache_ttl_s: ttls.length ? Math.min(...ttls) : null,
+    retrieval: combinedRetrieval(inputs.map((o) => o.provenance)),
   };
 };
 
@@ -170,18 +172,38 @@ const changeOf = (latest: Observation, other: Observation, name: string, what: s
     attributes: { compared_as_of: other.as_of, compared_value: other.value },
   });
 
+/** The published bound of a figure (USGS ">140,000,000": "greater than"), or null for an exact one. */
+const boundOf = (o: Observation): string | null => (typeof o.attributes.bound === 'string' ? o.attributes.bound : null);
+
+/** Why a change between two figures is not exact: one of them is a published bound. */
+const boundNote = (what: string, ...obs: Observation[]): string | null => {
+  const bounded = obs.find((o) => boundOf(o) !== null);
+  return bounded ? `no ${what}: ${bounded.as_of} is a published bound (${boundOf(bounded)} ${bounded.value}), not an exact figure` : null;
+};
+
 /**
  * Latest figure with its changes. The 5-year average needs all five prior periods: a partial
  * average would not be comparable from one report to the next, so it is null (with a note)
- * until the history holds five.
+ * until the history holds five. A published bound (">99") has no exact change or average: those
+ * are null, with a note, and the bound stays on the figure.
  */
 const compareLine = (statistic: string, label: string, c: CompareInputs): LineComparison => {
   const notes: string[] = [];
   if (!c.previous) notes.push(`no ${c.previousLabel}: ${c.previousMissing ?? 'not stored'}`);
   if (!c.yearAgo) notes.push(`no ${c.yearAgoLabel}: ${c.yearAgoMissing ?? 'not stored'}`);
+  const exact = (other: Observation | null, what: string): Observation | null => {
+    if (!other) return null;
+    const note = boundNote(what, c.latest, other);
+    if (note) notes.push(note);
+    return note ? null : other;
+  };
+  const previous = exact(c.previous, `change vs the ${c.previousLabel}`);
+  const yearAgo = exact(c.yearAgo, `change vs the ${c.yearAgoLabel}`);
   const five = c.fiveYears.filter((o): o is Observation => o !== null);
   let average: Observation | null = null;
-  if (five.length === 5) {
+  const fiveBound = five.length === 5 ? boundNote('5-year average', c.latest, ...five) : null;
+  if (fiveBound) notes.push(fiveBound);
+  else if (five.length === 5) {
     average = derive({
       instrument: `${c.latest.instrument}:five_year_average`,
       value: mean(five.map((o) => o.value)),
@@ -198,9 +220,9 @@ const compareLine = (statistic: string, label: string, c: CompareInputs): LineCo
     label,
     latest: c.latest,
     previous_report: c.previous,
-    change_vs_previous_report: c.previous ? changeOf(c.latest, c.previous, 'change_vs_previous_report', c.previousLabel) : null,
+    change_vs_previous_report: previous ? changeOf(c.latest, previous, 'change_vs_previous_report', c.previousLabel) : null,
     year_ago: c.yearAgo,
-    change_vs_year_ago: c.yearAgo ? changeOf(c.latest, c.yearAgo, 'change_vs_year_ago', c.yearAgoLabel) : null,
+    change_vs_year_ago: yearAgo ? changeOf(c.latest, yearAgo, 'change_vs_year_ago', c.yearAgoLabel) : null,
     five_year_average: average,
     change_vs_five_year_average: average ? changeOf(c.latest, average, 'change_vs_five_year_average', 'the 5-year average') : null,
     notes,
@@ -285,5 +307,5 @@ const wasdeLines = (item: Observation, commodity: string): Map<string, Observati
   return out;
 };
 
-export { decimalsOf, difference, mean, percentOf, nearestTo, priorMarketYear, derive, compareLine, wasdeLines, WASDE_LINES };
+export { decimalsOf, difference, mean, percentOf, nearestTo, priorMarketYear, derive, compareLine, boundOf, wasdeLines, WASDE_LINES };
 export type { DeriveSpec, CompareInputs, LineComparison };

@@ -1,13 +1,16 @@
 /**
  * Pure spread arithmetic (DESIGN.md "Derived figures"): the 3-2-1 crack cash proxy, the soy
  * crush margin proxy, the WTI-Brent basis and the front-minus-second calendar spread, plus
- * the rules that turn leg observations into one honest spread observation (as_of alignment,
- * weakest quality, slowest freshness, combined provenance).
+ * the rules that turn leg observations into one honest spread observation (one date all legs
+ * share within the cadence, else no value; weakest quality, slowest freshness, combined provenance).
  *
  * Nothing here reads a store or a clock: the spreads family and the decision packs feed it.
  */
 import type { FreshnessClass } from '../catalog/instruments';
+import { addDays } from '../dates';
+import { combinedRetrieval } from '../observation/derive';
 import type { Observation, Quality } from '../observation/schema';
+import { MAX_LAG_DAYS, type Cadence } from '../observation/staleness';
 
 /** Barrels to US gallons (products are quoted per gallon, crude per barrel). */
 const GALLONS_PER_BARREL = 42;
@@ -158,26 +161,52 @@ const commonDates = (legs: Readonly<Record<string, readonly Dated[]>>): string[]
   return [...first!].filter((d) => rest.every((s) => s.has(d))).sort();
 };
 
-/** The legs chosen for one spread value: aligned on one date, or each leg's latest when no date is shared. */
-interface LegSelection<T extends Dated> {
-  aligned: boolean;
+/** The legs of one multi-leg value, all on the same date. */
+interface AlignedLegs<T extends Dated> {
+  ok: true;
+  /** The latest date up to today that every leg shares, within the cadence. */
+  as_of: string;
   legs: Record<string, T>;
 }
 
+/** No date every leg shares lies within the cadence: the figure is stale and has no value. */
+interface StaleLegs {
+  ok: false;
+  stale: true;
+  /** The cadence judged by (the slowest leg's) and the days an as_of may lag today under it. */
+  cadence: Cadence;
+  max_lag_days: number;
+  reason: string;
+}
+
 /**
- * Picks the legs of the latest spread value: the latest date every leg shares; when the legs
- * share no date, each leg's own latest (aligned false, and the method then says which as_of
- * each leg has). Returns null when a leg has no observation at all.
+ * The legs of a multi-leg figure on `today` (DESIGN.md "Derived figures"): the latest date up to
+ * `today` that every leg shares, if it lags `today` by no more than the cadence allows; otherwise
+ * the figure is stale and has no value. Never a mix of dates. Pure: judged at any instant.
+ * @param legs per leg code, its observations in any order (dates after `today` are not used)
+ * @param cadence the slowest cadence of the legs (eod 10 days, monthly 62 …)
+ * @param today YYYY-MM-DD
+ * @example alignLegs({ CL: [cl0616], BZ: [bz0616] }, 'eod', '2025-06-17') // { ok: true, as_of: '2025-06-16', … }
  */
-const selectLegs = <T extends Dated>(legs: Readonly<Record<string, readonly T[]>>): LegSelection<T> | null => {
-  const codes = Object.keys(legs);
-  if (codes.length === 0 || codes.some((c) => legs[c]!.length === 0)) return null;
-  const date = commonDates(legs).at(-1);
-  const pick = (obs: readonly T[], want?: string): T => (want ? obs.find((o) => o.as_of === want)! : obs.reduce((a, b) => (b.as_of > a.as_of ? b : a)));
-  return {
-    aligned: date !== undefined,
-    legs: Object.fromEntries(codes.map((c) => [c, pick(legs[c]!, date)])),
-  };
+const alignLegs = <T extends Dated>(legs: Readonly<Record<string, readonly T[]>>, cadence: Cadence, today: string): AlignedLegs<T> | StaleLegs => {
+  const lag = MAX_LAG_DAYS[cadence] ?? 0;
+  const from = addDays(today, -lag);
+  const recent = Object.fromEntries(Object.entries(legs).map(([code, obs]) => [code, obs.filter((o) => o.as_of >= from && o.as_of <= today)]));
+  const date = commonDates(recent).at(-1);
+  if (date === undefined || Object.keys(legs).length === 0) {
+    const newest = Object.entries(legs).map(([code, obs]) => {
+      const known = obs.filter((o) => o.as_of <= today).reduce<string | null>((m, o) => (m === null || o.as_of > m ? o.as_of : m), null);
+      return `${code} ${known ?? 'none'}`;
+    });
+    return {
+      ok: false,
+      stale: true,
+      cadence,
+      max_lag_days: lag,
+      reason: `no date from ${from} to ${today} (${cadence}: ${lag} days) that every leg shares (newest: ${newest.join(', ')}): stale, no value`,
+    };
+  }
+  return { ok: true, as_of: date, legs: Object.fromEntries(Object.entries(recent).map(([code, obs]) => [code, obs.find((o) => o.as_of === date)!])) };
 };
 
 interface SpreadPoint {
@@ -210,22 +239,23 @@ const nonNull = <T>(xs: readonly (T | null | undefined)[]): T[] => xs.filter((x)
 
 /** How the spread's date, quality, freshness and provenance follow from its legs (stated in every answer). */
 const LEG_RULES = Object.freeze({
-  as_of: 'the latest as_of that every leg shares; when the legs share none, the oldest leg as_of (aligned: false, each leg keeps its own as_of)',
+  as_of:
+    "the latest date up to today that every leg shares; when that date lags today by more than the legs' cadence allows (eod 10 days, monthly 62), the spread is stale and has no value (a 404 or 503 NO_DATA saying why), never a mix of dates",
   quality:
     'always "derived" (computed by this service); the weakest quality of the legs (official > derived > delayed > indicative) is in attributes.legs_quality',
   observed_at: 'the latest observed_at of the legs (the moment the newest input describes); null when no leg has one',
   freshness_class: 'the slowest freshness class of the legs (a monthly leg makes the spread monthly)',
-  provenance: 'retrieved_at of the oldest-retrieved leg; cache_hit only if every leg was a cache hit; cache_ttl_s the shortest of the legs',
+  provenance:
+    'retrieved_at of the oldest-retrieved leg; cache_hit only if every leg was a cache hit; cache_ttl_s the shortest of the legs; retrieval replay when any leg was replayed',
   next_release_at: 'the earliest next release of any leg (the spread can change then)',
 });
 
 /**
- * The spread observation from its (selected) leg observations. Pure: every field follows
- * from the legs by LEG_RULES; the leg values and dates are kept in `attributes`.
+ * The spread observation from its aligned leg observations (one date, {@link alignLegs}). Pure:
+ * every field follows from the legs by LEG_RULES; the leg values are kept in `attributes`.
  * @param legs per leg code, the leg observation used (all legs of `def` present)
- * @param aligned whether the legs share one as_of
  */
-const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observation>>, aligned: boolean): Observation => {
+const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observation>>): Observation => {
   const obs = def.legs.map((l) => legs[l.code]!);
   const value = def.compute(Object.fromEntries(def.legs.map((l) => [l.code, legs[l.code]!.value])));
   const provs = nonNull(obs.map((o) => o.provenance));
@@ -233,13 +263,9 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
   const ttls = nonNull(provs.map((p) => p.cache_ttl_s));
   const attributes: Record<string, number | string | null> = {
     formula: def.formula,
-    aligned: aligned ? 'yes' : 'no',
     legs_quality: weakestQuality(obs.map((o) => o.quality)),
   };
-  for (const l of def.legs) {
-    attributes[l.code] = legs[l.code]!.value;
-    attributes[`${l.code}_as_of`] = legs[l.code]!.as_of;
-  }
+  for (const l of def.legs) attributes[l.code] = legs[l.code]!.value;
   return {
     instrument: def.instrument,
     value,
@@ -260,6 +286,7 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
       retrieved_at: retrieved[0] ?? null,
       cache_hit: provs.length === obs.length && provs.every((p) => p.cache_hit === true),
       cache_ttl_s: ttls.length ? Math.min(...ttls) : null,
+      retrieval: combinedRetrieval(obs.map((o) => o.provenance)),
     },
     published_at:
       nonNull(obs.map((o) => o.published_at))
@@ -280,9 +307,9 @@ export {
   weakestQuality,
   slowestFreshness,
   commonDates,
-  selectLegs,
+  alignLegs,
   spreadSeries,
   spreadObservation,
   round,
 };
-export type { SpreadId, LegValues, SpreadDef, SpreadLegDef, SpreadPoint, LegSelection };
+export type { SpreadId, LegValues, SpreadDef, SpreadLegDef, SpreadPoint, AlignedLegs, StaleLegs };

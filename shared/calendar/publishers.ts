@@ -35,7 +35,17 @@ interface Release {
   shifted_by: string | null;
 }
 
-type PublisherId = 'eia-wpsr' | 'eia-spot' | 'eia-wngsr' | 'cftc-cot' | 'usda-fas-esr' | 'usda-nass-crop-progress' | 'fed-h10' | 'usda-wasde';
+type PublisherId =
+  | 'eia-wpsr'
+  | 'eia-spot'
+  | 'eia-wngsr'
+  | 'cftc-cot'
+  | 'usda-fas-esr'
+  | 'usda-nass-crop-progress'
+  | 'fed-h10'
+  | 'usda-wasde'
+  | 'worldbank'
+  | 'usgs-mcs';
 
 interface PublisherCalendar {
   readonly id: PublisherId;
@@ -323,6 +333,81 @@ const usdaWasde: PublisherCalendar = {
   },
 };
 
+// ---- World Bank Commodity Price Data (Pink Sheet) ---------------------------------------------
+
+/**
+ * Pink Sheet releases seen in the workbook's own "Updated on" cell (fixtures/worldbank/SOURCE.md):
+ * each is the second business day of its month.
+ */
+const PINK_SHEET_VERIFIED: Verified = ['2021-06-02', '2022-03-02', '2024-06-04', '2024-12-03', '2025-02-04', '2025-11-04', '2025-12-02', '2026-03-03'].map(
+  (d) => [d, d] as const,
+);
+
+/** The n-th business day (1 = the first) of the month of `monthStart` (YYYY-MM-01). */
+const nthBusinessDay = (monthStart: string, n: number): string => {
+  let d = businessDayOnOrAfter(monthStart);
+  for (let i = 1; i < n; i++) d = nextBusinessDay(d);
+  return d;
+};
+
+/** The first day of the month after the one `date` falls in. */
+const nextMonthStart = (date: string): string => `${addDays(`${date.slice(0, 7)}-28`, 4).slice(0, 7)}-01`;
+
+/**
+ * World Bank Pink Sheet, reference month M (as_of YYYY-MM-01): the monthly averages of M come out
+ * on the second business day of the next month (every "Updated on" date seen, 2021-2026, is one).
+ * The World Bank states no time; 12:00 ET is assumed, so the instant is an estimate even on a
+ * verified day.
+ */
+const pinkSheetRelease = (referenceMonth: string): Release => release(nthBusinessDay(nextMonthStart(referenceMonth), 2), 12, 0, PINK_SHEET_VERIFIED, null);
+
+const worldBank: PublisherCalendar = {
+  id: 'worldbank',
+  timeZone: ET,
+  rule: 'the second business day of each month, with the previous month\'s averages (the workbook\'s "Updated on" dates); time not stated, 12:00 ET assumed',
+  releaseOf: pinkSheetRelease,
+  periodsAround: (from, to) => {
+    const out: string[] = [];
+    for (let m = `${addDays(from, -62).slice(0, 7)}-01`; m <= to; m = nextMonthStart(m)) out.push(m);
+    return out;
+  },
+};
+
+// ---- USGS Mineral Commodity Summaries ----------------------------------------------------------
+
+/** MCS editions whose publication day is known: the data release's own publication date. */
+const MCS_PUBLISHED: Readonly<Record<number, string>> = Object.freeze({
+  // Mineral Commodity Summaries 2026 Data Release, metadata pubdate 20260206 (doi:10.5066/P1WKQ63T).
+  2026: '2026-02-06',
+});
+
+/** The last business day on or before `date`. */
+const businessDayOnOrBefore = (date: string): string => (isBusinessDay(date) ? date : previousBusinessDay(date));
+
+/**
+ * USGS MCS, figures of year Y (as_of Y-12-31): the edition of Y+1, released at the end of January
+ * (the last business day on or before 31 January) unless its day is known (2026: 6 February).
+ * USGS publishes no dated calendar and no time; 12:00 ET is assumed, so other editions are estimated.
+ */
+const mcsRelease = (yearEnd: string): Release => {
+  const edition = Number(yearEnd.slice(0, 4)) + 1;
+  const known = MCS_PUBLISHED[edition];
+  if (known) return release(known, 12, 0, [[known, known]], null);
+  return release(businessDayOnOrBefore(`${edition}-01-31`), 12, 0, [], null);
+};
+
+const usgsMcs: PublisherCalendar = {
+  id: 'usgs-mcs',
+  timeZone: ET,
+  rule: 'once a year, the last business day of January, with the previous year (MCS 2026: 6 February 2026); time not stated, 12:00 ET assumed',
+  releaseOf: mcsRelease,
+  periodsAround: (from, to) => {
+    const out: string[] = [];
+    for (let y = Number(from.slice(0, 4)) - 2; y <= Number(to.slice(0, 4)); y++) out.push(`${y}-12-31`);
+    return out;
+  },
+};
+
 const PUBLISHER_CALENDARS: Readonly<Record<PublisherId, PublisherCalendar>> = Object.freeze({
   'eia-wpsr': eiaWpsr,
   'eia-spot': eiaSpot,
@@ -332,6 +417,8 @@ const PUBLISHER_CALENDARS: Readonly<Record<PublisherId, PublisherCalendar>> = Ob
   'usda-nass-crop-progress': usdaNassCropProgress,
   'fed-h10': fedH10,
   'usda-wasde': usdaWasde,
+  worldbank: worldBank,
+  'usgs-mcs': usgsMcs,
 });
 
 /**

@@ -3,6 +3,7 @@
  * route carries in the route table, so the documents state exactly what the responses state
  * (DESIGN.md "Derived figures"). Routes that share one method (the three spreads) share a section.
  */
+import { LEG_RULES } from '../analytics/spreads';
 import { PUBLISHER_CALENDARS } from '../calendar';
 import { ROUTES, type RouteDef } from '../routes';
 import { SOURCES } from '../sources/registry';
@@ -16,12 +17,11 @@ const buildTimesText = (): string[] => [
   '',
   "- observed_at: the moment the value describes. A time the publisher states (noon buying rates, the WPSR week ending 07:00 Friday); otherwise the end of the as_of day in the market time zone, labelled as a convention; the end of the reference week, month or year of weekly, monthly and annual figures. attributes.observed_at_basis says which. Derived figures take the latest observed_at of their inputs (a change takes its week's), null when no input has one.",
   "- published_at: when the publisher released the figure, from the publisher's own release calendar with its holiday rule (US federal holidays as observed) and announced exceptions. attributes.published_at_estimated is true when the date lies outside the schedule verified against the publisher's dated calendar (the rule still applies; a one-off closure would not be in it). World Bank and USGS dates are read from the document itself.",
-  '- next_release_at and /v1/calendar come from the same calendars; /v1/calendar marks estimated dates and names the holiday that moved a release (shifted_by).',
+  "- next_release_at and /v1/calendar come from the same calendars: next_release_at is the publisher's next release after the moment of the answer (computed when answering, never frozen at ingestion); no release falls on a weekend or a US federal holiday. /v1/calendar marks estimated dates and names the holiday that moved a release (shifted_by).",
+  '- provenance.retrieval: live when an ingestion run fetched the figure from the publisher, replay when it came from the recorded publications bundled with the service (demo data); a figure computed from several says replay when any input was replayed.',
   '',
   ...SOURCES.flatMap((s) => {
-    const rule = s.schedule.calendar
-      ? PUBLISHER_CALENDARS[s.schedule.calendar].rule
-      : `${s.schedule.description} (a check window; no published calendar: estimated)`;
+    const rule = PUBLISHER_CALENDARS[s.schedule.calendar].rule;
     const byInstrument = Object.entries(s.observedAtByInstrument ?? {}).map(([code, r]) => `${code}: ${r.basis}`);
     return [
       `### ${s.id} (${s.name})`,
@@ -44,6 +44,9 @@ const buildMethodsText = (): string => {
       ...Object.entries(methods).map(([k, v]) => `- ${k}: ${v}`),
       '',
     ]),
+    '### Multi-leg figures (crack, crush, basis, calendar spread; the spreads of snapshots and decision packs)',
+    ...Object.entries(LEG_RULES).map(([k, v]) => `- ${k}: ${v}`),
+    '',
     ...buildTimesText(),
   ].join('\n');
 };

@@ -3,8 +3,7 @@
  * snapshots reuse it for their staleness summary.
  */
 import { addDays, isoDate } from '../dates';
-import type { FreshnessClass } from '../catalog/instruments';
-import { MAX_LAG_DAYS } from '../observation/staleness';
+import { LAG_TEXT, MAX_LAG_DAYS } from '../observation/staleness';
 import type { Services } from '../services';
 import { SOURCES } from '../sources/registry';
 import { nextRelease } from '../sources/schedule';
@@ -23,8 +22,8 @@ interface SourceFreshness {
   stale: boolean;
   last_error: string | null;
   next_release_at: string | null;
-  /** Prices the last run held back as implausible (not served). */
-  quarantined: NonNullable<SourceRunStatus['last_quarantined']>;
+  /** Prices held in quarantine (not served) until confirmed or released; kept across failed runs. */
+  quarantined: Array<{ series: string; as_of: string; value: number; reason: string }>;
   /** The newest as_of the source has written. */
   newest_as_of: string | null;
   /** Why it is stale (its runs, its data, or both); null when it is not. */
@@ -38,14 +37,14 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
   const lastSuccess = status?.last_success_at ?? null;
   const age = lastSuccess ? Math.max(0, Math.round((now.getTime() - Date.parse(lastSuccess)) / 1000)) : null;
   const runStale = age === null || age > def.maxAgeHours * 3600;
-  // The data itself: a successful run can still leave the newest figure older than its cadence allows
-  // (a source that runs rarely, like USGS once a year, is allowed its own run interval).
+  // The data itself: a successful run can still leave the newest figure older than its cadence
+  // allows, by the one rule of every view (annual USGS figures included).
   const newest = status?.data_newest ?? null;
-  const lagDays = newest ? Math.max(MAX_LAG_DAYS[newest.freshness_class as FreshnessClass] ?? 0, Math.ceil(def.maxAgeHours / 24)) : 0;
-  const dataStale = newest !== null && addDays(newest.as_of, lagDays) < isoDate(now);
+  const lagDays = MAX_LAG_DAYS[def.cadence];
+  const dataStale = newest !== null && lagDays !== undefined && addDays(newest.as_of, lagDays) < isoDate(now);
   const reasons = [
     runStale ? (age === null ? 'no successful run yet' : `last successful run ${Math.round(age / 3600)} h ago (more than ${def.maxAgeHours} h)`) : null,
-    dataStale ? `its newest figure is dated ${newest!.as_of}, more than ${lagDays} days ago (${newest!.freshness_class} data)` : null,
+    dataStale ? `its newest figure is dated ${newest!.as_of}, more than ${lagDays} days ago (${def.cadence} data)` : null,
   ].filter((r): r is string => r !== null);
   return {
     id: def.id,
@@ -58,15 +57,14 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
     stale: runStale || dataStale,
     last_error: status?.last_error ?? null,
     next_release_at: nextRelease(def.schedule, now)?.at ?? null,
-    quarantined: status?.last_quarantined ?? [],
+    quarantined: (status?.quarantined ?? []).map(({ series, as_of, value, reason }) => ({ series, as_of, value, reason })),
     newest_as_of: newest?.as_of ?? null,
     stale_reason: reasons.length ? reasons.join('; ') : null,
   };
 };
 
 /** The rule freshnessOf applies, stated where its verdicts are served. */
-const SOURCE_STALE_RULE =
-  'a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (eod 10 days, weekly 14, monthly 62, or its own run interval when longer)';
+const SOURCE_STALE_RULE = `a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (${LAG_TEXT})`;
 
 /** Pure: ok when nothing is stale, down when everything is, degraded in between. */
 const overallStatus = (sources: readonly SourceFreshness[]): HealthStatus => {

@@ -5,7 +5,8 @@
  */
 import type * as z from 'zod';
 import type { Observation } from '../observation/schema';
-import { isStale } from '../observation/staleness';
+import { cadenceOf, isStale } from '../observation/staleness';
+import { boundOf } from '../analytics/fundamentals';
 import type { HeadlineLine } from '../schemas/headline';
 import type { HeadlineInstrument, SectorHeadline, SectorPart as SectorPartSchema } from '../schemas/snapshot';
 
@@ -36,13 +37,14 @@ const headlineInstrument = (latest: Observation, previous: Observation | null, c
     change_since: change === null ? null : previous!.as_of,
     quality: latest.quality,
     derived: latest.derived,
-    stale: isStale(latest.as_of, latest.freshness_class, ctx.today, ctx.staleSources.has(ctx.sourceOf(latest.instrument) ?? '')),
+    stale: isStale(latest.as_of, cadenceOf(latest), ctx.today, ctx.staleSources.has(ctx.sourceOf(latest.instrument) ?? '')),
   };
 };
 
 interface Compared {
   statistic: string;
   label: string;
+  notes: string[];
   latest: Observation;
   change_vs_previous_report: Observation | null;
   change_vs_year_ago: Observation | null;
@@ -56,28 +58,48 @@ const line = (
   change: { value: number | null; basis: Line['change_basis'] } | null,
   sourceStale: boolean,
   today: string,
+  note: string | null = null,
 ): Line => ({
   part,
   key,
   label,
   value: latest.value,
+  bound: boundOf(latest) as Line['bound'],
   unit: latest.unit,
   as_of: latest.as_of,
   change: change?.value ?? null,
   change_basis: change?.value !== null && change?.value !== undefined ? change.basis : null,
   quality: latest.quality,
   derived: latest.derived,
-  stale: isStale(latest.as_of, latest.freshness_class, today, sourceStale),
+  stale: isStale(latest.as_of, cadenceOf(latest), today, sourceStale),
+  note,
+});
+
+/** A figure without a value: listed with why, never dropped (nor shown as a number). */
+const noValueLine = (part: string, key: string, label: string, f: { unit: string; as_of: string | null; stale: boolean; note: string }): Line => ({
+  part,
+  key,
+  label,
+  value: null,
+  bound: null,
+  unit: f.unit,
+  as_of: f.as_of,
+  change: null,
+  change_basis: null,
+  quality: null,
+  derived: false,
+  stale: f.stale,
+  note: f.note,
 });
 
 /** A compared line (WASDE, crop progress, export sales, USGS): the change vs the previous report, else vs a year ago. */
-const comparedLine = (part: string, prefix: string, l: Compared, sourceStale: boolean, today: string): Line => {
+const comparedLine = (part: string, prefix: string, l: Compared, sourceStale: boolean, today: string, note: string | null = null): Line => {
   const change = l.change_vs_previous_report
     ? { value: l.change_vs_previous_report.value, basis: 'previous_report' as const }
     : l.change_vs_year_ago
       ? { value: l.change_vs_year_ago.value, basis: 'year_ago' as const }
       : null;
-  return line(part, `${prefix}:${l.statistic}`, `${prefix} ${l.label}`, l.latest, change, sourceStale, today);
+  return line(part, `${prefix}:${l.statistic}`, `${prefix} ${l.label}`, l.latest, change, sourceStale, today, note);
 };
 
 /** The WASDE lines that carry a balance sheet's story, for the projection year. */
@@ -93,7 +115,9 @@ const fundamentalLines = (f: FundamentalParts, staleSources: ReadonlySet<string>
     const wow = s.week_over_week_change ? { value: s.week_over_week_change.value, basis: 'week_over_week' as const } : null;
     out.push(line('inventories', s.key, s.meaning ?? s.key, s.latest, wow, staleSources.has(s.source_id ?? ''), today));
   }
-  if (f.crack) out.push(line('crack', f.crack.instrument, f.crack.name, f.crack.observation, null, staleSources.has('eia-spot'), today));
+  if (f.crack && 'observation' in f.crack)
+    out.push(line('crack', f.crack.instrument, f.crack.name, f.crack.observation, null, staleSources.has('eia-spot'), today));
+  else if (f.crack) out.push(noValueLine('crack', f.crack.instrument, f.crack.name, { unit: f.crack.unit, as_of: null, stale: true, note: f.crack.reason }));
   for (const c of f.wasde?.commodities ?? []) {
     const projection = c.market_years.find((y) => y.market_year === c.projection_year) ?? c.market_years[0];
     for (const l of projection?.lines ?? []) {
@@ -105,10 +129,24 @@ const fundamentalLines = (f: FundamentalParts, staleSources: ReadonlySet<string>
     for (const l of c.statistics) out.push(comparedLine('crop_progress', c.commodity, l, staleSources.has('usda-nass-crop-progress'), today));
   }
   for (const c of f.export_sales?.commodities ?? []) {
-    for (const l of c.lines) out.push(comparedLine('export_sales', c.commodity, l, staleSources.has('usda-fas-esr'), today));
+    // A partial scope (China + Mexico only) goes with every figure, never just the full view.
+    const scope = c.scope === null ? null : `scope: ${c.scope}`;
+    for (const l of c.lines) out.push(comparedLine('export_sales', c.commodity, l, staleSources.has('usda-fas-esr'), today, scope));
   }
   for (const c of f.usgs?.commodities ?? []) {
-    for (const l of c.statistics) out.push(comparedLine('usgs', c.commodity, l, staleSources.has('usgs-mcs'), today));
+    const sourceStale = staleSources.has('usgs-mcs');
+    for (const l of c.statistics) out.push(comparedLine('usgs', c.commodity, l, sourceStale, today, l.notes.find((n) => n.startsWith('no value for')) ?? null));
+    for (const s of c.statistics_without_data) {
+      if (s.as_of === null || s.unit === null) continue;
+      out.push(
+        noValueLine('usgs', `${c.commodity}:${s.statistic}`, `${c.commodity} ${s.label}`, {
+          unit: s.unit,
+          as_of: s.as_of,
+          stale: isStale(s.as_of, 'annual', today, sourceStale),
+          note: s.reason,
+        }),
+      );
+    }
   }
   return out;
 };

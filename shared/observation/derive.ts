@@ -44,5 +44,15 @@ const deriveFrom = (base: Observation, f: DerivedFields): Observation | null => 
   };
 };
 
-export { deriveFrom };
+/**
+ * How a figure computed from several inputs came in: `replay` when any input was replayed, `live`
+ * when every one was live, null when any is not recorded.
+ */
+const combinedRetrieval = (inputs: ReadonlyArray<Observation['provenance']>): 'live' | 'replay' | null => {
+  const r = inputs.map((p) => p?.retrieval ?? null);
+  if (r.includes('replay')) return 'replay';
+  return r.length > 0 && r.every((x) => x === 'live') ? 'live' : null;
+};
+
+export { deriveFrom, combinedRetrieval };
 export type { DerivedFields };

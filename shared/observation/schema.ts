@@ -10,6 +10,10 @@ const QUALITIES = ['official', 'indicative', 'derived', 'delayed'] as const;
 const QualitySchema = z.enum(QUALITIES);
 type Quality = z.infer<typeof QualitySchema>;
 
+/** How an ingestion run got its payloads: fetched from the publisher, or the bundled samples. */
+const RETRIEVALS = ['live', 'replay'] as const;
+type Retrieval = (typeof RETRIEVALS)[number];
+
 const IsoDateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
 const IsoDateTimeSchema = z.string().datetime({ offset: true });
 
@@ -31,6 +35,12 @@ const ProvenanceSchema = z.object({
   stale: z.boolean().nullable().optional(),
   /** On a series' latest figure: the as_of its next release should carry; null without a cadence. */
   expected_next_as_of: IsoDateSchema.nullable().optional(),
+  /**
+   * How the figure reached this service: `live` from the publisher, `replay` from the recorded
+   * publications bundled with it (demo data); a figure computed from several says `replay` when any
+   * input was replayed. null when not recorded.
+   */
+  retrieval: z.enum(RETRIEVALS).nullable().optional(),
 });
 type Provenance = z.infer<typeof ProvenanceSchema>;
 
@@ -53,15 +63,18 @@ const ObservationSchema = z.object({
   provenance: ProvenanceSchema.nullable(),
   /** When the publisher released this figure, from its release calendar; null where the release is not known. */
   published_at: IsoDateTimeSchema.nullable(),
-  /** The publisher's next scheduled release after this figure, from the source registry. */
+  /** The publisher's next scheduled release after the moment of the answer, from its release calendar. */
   next_release_at: IsoDateTimeSchema.nullable(),
   /** Multi-field records keep their named parts here; {} when none. */
   attributes: AttributesSchema,
 });
 type Observation = z.infer<typeof ObservationSchema>;
 
-/** What ingestion writes: an observation without the request-time cache fields. */
-type StoredObservation = Omit<Observation, 'provenance'> & { retrieved_at: string };
+/**
+ * What ingestion writes: an observation without the request-time provenance, plus what the read
+ * path needs to build it (the source's id for next_release_at, how the run got it).
+ */
+type StoredObservation = Omit<Observation, 'provenance'> & { retrieved_at: string; source_id?: string; retrieval?: Retrieval };
 
 export { QualitySchema, IsoDateSchema, IsoDateTimeSchema, ObservationSchema };
-export type { Quality, SourceRef, Provenance, Observation, StoredObservation, AttributeValue };
+export type { Quality, SourceRef, Provenance, Observation, StoredObservation, AttributeValue, Retrieval };

@@ -11,14 +11,17 @@ interface CacheInfo {
 }
 
 /**
- * A stored observation as served, with provenance telling whether it came from the cache and,
- * for a series' latest figure, how current it is.
+ * A stored observation as served, with provenance telling whether it came from the cache, how the
+ * ingestion got it and, for a series' latest figure, how current it is.
+ * @param nextReleaseAt the publisher's next release after the moment of the answer; undefined keeps
+ *   what ingestion stored (an item written before its source was recorded)
  */
-const toServed = (stored: StoredObservation, cache: CacheInfo, freshness?: FigureFreshness): Observation => {
-  const { retrieved_at, ...rest } = stored;
+const toServed = (stored: StoredObservation, cache: CacheInfo, freshness?: FigureFreshness, nextReleaseAt?: string | null): Observation => {
+  const { retrieved_at, source_id: _sourceId, retrieval, ...rest } = stored;
   return {
     ...rest,
-    provenance: { retrieved_at, cache_hit: cache.hit, cache_ttl_s: cache.ttlS, ...freshness },
+    ...(nextReleaseAt === undefined ? {} : { next_release_at: nextReleaseAt }),
+    provenance: { retrieved_at, cache_hit: cache.hit, cache_ttl_s: cache.ttlS, retrieval: retrieval ?? null, ...freshness },
   };
 };
 

@@ -39,7 +39,6 @@ const CalendarSpreadBody = z.union([
     root: z.string(),
     unit: z.string(),
     as_of: IsoDateSchema,
-    aligned: z.boolean(),
     method: z.strictObject({ formula: z.string(), description: z.string() }),
     provider: Provider,
     observation: ServedObservation,

@@ -75,7 +75,17 @@ const UsgsBody = envelope(
     edition: Label,
     published_at: IsoDateTimeSchema.nullable(),
     statistics: z.array(ComparedLine),
-    statistics_without_data: z.array(z.strictObject({ statistic: z.string(), reason: z.string() })),
+    /** Statistics USGS prints no number for (W, NA, E, or a figure it says cannot be calculated), with what it printed. */
+    statistics_without_data: z.array(
+      z.strictObject({
+        statistic: z.string(),
+        label: z.string(),
+        reason: z.string(),
+        as_of: IsoDateSchema.nullable(),
+        published_value: z.string().nullable(),
+        unit: z.string().nullable(),
+      }),
+    ),
   }),
 ).meta({ id: 'Usgs', description: 'USGS Mineral Commodity Summaries figures.' });
 

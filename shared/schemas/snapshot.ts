@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { HealthStatus, IsoDateSchema, FreshnessClass, missingOf, Sector, ServedObservation, SourceFreshness } from './common';
 import { CropProgressBody, ExportSalesBody, UsgsBody, WasdeBody } from './fundamentals';
 import { InventoryBundleBody } from './inventory';
-import { SpreadBody } from './spreads';
+import { SpreadBody, StaleSpreadBody } from './spreads';
 import { HeadlineLine } from './headline';
 
 const Staleness = z
@@ -19,7 +19,7 @@ const Staleness = z
 /** Each sector's key fundamentals: the body of their own route, null when none is stored (then listed under missing). */
 const SectorFundamentals = z.strictObject({
   inventories: InventoryBundleBody.nullable().optional(),
-  crack: SpreadBody.nullable().optional(),
+  crack: z.union([SpreadBody, StaleSpreadBody]).nullable().optional(),
   usgs: UsgsBody.nullable().optional(),
   wasde: WasdeBody.nullable().optional(),
   crop_progress: CropProgressBody.nullable().optional(),

@@ -18,6 +18,7 @@ import { createDocumentClient } from '../store/client';
 import { ObservationReader } from '../store/observation-reader';
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
 import { ReadCache } from '../store/read-cache';
+import { createNextReleaseOf } from '../sources/next-release';
 
 interface Services {
   config: Config;
@@ -76,7 +77,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
   };
   const cache = overrides.cache ?? new ReadCache();
   const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, METRIC_SERVICE.api);
-  return { config, doc, store, reader: new ObservationReader(store, cache, now), cache, payment, now, metrics };
+  return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, payment, now, metrics };
 };
 
 let coldStart: Services | undefined;

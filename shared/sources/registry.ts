@@ -42,6 +42,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
       HO: endOfTradingDay(ET, 'EIA'),
       RB: endOfTradingDay('America/Chicago', 'EIA'),
     }),
+    cadence: 'eod',
     maxAgeHours: 24 * 8,
     requiresKey: 'EIA_API_KEY',
   },
@@ -64,6 +65,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
       basis: 'noon buying rate in New York, 12:00 America/New_York (Federal Reserve H.10)',
     },
     observedAtByInstrument: byInstrument({ DTWEXBGS: endOfTradingDay(ET, 'the H.10 for its dollar index') }),
+    cadence: 'eod',
     maxAgeHours: 24 * 8,
   },
   {
@@ -75,6 +77,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     schedule: calendarSchedule('eia-wpsr', 'Wednesdays 10:30 ET (Thursday 12:00 ET after a Monday-Wednesday federal holiday)'),
     // EIA: "company submissions for the week ending 7:00 a.m. the preceding Friday" (WPSR notes).
     observedAt: { kind: 'stated-time', hour: 7, minute: 0, timeZone: ET, basis: 'end of the reference week: Friday 07:00 America/New_York (EIA WPSR)' },
+    cadence: 'weekly',
     maxAgeHours: 24 * 8,
     requiresKey: 'EIA_API_KEY',
   },
@@ -86,6 +89,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     feeds: 'ng_storage weekly working gas in storage',
     schedule: calendarSchedule('eia-wngsr', 'Thursdays 10:30 ET (Wednesday 12:00 ET when Thursday is a holiday, Friday after a Tuesday-Wednesday one)'),
     observedAt: endOfWeek('Friday'),
+    cadence: 'weekly',
     maxAgeHours: 24 * 8,
     requiresKey: 'EIA_API_KEY',
   },
@@ -95,8 +99,17 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     licenseTag: 'CC BY 4.0',
     url: 'https://www.worldbank.org/en/research/commodity-markets',
     feeds: 'GC SI PL AL HG NI ZN IO ZC ZW ZS ZL ZM KC CC SB CT ZR monthly prices',
-    schedule: { minute: 0, hour: 12, monthDays: [2, 3, 4, 5, 6], timeZone: ET, description: 'early each month (2nd-6th), 12:00 ET' },
+    // Released the second business day of each month (shared/calendar); the runs cover the days it can fall on.
+    schedule: {
+      minute: 0,
+      hour: 12,
+      monthDays: [2, 3, 4, 5, 6],
+      timeZone: ET,
+      description: 'the second business day of each month, 12:00 ET (checked on the 2nd-6th)',
+      calendar: 'worldbank',
+    },
     observedAt: { kind: 'end-of-month', basis: 'end of the month the average covers (UTC)' },
+    cadence: 'monthly',
     maxAgeHours: 24 * 40,
   },
   {
@@ -107,6 +120,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     feeds: 'managed-money positioning per contract market',
     schedule: calendarSchedule('cftc-cot', 'Fridays 15:30 ET (the next business day after a Wednesday-Friday federal holiday)'),
     observedAt: { kind: 'end-of-day', timeZone: ET, basis: 'close of business on the report date: end of the day, America/New_York (the CFTC states no time)' },
+    cadence: 'weekly',
     maxAgeHours: 24 * 8,
   },
   {
@@ -132,6 +146,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
       kind: 'none',
       basis: 'none: a WASDE figure is a projection of a marketing year made in the report, not a measurement at a moment (the report time is published_at)',
     },
+    cadence: 'monthly',
     maxAgeHours: 24 * 40,
   },
   {
@@ -144,6 +159,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
       months: CROP_PROGRESS_MONTHS,
     }),
     observedAt: endOfWeek('Sunday'),
+    cadence: 'weekly',
     maxAgeHours: 24 * 8,
     requiresKey: 'NASS_API_KEY',
   },
@@ -155,6 +171,7 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
     feeds: 'weekly export sales for corn, soybeans, wheat',
     schedule: calendarSchedule('usda-fas-esr', 'Thursdays 08:30 ET (Friday in a week with a federal holiday)'),
     observedAt: endOfWeek('Thursday'),
+    cadence: 'weekly',
     maxAgeHours: 24 * 8,
     requiresKey: 'FAS_API_KEY',
   },
@@ -172,8 +189,10 @@ const SOURCES: readonly SourceDef[] = Object.freeze([
       months: [1, 2],
       timeZone: ET,
       description: 'annually, late January or early February (checked daily in January and February), 12:00 ET',
+      calendar: 'usgs-mcs',
     },
     observedAt: { kind: 'end-of-year', basis: 'end of the year the figure covers (UTC)' },
+    cadence: 'annual',
     maxAgeHours: 24 * 400,
   },
 ] satisfies SourceDef[]);

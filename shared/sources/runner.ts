@@ -3,13 +3,13 @@
  * item, and only then write. A failure anywhere before the write records the error under
  * META#<source> and leaves the stored data untouched, so the last good data keeps being served.
  */
+import { canonicalJson } from '../analytics/digest';
 import type { Config } from '../config';
 import { SOURCE_KEY_NAMES } from '../config/env-keys';
-import { ObservationSchema } from '../observation/schema';
-import type { ObservationStore, SeriesItem, SourceRunStatus } from '../store/observation-store';
-import { seriesKey } from '../catalog/series-keys';
+import { ObservationSchema, type StoredObservation } from '../observation/schema';
+import type { HeldPoint, ObservationStore, SeriesItem, SeriesNote, SourceRunStatus } from '../store/observation-store';
 import { isoDate } from '../dates';
-import { futureDated, quarantine } from './guards';
+import { bandOf, futureDated, quarantine, RECENT_POINTS, type StoredContext } from './guards';
 import { nextRelease } from './schedule';
 import { SourceFormatError, type FetchLike, type SourceAdapter } from './types';
 
@@ -31,11 +31,14 @@ interface RunResult {
   status: 'ok' | 'skipped' | 'failed';
   items: number;
   message: string;
-  /** Prices held back by the guards (ok runs). */
+  /** Prices this run newly held in quarantine (ok runs). */
   quarantined?: number;
 }
 
 const StoredItemSchema = ObservationSchema.omit({ provenance: true });
+
+/** Most held prices one source keeps listed (the newest); each holds its observation for a release. */
+const MAX_HELD = 50;
 
 /** Throws SourceFormatError when an item breaks the Observation contract (NaN, bad date …). */
 const validateItems = (items: SeriesItem[], payloadName: string): void => {
@@ -48,9 +51,52 @@ const validateItems = (items: SeriesItem[], payloadName: string): void => {
   }
 };
 
+/** An item's content for comparing duplicates: everything but when it was retrieved. */
+const contentOf = ({ retrieved_at: _r, ...rest }: StoredObservation): string => canonicalJson(rest);
+
+/**
+ * Pure: one item per (series, as_of). Identical duplicates (a payload repeating a row, two
+ * payloads overlapping) collapse into the first; duplicates that disagree refuse the run, since
+ * nothing says which one the publisher meant.
+ * @throws SourceFormatError naming the first conflicting pair
+ */
+const collapseDuplicates = (items: readonly SeriesItem[], sourceId: string): SeriesItem[] => {
+  const seen = new Map<string, SeriesItem>();
+  for (const item of items) {
+    const key = `${item.seriesKey}|${item.observation.as_of}`;
+    const first = seen.get(key);
+    if (!first) seen.set(key, item);
+    else if (contentOf(first.observation) !== contentOf(item.observation)) {
+      throw new SourceFormatError(
+        `${sourceId}: two different observations of ${item.seriesKey} for ${item.observation.as_of} (values ${first.observation.value} and ${item.observation.value}); the run is refused`,
+      );
+    }
+  }
+  return [...seen.values()];
+};
+
 /** Replaces every configured secret value (and its URL-encoded form) in a message with ***. */
 const redactSecrets = (message: string, config: Config): string =>
   SOURCE_KEY_NAMES.flatMap((k) => (config[k] ? [config[k]!, encodeURIComponent(config[k]!)] : [])).reduce((m, secret) => m.split(secret).join('***'), message);
+
+/** The status of an attempt that wrote nothing: the last success, its data and the quarantine stay on record. */
+const attemptOnly = (
+  source: string,
+  previous: SourceRunStatus | null,
+  now: Date,
+  outcome: 'failed' | 'skipped',
+  message: string,
+  config: Config,
+): SourceRunStatus => ({
+  last_success_at: null,
+  last_items: null,
+  ...previous,
+  source,
+  last_attempt_at: now.toISOString(),
+  // The error is stored and served by /health: no configured secret may survive into it.
+  last_error: redactSecrets(message, config).slice(0, 1000),
+  last_outcome: outcome,
+});
 
 /**
  * Runs a source once.
@@ -62,11 +108,12 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
   const previous = await opts.store.getRunStatus(def.id);
   if (opts.mode === 'live' && def.requiresKey && !opts.config[def.requiresKey]) {
     const message = `${def.id}: live mode needs ${def.requiresKey}; skipped`;
-    // Not ok: nothing was fetched, so /health shows why (the last good data stays).
-    await opts.store.putRunStatus(failedRun(def.id, previous, now, message));
+    // Recorded as an attempt that is not ok: /health shows why the source is not being refreshed.
+    await opts.store.putRunStatus(attemptOnly(def.id, previous, now, 'skipped', message, opts.config));
     return { source: def.id, status: 'skipped', items: 0, message };
   }
   let items: SeriesItem[];
+  let notes: SeriesNote[];
   try {
     const payloads =
       opts.mode === 'live'
@@ -83,13 +130,18 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
           (await adapter.samples()).map((p) => ({ ...p, retrievedAt: now.toISOString() }));
     if (payloads.length === 0) throw new SourceFormatError(`${def.id}: no payloads`);
     const next = nextRelease(def.schedule, now);
-    const ctx = { def, nextReleaseAt: next ? next.at : null, now };
-    items = payloads.flatMap((p) => {
-      const out = adapter.toItems(p, ctx);
-      if (out.length === 0) throw new SourceFormatError(`${p.name}: no observations in payload`);
-      validateItems(out, p.name);
-      return out;
-    });
+    const ctx = { def, nextReleaseAt: next ? next.at : null, now, mode: opts.mode };
+    items = collapseDuplicates(
+      payloads.flatMap((p) => {
+        const out = adapter.toItems(p, ctx);
+        if (out.length === 0) throw new SourceFormatError(`${p.name}: no observations in payload`);
+        validateItems(out, p.name);
+        // The read path computes next_release_at from the source, and says how the figure came in.
+        return out.map((i) => ({ ...i, observation: { ...i.observation, source_id: def.id, retrieval: opts.mode } }));
+      }),
+      def.id,
+    );
+    notes = payloads.flatMap((p) => adapter.toNotes?.(p) ?? []);
     const ahead = futureDated(items, isoDate(now));
     if (ahead.length > 0) {
       const first = ahead[0]!;
@@ -98,13 +150,22 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
       );
     }
   } catch (err) {
-    // The error is stored and served by /health: no configured secret may survive into it.
-    const message = redactSecrets(err instanceof Error ? err.message : String(err), opts.config);
-    await opts.store.putRunStatus(failedRun(def.id, previous, now, message));
-    return { source: def.id, status: 'failed', items: 0, message };
+    const status = attemptOnly(def.id, previous, now, 'failed', err instanceof Error ? err.message : String(err), opts.config);
+    await opts.store.putRunStatus(status);
+    return { source: def.id, status: 'failed', items: 0, message: status.last_error! };
   }
-  const { keep, held } = quarantine(items, await previousPoints(opts.store, items));
-  const written = await opts.store.upsertMany(keep);
+  const guarded = quarantine(items, await storedContexts(opts.store, items), previous?.quarantined ?? [], now.toISOString());
+  let written: number;
+  try {
+    written = await opts.store.upsertMany(guarded.keep);
+    await opts.store.putNotes(notes);
+  } catch (err) {
+    // A store that refuses the write (an outage, a limit): recorded when the store still answers,
+    // then thrown, so that the invocation fails and is retried.
+    const message = `${def.id}: writing ${guarded.keep.length} observations failed: ${err instanceof Error ? err.message : String(err)}`;
+    await opts.store.putRunStatus(attemptOnly(def.id, previous, now, 'failed', message, opts.config)).catch(() => undefined);
+    throw err;
+  }
   await opts.store.putRunStatus({
     source: def.id,
     last_attempt_at: now.toISOString(),
@@ -112,25 +173,29 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
     last_error: null,
     last_items: written,
     last_mode: opts.mode,
-    last_quarantined: held.slice(0, MAX_QUARANTINE_LISTED),
-    ...newestData(keep, previous?.data_newest),
+    last_outcome: 'ok',
+    quarantined: newestHeld(guarded.held),
+    ...newestData(guarded.keep, previous?.data_newest),
   });
-  const note = held.length > 0 ? `; ${held.length} implausible price(s) quarantined` : '';
-  return { source: def.id, status: 'ok', items: written, message: `${def.id}: ${written} observations written${note}`, quarantined: held.length };
+  const said = [
+    guarded.newlyHeld.length > 0 ? `${guarded.newlyHeld.length} price(s) held in quarantine` : null,
+    guarded.confirmed.length > 0 ? `${guarded.confirmed.length} held price(s) confirmed and written` : null,
+  ].filter(Boolean);
+  return {
+    source: def.id,
+    status: 'ok',
+    items: written,
+    message: `${def.id}: ${written} observations written${said.length ? `; ${said.join('; ')}` : ''}`,
+    quarantined: guarded.newlyHeld.length,
+  };
 };
 
-const MAX_QUARANTINE_LISTED = 20;
-
-/** Pure: the run status after a run that wrote nothing: the error, and what the last good run left. */
-const failedRun = (source: string, previous: SourceRunStatus | null, now: Date, message: string): SourceRunStatus => ({
-  source,
-  last_attempt_at: now.toISOString(),
-  last_success_at: previous?.last_success_at ?? null,
-  last_error: message.slice(0, 1000),
-  last_items: previous?.last_items ?? null,
-  ...(previous?.last_mode ? { last_mode: previous.last_mode } : {}),
-  ...(previous?.data_newest ? { data_newest: previous.data_newest } : {}),
-});
+/** The newest MAX_HELD held points, in series and date order. */
+const newestHeld = (held: readonly HeldPoint[]): HeldPoint[] => {
+  if (held.length <= MAX_HELD) return [...held];
+  const keep = new Set([...held].sort((a, b) => b.as_of.localeCompare(a.as_of)).slice(0, MAX_HELD));
+  return held.filter((h) => keep.has(h));
+};
 
 /**
  * Pure: the newest observation of the run, or the previous one when it is newer (an incremental run
@@ -142,11 +207,27 @@ const newestData = (items: readonly SeriesItem[], previous: SourceRunStatus['dat
   return newest ? { data_newest: newest } : {};
 };
 
-/** The newest stored point of each price series in `items`, for the jump guard's first comparison. */
-const previousPoints = async (store: ObservationStore, items: readonly SeriesItem[]) => {
-  const series = [...new Set(items.map((i) => i.seriesKey).filter((k) => k.startsWith(seriesKey.price(''))))];
-  const latest = new Map(await Promise.all(series.map(async (k) => [k, await store.latest(k)] as const)));
-  return (k: string) => latest.get(k) ?? null;
+/**
+ * What the guards need of each price series in `items`: the newest stored points before the run's
+ * first date of it, and the stored values over the run's dates (a figure stored before was accepted).
+ */
+const storedContexts = async (store: ObservationStore, items: readonly SeriesItem[]): Promise<(seriesKey: string) => StoredContext> => {
+  const spans = new Map<string, { first: string; last: string }>();
+  for (const { seriesKey, observation: o } of items) {
+    if (!bandOf(seriesKey)) continue;
+    const s = spans.get(seriesKey);
+    spans.set(seriesKey, s ? { first: o.as_of < s.first ? o.as_of : s.first, last: o.as_of > s.last ? o.as_of : s.last } : { first: o.as_of, last: o.as_of });
+  }
+  const contexts = new Map(
+    await Promise.all(
+      [...spans].map(async ([key, { first, last }]) => {
+        const [before, within] = await Promise.all([store.before(key, first, RECENT_POINTS), store.window(key, first, last, Number.MAX_SAFE_INTEGER)]);
+        const ctx: StoredContext = { before: before.reverse(), at: new Map(within.items.map((o) => [o.as_of, o.value])) };
+        return [key, ctx] as const;
+      }),
+    ),
+  );
+  return (key) => contexts.get(key) ?? { before: [], at: new Map() };
 };
 
 export { runSource, redactSecrets };

@@ -4,7 +4,7 @@
  * schedule with a publisher calendar takes its dates from shared/calendar (holiday shifts
  * included), so /v1/calendar, published_at and the deployed schedules cannot disagree.
  */
-import { atLocal, isoWeekday, nextReleaseOf, PUBLISHER_CALENDARS, zonedToUtc, type PublisherId, type Release, type Slot } from '../calendar';
+import { nextReleaseOf, PUBLISHER_CALENDARS, zonedToUtc, type PublisherId, type Release, type Slot } from '../calendar';
 import type { ReleaseSchedule } from './types';
 
 /** Default minutes between a scheduled release and the ingestion run that reads it. */
@@ -21,42 +21,21 @@ interface ScheduledRelease {
   shifted_by: string | null;
 }
 
-const dayMatches = (s: ReleaseSchedule, date: string): boolean => {
-  if (s.dates) return s.dates.includes(date);
-  if (s.months && !s.months.includes(Number(date.slice(5, 7)))) return false;
-  if (s.monthDays && !s.monthDays.includes(Number(date.slice(8, 10)))) return false;
-  if (s.weekdays && !s.weekdays.includes(isoWeekday(date))) return false;
-  return true;
-};
-
-/** The first day of the plain schedule (no calendar) strictly after `after`: a check window, so an estimate. */
-const nextFromFields = (s: ReleaseSchedule, after: Date): ScheduledRelease | null => {
-  const start = Date.UTC(after.getUTCFullYear(), after.getUTCMonth(), after.getUTCDate() - 1);
-  for (let i = 0; i < 400; i++) {
-    const date = new Date(start + i * 86_400_000).toISOString().slice(0, 10);
-    if (!dayMatches(s, date)) continue;
-    const at = atLocal(date, s.hour, s.minute, s.timeZone);
-    if (Date.parse(at) > after.getTime()) return { at, estimated: true, shifted_by: null };
-  }
-  return null;
-};
-
 /**
  * The first release strictly after `after`, or null when none falls in the next 400 days.
  * @example nextRelease(findSource('eia-gas-storage')!.schedule, new Date('2026-11-21T00:00:00Z')) // { at: '2026-11-25T17:00:00.000Z', estimated: false, shifted_by: 'Thanksgiving Day' }
  */
 const nextRelease = (s: ReleaseSchedule, after: Date): ScheduledRelease | null => {
-  if (!s.calendar) return nextFromFields(s, after);
   const r = nextReleaseOf(PUBLISHER_CALENDARS[s.calendar], after);
   return r && { at: r.at, estimated: r.estimated, shifted_by: r.shifted_by };
 };
 
 /**
  * The release of one reference period (the as_of of a week, report or day) under the source's
- * publisher calendar, or null when the source has none.
+ * publisher calendar, or null when the period has none.
  * @example releaseOfPeriod(findSource('eia-petroleum')!.schedule, '2026-09-04')?.at // '2026-09-10T16:00:00.000Z' (Labor Day week: Thursday 12:00 EDT)
  */
-const releaseOfPeriod = (s: ReleaseSchedule, period: string): Release | null => (s.calendar ? PUBLISHER_CALENDARS[s.calendar].releaseOf(period) : null);
+const releaseOfPeriod = (s: ReleaseSchedule, period: string): Release | null => PUBLISHER_CALENDARS[s.calendar].releaseOf(period);
 
 /**
  * The registry schedule of a weekly publisher calendar: its regular slot, in its time zone.
@@ -94,7 +73,7 @@ const scheduleExpression = (s: ReleaseSchedule): string => cronOf(s);
  * @example scheduleExpressions(findSource('eia-petroleum')!.schedule) // ['cron(45 10 ? * WED *)', 'cron(15 12 ? * THU *)']
  */
 const scheduleExpressions = (s: ReleaseSchedule): string[] => {
-  const shifted: readonly Slot[] = s.calendar ? (PUBLISHER_CALENDARS[s.calendar].slots?.shifted ?? []) : [];
+  const shifted: readonly Slot[] = PUBLISHER_CALENDARS[s.calendar].slots?.shifted ?? [];
   const byTime = new Map<string, number[]>();
   for (const slot of shifted) byTime.set(`${slot.hour}:${slot.minute}`, [...(byTime.get(`${slot.hour}:${slot.minute}`) ?? []), ...slot.weekdays]);
   const extra = [...byTime].map(([time, weekdays]) => {

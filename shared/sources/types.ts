@@ -9,7 +9,8 @@
 import type { PublisherId } from '../calendar';
 import type { Config } from '../config';
 import type { EnvKey } from '../config/env-keys';
-import type { SeriesItem } from '../store/observation-store';
+import type { Cadence } from '../observation/staleness';
+import type { SeriesItem, SeriesNote } from '../store/observation-store';
 
 /** A release schedule: local wall-clock time in the publisher's time zone. */
 interface ReleaseSchedule {
@@ -34,10 +35,10 @@ interface ReleaseSchedule {
   description: string;
   /**
    * The publisher calendar (shared/calendar) that gives the actual release of each reference
-   * period, holiday shifts included; absent = the fields above are the whole schedule (and a
-   * next release from them is an estimate).
+   * period, holiday shifts included: next_release_at, published_at and /v1/calendar come from it;
+   * the fields above only say when the ingestion runs.
    */
-  calendar?: PublisherId;
+  calendar: PublisherId;
 }
 
 /**
@@ -69,6 +70,8 @@ interface SourceDef {
   /** What moment its observations describe; `observedAtByInstrument` overrides it per instrument. */
   readonly observedAt: ObservedAtRule;
   readonly observedAtByInstrument?: Readonly<Record<string, ObservedAtRule>>;
+  /** How often its figures are published: what /health and every view judge their staleness by. */
+  readonly cadence: Cadence;
   /** Hours after which the last success is stale (cadence plus grace). */
   readonly maxAgeHours: number;
   /** An API key the live mode needs; without it a live run is skipped, not failed. */
@@ -104,6 +107,8 @@ interface NormalizeContext {
   /** The next scheduled release after now, for `next_release_at`. */
   nextReleaseAt: string | null;
   now: Date;
+  /** Whether the payloads were fetched from the publisher or are the bundled samples (absent: live). */
+  mode?: 'live' | 'replay';
 }
 
 interface SourceAdapter {
@@ -114,6 +119,8 @@ interface SourceAdapter {
   samples(): Promise<Payload[]>;
   /** Pure: payload -> items. Throws SourceFormatError when the payload is not what was expected. */
   toItems(payload: Payload, ctx: NormalizeContext): SeriesItem[];
+  /** Pure: the payload's published figures that have no value (USGS `W`, `E` …), with why. */
+  toNotes?(payload: Payload): SeriesNote[];
 }
 
 /** The publisher changed its format, or sent something empty or broken. */

@@ -176,10 +176,16 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
     published_at_basis: 'NASS regular release: Monday after the week ending, 16:00 ET (Tuesday after a Monday holiday)',
     ...(synthetic ? { synthetic: true, synthetic_note: 'made-up figures in the Quick Stats format, not NASS data' } : {}),
   });
-  // Synthetic figures must never look official: indicative, and the source name says so.
+  // Synthetic figures must never look official: indicative, and the source name says so. The
+  // bundled samples are NASS's figures copied from a third-party table: said so, and not official.
+  const transcribed = ctx.mode === 'replay' && !synthetic;
   const label = (o: StoredObservation): StoredObservation =>
-    synthetic ? { ...o, source: { ...o.source!, name: SYNTHETIC_NAME }, license_tag: SYNTHETIC_LICENSE } : o;
-  const quality = (q: Quality): Quality => (synthetic ? 'indicative' : q);
+    synthetic
+      ? { ...o, source: { ...o.source!, name: SYNTHETIC_NAME }, license_tag: SYNTHETIC_LICENSE }
+      : transcribed
+        ? { ...o, source: { ...o.source!, ...TRANSCRIPTION.source }, attributes: { ...o.attributes, ...TRANSCRIPTION.attributes } }
+        : o;
+  const quality = (q: Quality): Quality => (synthetic || transcribed ? 'indicative' : q);
 
   const items: SeriesItem[] = progress.map((p) => ({
     seriesKey: seriesKey.cropProgress(p.commodity, p.statistic),
@@ -251,6 +257,21 @@ const live = async (ctx: LiveContext): Promise<Payload[]> => {
  * to replay, so a replay holds none.
  */
 const SAMPLES_RECORDED_AT = '2026-10-05T20:00:00.000Z';
+
+/**
+ * Where the bundled figures come from (fixtures/nass/SOURCE.md): no NASS file or Quick Stats
+ * response was found, so the sample is a transcription of a third-party dashboard's table.
+ */
+const TRANSCRIPTION = Object.freeze({
+  source: {
+    name: "USDA NASS Crop Progress figures as transcribed from a third-party dashboard (datuoniao/usda-soy-dashboard, data/crop_progress.csv), not NASS's own file",
+    url: 'https://github.com/datuoniao/usda-soy-dashboard',
+  },
+  attributes: {
+    transcribed_from: 'datuoniao/usda-soy-dashboard data/crop_progress.csv at commit 5d040e478c2ca3096a88dffb3d1757fb732e3a00',
+    checked_against: 'news reports of the NASS releases for the weeks ending 2025-07-06, 2025-07-13 and 2025-07-27 (ICIS): every figure checked matches',
+  },
+});
 
 const usdaNassCropProgress: SourceAdapter = {
   def,

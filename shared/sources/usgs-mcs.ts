@@ -11,8 +11,12 @@
  * - Values stay in the units USGS publishes (thousand metric tons, cents per pound, percent,
  *   kilograms …), `official`; nothing is converted.
  * - Special values: `W` (withheld), `NA` and `E` (net exporter: net import reliance is not a
- *   number) give no observation; `—` is zero; `s` (less than ½ unit) is served as < 0.5; bounds `>99`,
- *   `<1`, `>140,000,000` give the bound with `attributes.bound` = "greater than"/"less than".
+ *   number) give no observation but a note (what was printed and why there is no number, served
+ *   in `statistics_without_data`); `—` is zero; `s` (less than ½ unit) is an upper bound, < 0.5,
+ *   unless the row's note says a meaningful figure cannot be calculated (gold's net import
+ *   reliance 2025: "... preclude calculation of a meaningful net import reliance"): then it is no
+ *   value, with that note. Bounds `>99`, `<1`, `>140,000,000` give the bound with
+ *   `attributes.bound` = "greater than"/"less than", and stay bounds in every view.
  *   Any other text fails the run. The original text is kept in `attributes.published_value`.
  * - The last year of each edition is an estimate (`Notes` starts "Estimated."):
  *   `attributes.estimated` = "yes".
@@ -24,8 +28,9 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { AttributeValue } from '../observation/schema';
-import type { SeriesItem } from '../store/observation-store';
+import type { SeriesItem, SeriesNote } from '../store/observation-store';
 import { seriesKey } from '../catalog/series-keys';
+import { usgsLabel } from '../catalog/fundamentals';
 import { fetchPayload, makeObservation, payloadText, readSamples } from './common';
 import { findSource } from './registry';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
@@ -34,9 +39,8 @@ import { isoDate } from '../dates';
 type SectionKind = 'salient' | 'world';
 
 interface UsgsStatistic {
-  /** Slug in the series key, e.g. us_production. */
+  /** Slug in the series key, e.g. us_production; its label is the catalog's (catalog/fundamentals.ts). */
   readonly statistic: string;
-  readonly label: string;
   readonly section: SectionKind;
   readonly country: 'United States' | 'World total';
   /** `Statistics` column. */
@@ -57,32 +61,27 @@ interface UsgsCommodity {
   readonly statistics: readonly UsgsStatistic[];
 }
 
-const us = (statistic: string, label: string, statistics: string, detail: RegExp, section: SectionKind = 'salient'): UsgsStatistic =>
-  Object.freeze({ statistic, label, section, country: 'United States', statistics, detail });
-const world = (statistic: string, label: string, statistics: string, detail: RegExp): UsgsStatistic =>
-  Object.freeze({ statistic, label, section: 'world', country: 'World total', statistics, detail });
+const us = (statistic: string, statistics: string, detail: RegExp, section: SectionKind = 'salient'): UsgsStatistic =>
+  Object.freeze({ statistic, section, country: 'United States', statistics, detail });
+const world = (statistic: string, statistics: string, detail: RegExp): UsgsStatistic =>
+  Object.freeze({ statistic, section: 'world', country: 'World total', statistics, detail });
 
 /** The usual five: mine production (U.S., world), reserves (U.S., world), net import reliance. */
 const mine = (usDetail: RegExp, nir: RegExp = /^Net import reliance as a percentage of apparent consumption$/): UsgsStatistic[] => [
-  us('us_production', 'U.S. mine production', 'Production', usDetail),
-  world('world_production', 'World mine production', 'Production', /^Mine production: rounded$/),
-  us('us_reserves', 'U.S. reserves', 'Reserves', /^Reserves$/, 'world'),
-  world('world_reserves', 'World reserves', 'Reserves', /^Reserves: rounded$/),
-  us('net_import_reliance', 'U.S. net import reliance', 'Net import reliance', nir),
+  us('us_production', 'Production', usDetail),
+  world('world_production', 'Production', /^Mine production: rounded$/),
+  us('us_reserves', 'Reserves', /^Reserves$/, 'world'),
+  world('world_reserves', 'Reserves', /^Reserves: rounded$/),
+  us('net_import_reliance', 'Net import reliance', nir),
 ];
 
 const pgm = (metal: 'Platinum' | 'Palladium'): UsgsStatistic[] => [
-  us('us_production', `U.S. mine production (${metal.toLowerCase()})`, 'Production', new RegExp(`^Mine production: ${metal}$`)),
-  world('world_production', `World mine production (${metal.toLowerCase()})`, 'Production', new RegExp(`^Mine production: ${metal}, rounded$`)),
-  { ...us('us_pgm_reserves', 'U.S. reserves, all platinum-group metals', 'Reserves', /^PGM reserves$/, 'world'), commodity: 'Platinum-Group Metals' },
-  { ...world('world_pgm_reserves', 'World reserves, all platinum-group metals', 'Reserves', /^PGM reserves: rounded$/), commodity: 'Platinum-Group Metals' },
-  us('price', `${metal} price, annual average (Engelhard unfabricated metal)`, 'Price', new RegExp(`^Price, dollars per troy ounce: ${metal}$`)),
-  us(
-    'net_import_reliance',
-    'U.S. net import reliance',
-    'Net import reliance',
-    new RegExp(`^Net import reliance as a percentage of apparent consumption: ${metal}$`),
-  ),
+  us('us_production', 'Production', new RegExp(`^Mine production: ${metal}$`)),
+  world('world_production', 'Production', new RegExp(`^Mine production: ${metal}, rounded$`)),
+  { ...us('us_pgm_reserves', 'Reserves', /^PGM reserves$/, 'world'), commodity: 'Platinum-Group Metals' },
+  { ...world('world_pgm_reserves', 'Reserves', /^PGM reserves: rounded$/), commodity: 'Platinum-Group Metals' },
+  us('price', 'Price', new RegExp(`^Price, dollars per troy ounce: ${metal}$`)),
+  us('net_import_reliance', 'Net import reliance', new RegExp(`^Net import reliance as a percentage of apparent consumption: ${metal}$`)),
 ];
 
 const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
@@ -92,12 +91,7 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Copper',
     statistics: [
       ...mine(/^Production: Mine, recoverable$/),
-      us(
-        'price',
-        'Copper price, COMEX high-grade first position, annual average',
-        'Price',
-        /^Price, annual average, cents per pound: COMEX, high-grade, first position$/,
-      ),
+      us('price', 'Price', /^Price, annual average, cents per pound: COMEX, high-grade, first position$/),
     ],
   },
   {
@@ -106,10 +100,10 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Aluminum',
     // Aluminum has no reserves (they are bauxite's); its world figure is smelter production.
     statistics: [
-      us('us_production', 'U.S. primary production', 'Production', /^Production: Primary$/),
-      world('world_production', 'World smelter production', 'Production', /^Smelter production: rounded$/),
-      us('price', 'Aluminum ingot price, average U.S. market (spot)', 'Price', /^Price, ingot, average U\.S\. market \(spot\), cents per pound$/),
-      us('net_import_reliance', 'U.S. net import reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
+      us('us_production', 'Production', /^Production: Primary$/),
+      world('world_production', 'Production', /^Smelter production: rounded$/),
+      us('price', 'Price', /^Price, ingot, average U\.S\. market \(spot\), cents per pound$/),
+      us('net_import_reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
     ],
   },
   {
@@ -118,7 +112,7 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Nickel',
     statistics: [
       ...mine(/^Production: Mine$/, /^Net import reliance as a percentage of total apparent consumption$/),
-      us('price', 'Nickel price, LME cash, annual average', 'Price', /^Price, average annual, London Metal Exchange \(LME\), cash: Dollars per metric ton$/),
+      us('price', 'Price', /^Price, average annual, London Metal Exchange \(LME\), cash: Dollars per metric ton$/),
     ],
   },
   {
@@ -127,7 +121,7 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Zinc',
     statistics: [
       ...mine(/^Production: Mine, zinc in concentrates$/, /^Net import reliance as a percentage of apparent consumption: Refined zinc$/),
-      us('price', 'Zinc price, North American, annual average', 'Price', /^Price, average, cents per pound: North American$/),
+      us('price', 'Price', /^Price, average, cents per pound: North American$/),
     ],
   },
   {
@@ -135,12 +129,12 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     chapter: 'IRON ORE',
     commodity: 'Iron Ore',
     statistics: [
-      us('us_production', 'U.S. production, usable iron ore', 'Production', /^Production: Iron ore$/),
-      world('world_production', 'World mine production, usable ore', 'Production', /^Mine production: Usable ore, rounded$/),
-      us('us_reserves', 'U.S. reserves, crude ore', 'Reserves', /^Reserves \(million metric tons\): Crude ore$/, 'world'),
-      world('world_reserves', 'World reserves, crude ore', 'Reserves', /^Reserves \(million metric tons\): Crude ore, rounded$/),
-      us('price', 'Iron ore, average unit value reported by mines', 'Price', /^Price, average unit value reported by mines, dollars per metric ton$/),
-      us('net_import_reliance', 'U.S. net import reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
+      us('us_production', 'Production', /^Production: Iron ore$/),
+      world('world_production', 'Production', /^Mine production: Usable ore, rounded$/),
+      us('us_reserves', 'Reserves', /^Reserves \(million metric tons\): Crude ore$/, 'world'),
+      world('world_reserves', 'Reserves', /^Reserves \(million metric tons\): Crude ore, rounded$/),
+      us('price', 'Price', /^Price, average unit value reported by mines, dollars per metric ton$/),
+      us('net_import_reliance', 'Net import reliance', /^Net import reliance as a percentage of apparent consumption$/),
     ],
   },
   {
@@ -149,17 +143,14 @@ const USGS_COMMODITIES: readonly UsgsCommodity[] = Object.freeze([
     commodity: 'Gold',
     statistics: [
       ...mine(/^Production: Mine$/, /^Net import reliance as a percentage of reported consumption$/),
-      us('price', 'Gold price, annual average', 'Price', /^Price, dollars per troy ounce$/),
+      us('price', 'Price', /^Price, dollars per troy ounce$/),
     ],
   },
   {
     slug: 'silver',
     chapter: 'SILVER',
     commodity: 'Silver',
-    statistics: [
-      ...mine(/^Production: Mine$/),
-      us('price', 'Silver bullion price, annual average', 'Price', /^Price, bullion, average, dollars per troy ounce$/),
-    ],
+    statistics: [...mine(/^Production: Mine$/), us('price', 'Price', /^Price, bullion, average, dollars per troy ounce$/)],
   },
   { slug: 'platinum', chapter: 'PLATINUM-GROUP METALS', commodity: 'Platinum', statistics: pgm('Platinum') },
   { slug: 'palladium', chapter: 'PLATINUM-GROUP METALS', commodity: 'Palladium', statistics: pgm('Palladium') },
@@ -186,18 +177,29 @@ interface UsgsValue {
   note: string | null;
 }
 
+/** The sentence of a row's Notes that says no meaningful figure can be calculated, or null. */
+const noFigureNote = (notes: string): string | null =>
+  notes
+    .split(/\s+--\s+/)
+    .map((n) => n.trim())
+    .find((n) => /preclude[sd]? (the )?calculation|cannot be calculated|not meaningful/i.test(n)) ?? null;
+
 /**
  * Reads one `Value` cell.
+ * @param notes the row's Notes: "s" with a note that the figure cannot be calculated is no value
  * @throws SourceFormatError on text that is none of the documented tokens
  */
-const parseUsgsValue = (raw: string, where: string): UsgsValue => {
+const parseUsgsValue = (raw: string, where: string, notes = ''): UsgsValue => {
   const v = raw.trim();
   if (v === 'W') return { value: null, bound: null, note: 'withheld to avoid disclosing company proprietary data' };
   if (v === 'NA') return { value: null, bound: null, note: 'not available' };
   if (v === 'E') return { value: null, bound: null, note: 'net exporter' };
   if (v === '\u2014') return { value: 0, bound: null, note: 'zero' };
-  // "s" is not zero: it is below half a unit, an upper bound like "<0.5" (gold net import reliance 2025).
-  if (v === 's') return { value: 0.5, bound: 'less than', note: 'less than ½ unit' };
+  if (v === 's') {
+    // "s" is less than half a unit, an upper bound (<0.5), unless USGS says no meaningful figure exists.
+    const none = noFigureNote(notes);
+    return none ? { value: null, bound: null, note: none } : { value: 0.5, bound: 'less than', note: 'less than ½ unit' };
+  }
   const m = /^([<>])?\s*(-?[\d,]*\.?\d+)$/.exec(v);
   if (!m) throw new SourceFormatError(`${where}: value ${JSON.stringify(raw)} is not a number or a documented USGS token (W, NA, E, —, s, >n, <n)`);
   const value = Number(m[2]!.replace(/,/g, ''));
@@ -280,7 +282,7 @@ const selectPoints = (rows: UsgsRow[], name: string): UsgsPoint[] => {
           detail: r.Statistics_detail!.trim(),
           notes: (r.Notes ?? '').trim(),
           raw: r.Value!.trim(),
-          parsed: parseUsgsValue(r.Value!, where),
+          parsed: parseUsgsValue(r.Value!, where, r.Notes ?? ''),
         });
       }
     }
@@ -304,7 +306,7 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
       year: p.year,
       edition: `MCS ${edition}`,
       statistic: p.statistic.statistic,
-      label: p.statistic.label,
+      label: usgsLabel(p.commodity.slug, p.statistic.statistic),
       statistics_detail: p.detail,
       published_value: p.raw,
       estimated: /^Estimated\./.test(p.notes) ? 'yes' : 'no',
@@ -331,6 +333,22 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
     ];
   });
 };
+
+/** Pure: the figures of a CSV payload that have no value, with what USGS printed and why. */
+const toNotes = (payload: Payload): SeriesNote[] =>
+  selectPoints(parseUsgsCsv(payloadText(payload, 'windows-1252'), payload.name), payload.name).flatMap((p) =>
+    p.parsed.value === null
+      ? [
+          {
+            seriesKey: seriesKey.usgs(p.commodity.slug, p.statistic.statistic),
+            as_of: `${p.year}-12-31`,
+            published_value: p.raw,
+            note: p.parsed.note!,
+            unit: p.unit,
+          },
+        ]
+      : [],
+  );
 
 /** The newest edition this project knows that is out by `now` (new editions are added to EDITIONS). */
 const currentEdition = (now: Date): number => {
@@ -359,12 +377,8 @@ const usgsMcs: SourceAdapter = {
   live,
   samples: () => readSamples(def.id, ['MCS2026_Commodities_Data.csv'], SAMPLES_RECORDED_AT),
   toItems,
+  toNotes,
 };
 
-/** Commodity slugs served by /v1/fundamentals/usgs, with their statistics, in route order. */
-const USGS_SERIES: ReadonlyArray<{ commodity: string; statistics: ReadonlyArray<{ statistic: string; label: string }> }> = Object.freeze(
-  USGS_COMMODITIES.map((c) => ({ commodity: c.slug, statistics: c.statistics.map((s) => ({ statistic: s.statistic, label: s.label })) })),
-);
-
-export { usgsMcs, parseUsgsValue, currentEdition, USGS_SERIES };
+export { usgsMcs, parseUsgsValue, currentEdition, USGS_COMMODITIES };
 export type { UsgsCommodity, UsgsStatistic, UsgsValue };

@@ -4,11 +4,12 @@
  * `after`); the DynamoDB-compatible embedded store stays the one used end to end.
  */
 import type { StoredObservation } from '../observation/schema';
-import type { ObservationStore, RangePage, RangeQuery, SeriesItem, SourceRunStatus } from './observation-store';
+import type { ObservationStore, RangePage, RangeQuery, SeriesItem, SeriesNote, SourceRunStatus } from './observation-store';
 
 class MemoryObservationStore implements ObservationStore {
   private readonly series = new Map<string, Map<string, StoredObservation>>();
   private readonly runs = new Map<string, SourceRunStatus>();
+  private readonly noted = new Map<string, Map<string, SeriesNote>>();
 
   private sorted(key: string): StoredObservation[] {
     return [...(this.series.get(key)?.values() ?? [])].sort((a, b) => a.as_of.localeCompare(b.as_of));
@@ -20,6 +21,13 @@ class MemoryObservationStore implements ObservationStore {
 
   async recent(key: string, n: number): Promise<StoredObservation[]> {
     return this.sorted(key).reverse().slice(0, n);
+  }
+
+  async before(key: string, asOf: string, n: number): Promise<StoredObservation[]> {
+    return this.sorted(key)
+      .filter((o) => o.as_of < asOf)
+      .reverse()
+      .slice(0, n);
   }
 
   async range(key: string, q: RangeQuery): Promise<RangePage> {
@@ -39,6 +47,17 @@ class MemoryObservationStore implements ObservationStore {
       this.series.get(seriesKey)!.set(observation.as_of, structuredClone(observation));
     }
     return items.length;
+  }
+
+  async putNotes(notes: SeriesNote[]): Promise<void> {
+    for (const n of notes) {
+      if (!this.noted.has(n.seriesKey)) this.noted.set(n.seriesKey, new Map());
+      this.noted.get(n.seriesKey)!.set(n.as_of, { ...n });
+    }
+  }
+
+  async notes(key: string, n: number): Promise<SeriesNote[]> {
+    return [...(this.noted.get(key)?.values() ?? [])].sort((a, b) => b.as_of.localeCompare(a.as_of)).slice(0, n);
   }
 
   async deleteRange(key: string, start: string, end: string): Promise<number> {

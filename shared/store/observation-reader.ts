@@ -8,8 +8,8 @@ import type { FreshnessClass } from '../catalog/instruments';
 import { addDays, addYears, isoDate } from '../dates';
 import type { Observation, StoredObservation } from '../observation/schema';
 import { toServed } from '../observation/serve';
-import { judgeFigure } from '../observation/staleness';
-import type { ObservationStore, SourceRunStatus } from './observation-store';
+import { cadenceOf, judgeFigure } from '../observation/staleness';
+import type { ObservationStore, SeriesNote, SourceRunStatus } from './observation-store';
 import { CACHE_TTL_S, type CacheRead, type ReadCache } from './read-cache';
 
 interface ServedWindow {
@@ -34,31 +34,46 @@ const deepFreeze = <T>(value: T): T => {
  */
 const RUN_STATUS_TTL_S = 10;
 
+/**
+ * The publisher's next release after an instant, by registry source id (null when none is known).
+ * Injected by the composition root: the store does not know the release calendars.
+ */
+type NextReleaseOf = (sourceId: string, now: Date) => string | null;
+
 /** Cached, served reads of stored series. */
 class ObservationReader {
   constructor(
     private readonly store: ObservationStore,
     private readonly cache: ReadCache,
-    /** The clock that dates the staleness judgment of latest figures. */
+    /** The clock that dates the staleness judgment of latest figures and their next release. */
     private readonly now: () => Date = () => new Date(),
+    /** next_release_at is computed when answering, never frozen at ingestion. */
+    private readonly nextReleaseOf: NextReleaseOf = () => null,
   ) {}
 
+  /** The next release of the source that wrote `stored`; undefined when the item does not name its source. */
+  private nextRelease(stored: StoredObservation | undefined, now: Date): string | null | undefined {
+    return stored?.source_id === undefined ? undefined : this.nextReleaseOf(stored.source_id, now);
+  }
+
   /**
-   * Served copies of cached values, built once per cached value: a cache hit hands every caller
-   * the same frozen observations instead of copying them per call (the inventory bundle copied
-   * about 1,900 per call). Keyed by the cached value itself, so an evicted entry takes its copy along.
+   * Served copies of cached values, built once per cached value and next release: a cache hit
+   * hands every caller the same frozen observations instead of copying them per call (the
+   * inventory bundle copied about 1,900 per call). Keyed by the cached value itself, so an evicted
+   * entry takes its copy along.
    */
-  private readonly servedHits = new WeakMap<object, unknown>();
+  private readonly servedHits = new WeakMap<object, { next: string | null | undefined; obs: Observation[] }>();
 
   private served(read: CacheRead<readonly StoredObservation[]>): Observation[] {
-    const build = () => read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }));
+    // One series, one source: its next release is the same for every item.
+    const next = this.nextRelease(read.value[0], this.now());
+    const build = () => read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }, undefined, next));
     if (!read.hit) return build();
-    let out = this.servedHits.get(read.value) as Observation[] | undefined;
-    if (!out) {
-      out = deepFreeze(build());
-      this.servedHits.set(read.value, out);
-    }
-    return out;
+    const held = this.servedHits.get(read.value);
+    if (held && held.next === next) return held.obs;
+    const obs = deepFreeze(build());
+    this.servedHits.set(read.value, { next, obs });
+    return obs;
   }
 
   /** A source's last run (GET /health), or null when it never ran. */
@@ -66,8 +81,8 @@ class ObservationReader {
     return (await this.cache.get(`status:${source}`, RUN_STATUS_TTL_S, () => this.store.getRunStatus(source))).value;
   }
 
-  /** Served latest figures of cache hits, judged once per UTC day (staleness turns at midnight). */
-  private readonly judgedHits = new WeakMap<object, { today: string; obs: Observation }>();
+  /** Served latest figures of cache hits, judged once per UTC day (staleness turns at midnight) and next release. */
+  private readonly judgedHits = new WeakMap<object, { when: string; obs: Observation }>();
 
   /**
    * The newest observation of a series, or null when nothing is stored; its provenance says
@@ -77,19 +92,27 @@ class ObservationReader {
     const read = await this.cache.get(`latest:${key}`, CACHE_TTL_S[freshness], () => this.store.latest(key));
     const stored = read.value;
     if (!stored) return null;
-    const today = isoDate(this.now());
-    const serve = () => toServed(stored, { hit: read.hit, ttlS: read.ttlS }, judgeFigure(stored.as_of, stored.freshness_class, today));
+    const now = this.now();
+    const today = isoDate(now);
+    const next = this.nextRelease(stored, now);
+    const serve = () => toServed(stored, { hit: read.hit, ttlS: read.ttlS }, judgeFigure(stored.as_of, cadenceOf(stored), today), next);
     if (!read.hit) return serve();
+    const when = `${today}|${next}`;
     const held = this.judgedHits.get(stored);
-    if (held?.today === today) return held.obs;
+    if (held?.when === when) return held.obs;
     const obs = deepFreeze(serve());
-    this.judgedHits.set(stored, { today, obs });
+    this.judgedHits.set(stored, { when, obs });
     return obs;
   }
 
   /** The `n` newest observations, newest first. */
   async recent(key: string, n: number, freshness: FreshnessClass): Promise<Observation[]> {
     return this.served(await this.cache.get(`recent:${key}:${n}`, CACHE_TTL_S[freshness], () => this.store.recent(key, n)));
+  }
+
+  /** The `n` newest value-less figures of a series (USGS `W`, `E` …), newest first. */
+  async notes(key: string, n: number, freshness: FreshnessClass): Promise<readonly SeriesNote[]> {
+    return (await this.cache.get(`notes:${key}:${n}`, CACHE_TTL_S[freshness], () => this.store.notes(key, n))).value;
   }
 
   /** Every observation in [start, end], ascending, reading at most `maxItems`. */
@@ -115,4 +138,4 @@ class ObservationReader {
 }
 
 export { ObservationReader };
-export type { ServedWindow };
+export type { ServedWindow, NextReleaseOf };

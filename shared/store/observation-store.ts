@@ -28,6 +28,34 @@ interface RangePage {
   next: string | null;
 }
 
+/**
+ * A published figure without a value (USGS `W`, `NA`, `E`, or "precludes calculation"): what the
+ * publisher printed and why there is no number. Kept beside the series, never served as a value.
+ */
+interface SeriesNote {
+  seriesKey: string;
+  as_of: string;
+  /** The text in the value's place, e.g. "s" or "W". */
+  published_value: string;
+  /** Why there is no value, in the publisher's words where it gave them. */
+  note: string;
+  unit: string;
+}
+
+/** A price held in quarantine (shared/sources/guards.ts), as the run status keeps it. */
+interface HeldPoint {
+  series: string;
+  as_of: string;
+  value: number;
+  reason: string;
+  /** When it was first held (ISO instant). */
+  held_since: string;
+  /** A band violation waits for an operator; a move for a confirming point or an operator. */
+  release: 'operator' | 'confirmation or operator';
+  /** What a confirmation or a release writes. */
+  observation: StoredObservation;
+}
+
 /** Run status of one source, kept under META#<source>. */
 interface SourceRunStatus {
   source: string;
@@ -38,8 +66,13 @@ interface SourceRunStatus {
   last_items: number | null;
   /** How the last successful run got its payloads: a live fetch, or the bundled samples (replay). */
   last_mode?: 'live' | 'replay';
-  /** Prices the last successful run held back as implausible (at most 20 listed), shown in /health. */
-  last_quarantined?: Array<{ series: string; as_of: string; value: number | null; reason: string }>;
+  /** How the last attempt ended: a skipped run (no API key) is not ok either. */
+  last_outcome?: 'ok' | 'failed' | 'skipped';
+  /**
+   * Prices held in quarantine (not written) until confirmed or released (shared/sources/guards.ts),
+   * shown in /health; kept across failed runs.
+   */
+  quarantined?: HeldPoint[];
   /** The newest observation the source has written (as_of and its freshness class): what /health judges its data by. */
   data_newest?: { as_of: string; freshness_class: string };
 }
@@ -48,11 +81,17 @@ interface ObservationStore {
   latest(seriesKey: string): Promise<StoredObservation | null>;
   /** The n most recent observations, newest first. */
   recent(seriesKey: string, n: number): Promise<StoredObservation[]>;
+  /** The n most recent observations dated strictly before `asOf`, newest first. */
+  before(seriesKey: string, asOf: string, n: number): Promise<StoredObservation[]>;
   /** Ascending history in [start, end], paged. */
   range(seriesKey: string, q: RangeQuery): Promise<RangePage>;
   /** Every observation in [start, end], ascending, reading at most `maxItems` (capped says it stopped early). */
   window(seriesKey: string, start: string, end: string, maxItems: number): Promise<{ items: StoredObservation[]; capped: boolean }>;
   upsertMany(items: SeriesItem[]): Promise<number>;
+  /** Idempotent upserts of value-less figures on (series, as_of). */
+  putNotes(notes: SeriesNote[]): Promise<void>;
+  /** The n newest value-less figures of a series, newest first. */
+  notes(seriesKey: string, n: number): Promise<SeriesNote[]>;
   /** Removes every observation of a series dated in [start, end] (operator repair); returns how many. */
   deleteRange(seriesKey: string, start: string, end: string): Promise<number>;
   getRunStatus(source: string): Promise<SourceRunStatus | null>;
@@ -60,6 +99,8 @@ interface ObservationStore {
 }
 
 const META_SK = 'STATUS';
+/** Value-less figures live in their own partition beside the series, so series reads never meet them. */
+const noteKey = (seriesKey: string) => `NOTE#${seriesKey}`;
 const BATCH_SIZE = 25;
 /** Batches in flight at once: a backfill of thousands of items is not written one batch at a time. */
 const BATCH_CONCURRENCY = 4;
@@ -97,9 +138,24 @@ class DynamoObservationStore implements ObservationStore {
     return (out.Items ?? []).map(toObservation);
   }
 
+  async before(seriesKey: string, asOf: string, n: number): Promise<StoredObservation[]> {
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk < :d',
+        ExpressionAttributeValues: { ':pk': seriesKey, ':d': asOf },
+        ScanIndexForward: false,
+        Limit: n,
+      }),
+    );
+    return (out.Items ?? []).map(toObservation);
+  }
+
   async range(seriesKey: string, q: RangeQuery): Promise<RangePage> {
     const lower = [q.after, q.start].filter(Boolean).sort().at(-1) ?? '0000-00-00';
     const upper = q.end ?? '9999-99-99';
+    // DynamoDB refuses BETWEEN with a lower bound above the upper one: an empty window is no error.
+    if (lower > upper) return { items: [], next: null };
     const items: StoredObservation[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     // Query pages stop at 1 MB, so keep reading until limit + 1 items or the end of the key range.
@@ -136,6 +192,23 @@ class DynamoObservationStore implements ObservationStore {
   async upsertMany(items: SeriesItem[]): Promise<number> {
     await this.batchWrite(items.map(({ seriesKey, observation }) => ({ PutRequest: { Item: { pk: seriesKey, sk: observation.as_of, ...observation } } })));
     return items.length;
+  }
+
+  async putNotes(notes: SeriesNote[]): Promise<void> {
+    await this.batchWrite(notes.map((n) => ({ PutRequest: { Item: { pk: noteKey(n.seriesKey), sk: n.as_of, ...n } } })));
+  }
+
+  async notes(seriesKey: string, n: number): Promise<SeriesNote[]> {
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': noteKey(seriesKey) },
+        ScanIndexForward: false,
+        Limit: n,
+      }),
+    );
+    return (out.Items ?? []).map(({ pk: _pk, sk: _sk, ...rest }) => rest as SeriesNote);
   }
 
   async deleteRange(seriesKey: string, start: string, end: string): Promise<number> {
@@ -177,4 +250,4 @@ class DynamoObservationStore implements ObservationStore {
 }
 
 export { DynamoObservationStore };
-export type { ObservationStore, SeriesItem, RangeQuery, RangePage, SourceRunStatus };
+export type { ObservationStore, SeriesItem, SeriesNote, RangeQuery, RangePage, SourceRunStatus, HeldPoint };

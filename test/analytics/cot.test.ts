@@ -77,6 +77,15 @@ describe('analyzeCot', () => {
     expect(analyzeCot(few)!.range.covered).toBe(true);
   });
 
+  it("answers null 3-year figures when the reports do not reach back to the window's first week, however many are stored", () => {
+    // The window's first 10 weeks missing: 147 of 157 reports (>= 142, 90 %) but the earliest is
+    // 2023-06-27, ten weeks after the window starts (2023-04-14): the 3 years are not covered.
+    const late = series().filter((_, i) => i === 0 || i > 10);
+    expect(analyzeCot(late)!.range).toMatchObject({ start: '2023-04-14', reports: 147, covered: false, percentile: null, min: null, max: null });
+    // Missing only the first week of the window (earliest 2023-04-25, 11 days in): not covered either.
+    expect(analyzeCot(series().filter((_, i) => i !== 1))!.range).toMatchObject({ reports: 156, covered: false });
+  });
+
   it('gives no weekly change across a missing report, and null % of OI when OI is 0', () => {
     const pts: CotPoint[] = [
       { as_of: '2026-03-31', long: 10, short: 5, spreading: 0, openInterest: 100 },

@@ -193,13 +193,43 @@ describe('combination and packs', () => {
       ['CL', 'neutral', 0, true, []],
       ['NG', 'neutral', 0, true, []],
     ]);
-    expect(pack.signals[1]!.stale_reason).toBe('its newest input (2025-06-06, eod) is older than its cadence allows on 2026-11-24');
+    expect(pack.signals[1]!.stale_reason).toBe('inputs older than their cadence allows on 2026-11-24: price_range_1y reads NG of 2025-06-06 (eod, 10 days)');
     // the rules' own readings stay visible in the evaluations
     expect(pack.signals[0]!.evaluations.map((e) => e.signal)).toEqual(['bullish', 'bullish']);
     expect(pack.summary).toMatchObject({ bullish: 0, bearish: 0, neutral: 2, stale: 2, text: 'energy: 0 bullish, 0 bearish, 2 neutral (2 stale) -> neutral' });
     expect(pack.as_of).toBeNull(); // it emits no signal
-    // 2025-06-06 + 10 days = 2025-06-16: still fresh on the 16th, stale on the 17th
-    expect(buildSectorPack(inputs(false), '2025-06-17').signals.map((s) => s.stale)).toEqual([false, true]);
+    // 2025-06-06 + 10 days = 2025-06-16: still fresh on the 16th, stale on the 17th; CL's crude
+    // surprise of 06-13 is fresh then, but its price is not, so CL is stale too (every input counts)
+    expect(buildSectorPack(inputs(false), '2025-06-16').signals.map((s) => s.stale)).toEqual([false, false]);
+    expect(buildSectorPack(inputs(false), '2025-06-17').signals.map((s) => s.stale)).toEqual([true, true]);
+  });
+
+  it('gates on every input a signal reads, not only the newest: a fresh COT report does not carry a stale price', () => {
+    // On 2026-06-05 (the audit's clock): gold's Pink Sheet price of November 2025 is stale (monthly, 62 days),
+    // its COT report of 2026-05-26 is fresh. Old rule: the newest input (COT) decided, and the price rule fired.
+    const gc = window('GC', [2600, 2700, 2800, 2900, 4087.19]).map((o, i) => ({
+      ...o,
+      as_of: `2025-${String(7 + i).padStart(2, '0')}-01`,
+      freshness_class: 'monthly' as const,
+    }));
+    const price = priceRangeRule(gc)!;
+    expect(price).toMatchObject({ signal: 'bullish', values: { position_pct: 100 } });
+    const cot = managedMoneyRule({ percentile: 50, inputs: [obs('GC', '2026-05-26', 120_000, { unit: 'contracts', freshness_class: 'weekly' })] })!;
+    const s = combine('GC', [price, cot], '2026-06-05');
+    expect(s).toMatchObject({ signal: 'neutral', score: 0, stale: true, fired_rules: [], as_of: '2026-05-26' });
+    expect(s.stale_reason).toBe('inputs older than their cadence allows on 2026-06-05: price_range_1y reads GC of 2025-11-01 (monthly, 62 days)');
+    // the same inputs on 2025-12-01: both fresh, the price rule counts
+    expect(combine('GC', [price, cot], '2025-12-01')).toMatchObject({ signal: 'bullish', stale: false });
+  });
+
+  it('lists a spread with no value (its legs share no date within the cadence) as a stale signal, with the reason', () => {
+    const pack = buildSectorPack(
+      { ...inputs(false), spreads: [{ instrument: 'CRACK_3_2_1', stale: 'the crack: no date from 2026-05-26 to 2026-06-05 that every leg shares' }] },
+      TODAY,
+    );
+    const crack = pack.signals.find((x) => x.instrument === 'CRACK_3_2_1')!;
+    expect(crack).toMatchObject({ signal: 'neutral', score: 0, stale: true, evaluations: [], fired_rules: [] });
+    expect(crack.stale_reason).toMatch(/no date from 2026-05-26 to 2026-06-05 that every leg shares/);
   });
 
   it('says what a spread reading is about', () => {

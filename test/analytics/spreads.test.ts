@@ -4,7 +4,7 @@ import {
   calendarSpread,
   commonDates,
   crack321,
-  selectLegs,
+  alignLegs,
   slowestFreshness,
   soyCrush,
   spreadObservation,
@@ -92,24 +92,40 @@ describe('leg rules', () => {
     expect(slowestFreshness(['delayed', 'intraday'])).toBe('delayed');
   });
 
-  it('aligns legs on the latest date they all share', () => {
+  it('aligns legs on the latest date they all share, up to today and within the cadence', () => {
     // Brent has no quote on 2025-06-16 here: the basis uses 2025-06-13 for both legs.
     const cl = [leg('CL', '2025-06-16', 72.53), leg('CL', '2025-06-13', 73.84), leg('CL', '2025-06-12', 68.73)];
     const bz = [leg('BZ', '2025-06-13', 76), leg('BZ', '2025-06-12', 70.84)];
     expect(commonDates({ CL: cl, BZ: bz })).toEqual(['2025-06-12', '2025-06-13']);
-    const sel = selectLegs({ CL: cl, BZ: bz })!;
-    expect(sel.aligned).toBe(true);
-    expect(sel.legs.CL!.as_of).toBe('2025-06-13');
-    expect(sel.legs.BZ!.value).toBe(76);
+    const a = alignLegs({ CL: cl, BZ: bz }, 'eod', '2025-06-17');
+    expect(a).toMatchObject({ ok: true, as_of: '2025-06-13' });
+    expect(a.ok && a.legs.BZ!.value).toBe(76);
+    // judged at a past instant, later dates do not count: on 2025-06-12 the shared date is the 12th
+    expect(alignLegs({ CL: cl, BZ: bz }, 'eod', '2025-06-12')).toMatchObject({ ok: true, as_of: '2025-06-12' });
+    // 2025-06-13 + 10 days = 2025-06-23: still within the cadence then, stale the day after
+    expect(alignLegs({ CL: cl, BZ: bz }, 'eod', '2025-06-23')).toMatchObject({ ok: true, as_of: '2025-06-13' });
+    expect(alignLegs({ CL: cl, BZ: bz }, 'eod', '2025-06-24')).toMatchObject({ ok: false, stale: true, max_lag_days: 10 });
   });
 
-  it("falls back to each leg's latest, unaligned, when no date is shared; null when a leg is empty", () => {
-    const sel = selectLegs({ CL: [leg('CL', '2025-01-02', 70)], BZ: [leg('BZ', '2025-01-03', 73), leg('BZ', '2024-12-31', 74)] })!;
-    expect(sel.aligned).toBe(false);
-    expect(sel.legs.CL!.as_of).toBe('2025-01-02');
-    expect(sel.legs.BZ!.as_of).toBe('2025-01-03');
-    expect(selectLegs({ CL: [leg('CL', '2025-01-02', 70)], BZ: [] })).toBeNull();
-    expect(selectLegs({})).toBeNull();
+  it('is stale with no value when the legs share no date within the cadence, never a mix (the crack of issue 24)', () => {
+    // RB and HO end 2025-06-16 (real EIA samples), WTI runs to 2026-08-18: judged on 2026-08-19 no
+    // date from 2026-08-09 on is shared, so there is no crack, not 7.628 from legs of two years.
+    const legs = {
+      RB: [leg('RB', '2025-06-16', 2.162)],
+      HO: [leg('HO', '2025-06-16', 2.398)],
+      CL: [leg('CL', '2025-06-16', 72.53), leg('CL', '2026-08-18', 86.48)],
+    };
+    expect(alignLegs(legs, 'eod', '2026-08-19')).toEqual({
+      ok: false,
+      stale: true,
+      cadence: 'eod',
+      max_lag_days: 10,
+      reason:
+        'no date from 2026-08-09 to 2026-08-19 (eod: 10 days) that every leg shares (newest: RB 2025-06-16, HO 2025-06-16, CL 2026-08-18): stale, no value',
+    });
+    // On the day after the shared date the crack is (2 x 2.162 x 42 + 2.398 x 42 - 3 x 72.53) / 3 = 21.578.
+    const a = alignLegs(legs, 'eod', '2025-06-17');
+    expect(a.ok && spreadObservation(SPREADS.crack, a.legs).value).toBe(21.578);
   });
 
   it('builds a complete spread observation from the legs', () => {
@@ -118,7 +134,7 @@ describe('leg rules', () => {
       HO: leg('HO', '2025-06-16', 2.398, { provenance: { retrieved_at: '2025-06-17T14:00:00.000Z', cache_hit: false, cache_ttl_s: 300 } }),
       CL: leg('CL', '2025-06-16', 72.53, { unit: 'USD/bbl', next_release_at: '2025-06-18T21:00:00.000Z' }),
     };
-    const o = spreadObservation(SPREADS.crack, legs, true);
+    const o = spreadObservation(SPREADS.crack, legs);
     expectObservation(o);
     expect(o).toMatchObject({
       instrument: 'CRACK_3_2_1',
@@ -134,12 +150,10 @@ describe('leg rules', () => {
       next_release_at: '2025-06-18T21:00:00.000Z',
       attributes: {
         formula: '(2 x RB x 42 + 1 x HO x 42 - 3 x CL) / 3',
-        aligned: 'yes',
         legs_quality: 'official',
         RB: 2.162,
         HO: 2.398,
         CL: 72.53,
-        CL_as_of: '2025-06-16',
       },
     });
     expect(o.source!.name).toMatch(/computed by this service from U.S. Energy Information Administration/);
@@ -149,22 +163,21 @@ describe('leg rules', () => {
     // WTI: end of 16 June at Cushing (CDT) = 05:00Z on the 17th less a second; Brent: end of 16 June in London (BST) = 23:00Z less a second.
     const cl = leg('CL', '2025-06-16', 70, { observed_at: '2025-06-17T04:59:59.000Z' });
     const bz = leg('BZ', '2025-06-16', 73, { observed_at: '2025-06-16T22:59:59.000Z' });
-    expect(spreadObservation(SPREADS.basis, { CL: cl, BZ: bz }, true).observed_at).toBe('2025-06-17T04:59:59.000Z');
-    expect(spreadObservation(SPREADS.basis, { CL: cl, BZ: leg('BZ', '2025-06-16', 73) }, true).observed_at).toBe('2025-06-17T04:59:59.000Z');
-    expect(spreadObservation(SPREADS.basis, { CL: leg('CL', '2025-06-16', 70), BZ: leg('BZ', '2025-06-16', 73) }, true).observed_at).toBeNull();
+    expect(spreadObservation(SPREADS.basis, { CL: cl, BZ: bz }).observed_at).toBe('2025-06-17T04:59:59.000Z');
+    expect(spreadObservation(SPREADS.basis, { CL: cl, BZ: leg('BZ', '2025-06-16', 73) }).observed_at).toBe('2025-06-17T04:59:59.000Z');
+    expect(spreadObservation(SPREADS.basis, { CL: leg('CL', '2025-06-16', 70), BZ: leg('BZ', '2025-06-16', 73) }).observed_at).toBeNull();
   });
 
   it('a monthly leg makes the spread monthly; the spread is always derived and keeps its weakest leg quality', () => {
     const m = (code: string, v: number, q: Observation['quality'] = 'derived') =>
       leg(code, '2025-09-01', v, { freshness_class: 'monthly', quality: q, license_tag: 'CC BY 4.0' });
-    const crush = spreadObservation(SPREADS.crush, { ZM: m('ZM', 310), ZL: m('ZL', 0.52), ZS: m('ZS', 10.5) }, true);
+    const crush = spreadObservation(SPREADS.crush, { ZM: m('ZM', 310), ZL: m('ZL', 0.52), ZS: m('ZS', 10.5) });
     expect(crush).toMatchObject({ value: 2.04, freshness_class: 'monthly', quality: 'derived', license_tag: 'CC BY 4.0' });
-    const ind = spreadObservation(SPREADS.crush, { ZM: m('ZM', 310), ZL: m('ZL', 0.52, 'indicative'), ZS: m('ZS', 10.5) }, true);
+    const ind = spreadObservation(SPREADS.crush, { ZM: m('ZM', 310), ZL: m('ZL', 0.52, 'indicative'), ZS: m('ZS', 10.5) });
     expect(ind.quality).toBe('derived');
     expect(ind.attributes.legs_quality).toBe('indicative');
-    const mixed = spreadObservation(SPREADS.basis, { CL: leg('CL', '2025-01-02', 70), BZ: leg('BZ', '2025-01-03', 73, { license_tag: 'other' }) }, false);
-    expect(mixed).toMatchObject({ as_of: '2025-01-02', value: -3, license_tag: 'public-domain (US government work) + other' });
-    expect(mixed.attributes).toMatchObject({ aligned: 'no', CL_as_of: '2025-01-02', BZ_as_of: '2025-01-03' });
+    const licensed = spreadObservation(SPREADS.basis, { CL: leg('CL', '2025-01-02', 70), BZ: leg('BZ', '2025-01-02', 73, { license_tag: 'other' }) });
+    expect(licensed).toMatchObject({ as_of: '2025-01-02', value: -3, license_tag: 'public-domain (US government work) + other' });
   });
 
   it('computes a spread history on shared dates only', () => {

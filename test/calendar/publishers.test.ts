@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextReleaseOf, PUBLISHER_CALENDARS, type PublisherId } from '../../shared/calendar';
+import { federalHoliday, isoWeekday, nextReleaseOf, PUBLISHER_CALENDARS, type PublisherId } from '../../shared/calendar';
+import { SOURCES } from '../../shared/sources/registry';
+import { nextRelease } from '../../shared/sources/schedule';
 
 // Every expected date below is worked out by hand from the publisher's rule and the calendar
 // (and, where a row says so, checked against the publisher's own dated schedule). Eastern time is
@@ -159,6 +162,69 @@ describe('calendar: USDA WASDE (published dates, else estimated)', () => {
   });
 });
 
+describe('calendar: World Bank Pink Sheet (second business day of the month)', () => {
+  it('matches every "Updated on" date seen in the workbooks (fixtures/worldbank/SOURCE.md)', () => {
+    // reference month -> release: Jun 2 2021 (Wed), Mar 2 2022 (Wed), Jun 4 2024 (Tue), Dec 3 2024 (Tue),
+    // Feb 4 2025 (Tue), Nov 4 2025 (Tue), Dec 2 2025 (Tue), Mar 3 2026 (Tue)
+    const seen: Array<[string, string]> = [
+      ['2021-05-01', '2021-06-02'],
+      ['2022-02-01', '2022-03-02'],
+      ['2024-05-01', '2024-06-04'],
+      ['2024-11-01', '2024-12-03'],
+      ['2025-01-01', '2025-02-04'],
+      ['2025-10-01', '2025-11-04'],
+      ['2025-11-01', '2025-12-02'],
+      ['2026-02-01', '2026-03-03'],
+    ];
+    for (const [month, day] of seen) expect(rel('worldbank', month)).toMatchObject({ date: day, estimated: false });
+  });
+
+  it('skips weekends and New Year: December 2026 -> Wed 2 Dec, January 2027 -> Tue 5 Jan (1 Jan a Friday holiday)', () => {
+    // the schedule's old day window gave Sat 5 Dec 2026 and Sat 2 Jan 2027
+    expect(rel('worldbank', '2026-11-01')).toMatchObject({ date: '2026-12-02', at: '2026-12-02T17:00:00.000Z', estimated: true });
+    expect(rel('worldbank', '2026-12-01')).toMatchObject({ date: '2027-01-05', at: '2027-01-05T17:00:00.000Z' });
+  });
+});
+
+describe('calendar: USGS Mineral Commodity Summaries (once a year, end of January)', () => {
+  it('MCS 2026 on 6 February 2026 (its data release); MCS 2027 estimated on Friday 29 January 2027, not New Year', () => {
+    expect(rel('usgs-mcs', '2025-12-31')).toMatchObject({ date: '2026-02-06', estimated: false });
+    // 31 January 2027 is a Sunday: the last business day before it, Fri 29 Jan 12:00 EST = 17:00Z
+    expect(rel('usgs-mcs', '2026-12-31')).toMatchObject({ date: '2027-01-29', at: '2027-01-29T17:00:00.000Z', estimated: true });
+    expect(nextRelease(SOURCES.find((x) => x.id === 'usgs-mcs')!.schedule, new Date('2026-11-26T00:00:00Z'))?.at).toBe('2027-01-29T17:00:00.000Z');
+  });
+});
+
+describe('calendar: no release instant falls on a weekend or a US federal holiday (every publisher, 2026-2030)', () => {
+  /** The publisher's local date of an instant (every publisher here is on Eastern time). */
+  const localDate = (iso: string, timeZone: string) => new Date(iso).toLocaleDateString('en-CA', { timeZone });
+  const business = (date: string) => isoWeekday(date) <= 5 && federalHoliday(date) === null;
+
+  it.each(Object.keys(PUBLISHER_CALENDARS) as PublisherId[])('%s: every release of every period', (id) => {
+    const cal = PUBLISHER_CALENDARS[id];
+    const releases = cal
+      .periodsAround('2026-01-01', '2030-12-31')
+      .map((p) => cal.releaseOf(p))
+      .filter((r) => r !== null && r.date >= '2026-01-01' && r.date <= '2030-12-31');
+    expect(releases.length).toBeGreaterThan(4);
+    const bad = releases.filter((r) => !business(r!.date) || localDate(r!.at, cal.timeZone) !== r!.date);
+    expect(bad).toEqual([]);
+  });
+
+  it("every source's next release, asked at any instant of 2026-2030 (fast-check, fixed seed)", () => {
+    const instants = fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T23:59:59Z'), noInvalidDate: true });
+    fc.assert(
+      fc.property(instants, fc.constantFrom(...SOURCES), (t, def) => {
+        const r = nextRelease(def.schedule, t);
+        if (!r) return true;
+        const day = localDate(r.at, def.schedule.timeZone);
+        return Date.parse(r.at) > t.getTime() && business(day);
+      }),
+      { seed: 24, numRuns: 3000 },
+    );
+  });
+});
+
 describe('calendar: next release of each publisher on Wednesday 25 November 2026 (Thanksgiving week), before dawn', () => {
   const now = new Date('2026-11-25T04:00:00Z');
   it.each<[PublisherId, string, boolean]>([
@@ -170,6 +236,8 @@ describe('calendar: next release of each publisher on Wednesday 25 November 2026
     ['fed-h10', '2026-11-30T21:15:00.000Z', true],
     ['eia-spot', '2026-11-25T15:30:00.000Z', false],
     ['usda-wasde', '2026-12-10T17:00:00.000Z', true],
+    ['worldbank', '2026-12-02T17:00:00.000Z', true],
+    ['usgs-mcs', '2027-01-29T17:00:00.000Z', true],
   ])('%s -> %s (estimated: %s)', (id, expected, estimated) => {
     expect(nextReleaseOf(PUBLISHER_CALENDARS[id], now)).toMatchObject({ at: expected, estimated });
   });

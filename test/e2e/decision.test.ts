@@ -55,8 +55,10 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
     expect(evals('CRACK_3_2_1')[0].values).toMatchObject({ percentile: 8.3333, latest: 21, min: 21, max: 24, points: 6 });
     expect(evals('BASIS_WTI_BRENT')[0].values).toMatchObject({ percentile: 91.6667, latest: 5 });
     expect(evals('CL')[1].values).toEqual({ series: 'crude_ex_spr', surprise: -5000, threshold: 2000 });
-    // 157 weekly reports, the latest the unique maximum: 100 x (156 + 0.5) / 157 = 99.6815
-    expect(evals('CL')[2].values).toEqual({ percentile: 99.6815 });
+    // 157 weekly reports, the latest the unique maximum: 100 x (156 + 0.5) / 157 = 99.6815; its net is
+    // 100,000 + 156 x 100 - 50,000 = 65,600 contracts long, so the words say crowded long
+    expect(evals('CL')[2].values).toEqual({ net: 65_600, percentile: 99.6815 });
+    expect(evals('CL')[2].reason).toBe('managed money net long 65,600 contracts, at percentile 99.6815 of its 3-year window (>= 90): crowded long');
     expect(pack.summary).toEqual({
       instruments: 7,
       bullish: 3,

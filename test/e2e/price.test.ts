@@ -48,6 +48,30 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
       }
     });
 
+    it("computes next_release_at when answering, from the publisher's calendar, on the latest and on history points", async () => {
+      try {
+        // EIA spot prices come out with the WPSR: after Wed 2026-12-02 10:30 EST the next is Wed 2026-12-09 (15:30Z);
+        // a value frozen at ingestion would stay in the past.
+        day = new Date('2026-12-03T15:00:00Z');
+        expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-09T15:30:00.000Z');
+        const history = await get('/v1/history/CL?limit=5');
+        expect(new Set(history.body.observations.map((o: any) => o.next_release_at))).toEqual(new Set(['2026-12-09T15:30:00.000Z']));
+        // Christmas week 2026 (Fri 25 Dec) moves nothing; New Year 2027 (Fri 1 Jan) neither: Wed 30 Dec 10:30 EST
+        day = new Date('2026-12-24T12:00:00Z');
+        expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-30T15:30:00.000Z');
+        // World Bank: the second business day of January 2027 is Tue 5 Jan (1 Jan a holiday), 12:00 EST
+        expect((await get('/v1/price/GC')).body.next_release_at).toBe('2027-01-05T17:00:00.000Z');
+      } finally {
+        day = null;
+      }
+    });
+
+    it('says on each observation that it was replayed from the bundled samples', async () => {
+      expect((await get('/v1/price/CL')).body.provenance.retrieval).toBe('replay');
+      const history = await get('/v1/history/EURUSD?limit=3');
+      expect(history.body.observations.map((o: any) => o.provenance.retrieval)).toEqual(['replay', 'replay', 'replay']);
+    });
+
     it('normalises a lower-case code to upper case', async () => {
       const res = await get('/v1/price/cl');
       expect(res.status).toBe(200);
@@ -162,6 +186,16 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
       expect(monthly.body.total).toBe(13);
       expect(monthly.body.observations.map((o: any) => o.as_of).slice(0, 3)).toEqual(['2025-08-29', '2025-09-30', '2025-10-31']);
       expect(monthly.body.observations.map((o: any) => o.as_of).slice(-2)).toEqual(['2026-07-31', '2026-08-18']);
+    });
+
+    it('answers a window with no points as 200 with total 0 (start after the latest point), never a 500', async () => {
+      // Pink Sheet gold ends 2025-11 and WTI 2026-08-18 in the samples: both windows are empty.
+      for (const path of ['/v1/history/GC?start=2026-01-01', '/v1/history/CL?start=2026-08-19', '/v1/history/CL?start=2026-08-19&frequency=weekly']) {
+        const res = await get(path);
+        expect(res.status, path).toBe(200);
+        expect(res.body, path).toMatchObject({ total: 0, returned: 0, truncated: false, next: null, summary: null, observations: [] });
+      }
+      expect((await get('/v1/history/GC?start=2026-01-01')).body).toMatchObject({ start: '2026-01-01', end: '2026-01-01' });
     });
 
     it('honours an explicit window', async () => {

@@ -28,9 +28,11 @@ const withoutCacheFlags = (body: unknown) => JSON.parse(JSON.stringify(body, (k,
 
 describe('fundamentals family over HTTP (local runtime, replayed samples)', () => {
   let stack: LocalStack;
+  /** The service's clock: real unless a test sets a day. */
+  let day: Date | null = null;
   const get = (path: string) => getJson(stack.url, path);
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({}, true, { now: () => day ?? new Date() });
   });
   afterAll(async () => stack?.close());
 
@@ -132,7 +134,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
   });
 
   describe('GET /v1/fundamentals/crop-progress', () => {
-    it('answers the latest soybean week with its changes (real NASS figures), and corn and wheat as missing', async () => {
+    it('answers the latest soybean week with its changes (NASS figures from a third-party transcription, said so), and corn and wheat as missing', async () => {
       const res = await get('/v1/fundamentals/crop-progress?view=full');
       expect(res.status).toBe(200);
       expectAllObservations(res.body);
@@ -154,7 +156,18 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       // Last week of each column in the fixture table as above. Rows: 2026-10-04 harvested 25, 2026-09-27 17. No row
       // near 2025-10-05 (Crop Progress was not published during the 2025 shutdown): no year-ago figure.
       const harvested = soy.statistics[1];
-      expect(harvested.latest).toMatchObject({ instrument: 'CROP:soybeans:harvested', value: 25, unit: 'percent', quality: 'official' });
+      // The replayed figures are NASS's as a third-party dashboard's table has them (fixtures/nass/SOURCE.md):
+      // indicative, and the source names the transcription, not NASS's own file.
+      expect(harvested.latest).toMatchObject({ instrument: 'CROP:soybeans:harvested', value: 25, unit: 'percent', quality: 'indicative' });
+      expect(harvested.latest.source).toMatchObject({
+        name: expect.stringMatching(/^USDA NASS Crop Progress figures as transcribed from a third-party dashboard \(datuoniao\/usda-soy-dashboard/),
+        url: 'https://github.com/datuoniao/usda-soy-dashboard',
+      });
+      expect(harvested.latest.attributes).toMatchObject({
+        transcribed_from: expect.stringMatching(/^datuoniao\/usda-soy-dashboard data\/crop_progress\.csv/),
+        checked_against: expect.stringMatching(/2025-07-06, 2025-07-13 and 2025-07-27/),
+      });
+      expect(harvested.latest.provenance.retrieval).toBe('replay');
       expect(harvested.latest.source.name).not.toMatch(/synthetic/);
       expect(harvested.previous_report).toMatchObject({ as_of: '2026-09-27', value: 17 });
       expect(harvested.change_vs_previous_report).toMatchObject({ value: 8, unit: 'percentage points', quality: 'derived' });
@@ -203,6 +216,13 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       expect(net.notes).toContain('no same week a year ago: no figure stored for the week of 2021-04-01');
       // outstanding sales 3,990,757 vs 4,058,619: -67,862
       expect(soy.lines.find((l: any) => l.statistic === 'outstanding_sales').change_vs_previous_report.value).toBe(-67862);
+    });
+
+    it('says the scope (China + Mexico only) on every compact line, not only in the full view', async () => {
+      const lines = (await get('/v1/fundamentals/export-sales')).body.lines;
+      expect(lines.length).toBeGreaterThan(0);
+      for (const l of lines) expect(l.note, l.key).toBe('scope: only destinations 5700 (China), 2010 (Mexico): NOT total U.S. export sales');
+      expect(lines.find((l: any) => l.key === 'soybeans:net_sales')).toMatchObject({ value: 465242 });
     });
 
     it('answers 404 NO_DATA (not retryable) for a commodity the replayed samples do not cover', async () => {
@@ -264,8 +284,69 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
       });
       expect(palladium.change_vs_year_ago.value).toBe(105.1);
       expect(byCommodity(res.body, 'iron_ore').statistics_without_data).toEqual([
-        { statistic: 'net_import_reliance', reason: expect.stringMatching(/net exporter/) },
+        {
+          statistic: 'net_import_reliance',
+          label: 'U.S. net import reliance',
+          reason: 'USGS printed "E" for 2025: net exporter',
+          as_of: '2025-12-31',
+          published_value: 'E',
+          unit: 'percent',
+        },
       ]);
+    });
+
+    it("serves gold's net import reliance as no value, with USGS's note, not as 0.5 % official", async () => {
+      const res = await get('/v1/fundamentals/usgs?commodity=gold&view=full');
+      const gold = byCommodity(res.body, 'gold');
+      expect(gold.statistics.map((s: any) => s.statistic)).not.toContain('net_import_reliance');
+      expect(gold.statistics_without_data).toEqual([
+        {
+          statistic: 'net_import_reliance',
+          label: 'U.S. net import reliance',
+          // MCS2026_Commodities_Data.gold.csv, 2025: value "s", note "... preclude calculation of a meaningful net import reliance."
+          reason: 'USGS printed "s" for 2025: Large unreported investor stock purchases preclude calculation of a meaningful net import reliance.',
+          as_of: '2025-12-31',
+          published_value: 's',
+          unit: 'percent',
+        },
+      ]);
+      const compact = await get('/v1/fundamentals/usgs?commodity=gold');
+      expect(compact.body.lines.find((l: any) => l.key === 'gold:net_import_reliance')).toMatchObject({
+        value: null,
+        bound: null,
+        unit: 'percent',
+        as_of: '2025-12-31',
+        quality: null,
+        note: expect.stringMatching(/preclude calculation of a meaningful net import reliance/),
+      });
+    });
+
+    it('keeps published bounds as bounds in the compact view: nickel and PGM world reserves are "greater than"', async () => {
+      const lines = (await get('/v1/fundamentals/usgs')).body.lines;
+      // MCS 2026: nickel world reserves ">140,000,000" metric tons, PGM ">76,000,000" kilograms
+      expect(lines.find((l: any) => l.key === 'nickel:world_reserves')).toMatchObject({ value: 140_000_000, bound: 'greater than', unit: 'metric tons' });
+      expect(lines.find((l: any) => l.key === 'platinum:world_pgm_reserves')).toMatchObject({ value: 76_000_000, bound: 'greater than', unit: 'kilograms' });
+      expect(lines.find((l: any) => l.key === 'copper:us_production')).toMatchObject({ value: 1000, bound: null });
+    });
+
+    it('judges the annual figures by one rule in every view and in /health: fresh until about 13 months after their year', async () => {
+      // MCS 2026 figures are as of 2025-12-31; annual figures may lag 400 days (the next edition comes
+      // at the end of January): fresh on 2026-11-26 (the monthly 62-day rule said stale), stale on 2027-02-05.
+      const judged = async () => {
+        stack.services.cache.clear();
+        const lines = (await get('/v1/fundamentals/usgs')).body.lines.filter((l: any) => l.as_of === '2025-12-31');
+        const health = (await get('/health')).body.sources.find((x: any) => x.id === 'usgs-mcs');
+        return { lines: [...new Set(lines.map((l: any) => l.stale))], health: health.stale, reason: health.stale_reason };
+      };
+      try {
+        day = new Date('2026-11-26T12:00:00Z');
+        expect(await judged()).toEqual({ lines: [false], health: false, reason: null });
+        day = new Date('2027-02-05T12:00:00Z');
+        expect(await judged()).toEqual({ lines: [true], health: true, reason: 'its newest figure is dated 2025-12-31, more than 400 days ago (annual data)' });
+      } finally {
+        day = null;
+        stack.services.cache.clear();
+      }
     });
 
     it('accepts iron-ore for iron_ore', async () => {

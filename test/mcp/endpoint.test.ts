@@ -33,7 +33,8 @@ describe('MCP endpoint, demo mode (SDK client over HTTP)', () => {
   let stack: LocalStack;
   let client: Client;
   beforeAll(async () => {
-    stack = await startTestStack({ X402_ENFORCE: undefined });
+    // A day on which every spread's legs share a recent date (the crack's products end 2025-06-16).
+    stack = await startTestStack({ X402_ENFORCE: undefined }, true, { now: () => new Date('2025-06-17T15:00:00Z') });
     client = await connect(stack.url);
   });
   afterAll(async () => {

@@ -1,13 +1,37 @@
 /** The ingestion guards on hand-made items. */
 import { describe, expect, it } from 'vitest';
 import type { StoredObservation } from '../../shared/observation/schema';
-import { futureDated, quarantine } from '../../shared/sources/guards';
-import type { SeriesItem } from '../../shared/store/observation-store';
+import { futureDated, moveOutsideRange, quarantine, type StoredContext } from '../../shared/sources/guards';
+import type { HeldPoint, SeriesItem } from '../../shared/store/observation-store';
 
 const item = (seriesKey: string, as_of: string, value: number | null): SeriesItem => ({
   seriesKey,
   observation: { as_of, value } as unknown as StoredObservation,
 });
+
+const NOW = '2026-08-25T15:00:00.000Z';
+const nothingStored = (): StoredContext => ({ before: [], at: new Map() });
+/** Stored context of one series: its points before the run (ascending) and stored values by date. */
+const storedWith =
+  (series: string, before: Array<[string, number]>, at: Array<[string, number]> = []) =>
+  (k: string): StoredContext =>
+    k === series ? { before: before.map(([as_of, value]) => ({ as_of, value }) as StoredObservation), at: new Map(at) } : nothingStored();
+
+/** EIA RWTC, Cushing WTI spot, the ten business days 2026-08-05..2026-08-18 (fixtures/eia/daily.RWTC…csv). */
+const WTI_AUGUST_2026: Array<[string, number]> = [
+  ['2026-08-05', 76.78],
+  ['2026-08-06', 78.88],
+  ['2026-08-07', 79.77],
+  ['2026-08-10', 83.76],
+  ['2026-08-11', 84.77],
+  ['2026-08-12', 84.97],
+  ['2026-08-13', 82.77],
+  ['2026-08-14', 83.99],
+  ['2026-08-17', 86.04],
+  ['2026-08-18', 86.48],
+];
+
+const values = (items: readonly SeriesItem[]) => items.map((i) => [i.seriesKey, i.observation.as_of, i.observation.value]);
 
 describe('futureDated', () => {
   it('flags what is dated after tomorrow, not tomorrow itself', () => {
@@ -21,33 +45,150 @@ describe('futureDated', () => {
   });
 });
 
-describe('quarantine', () => {
-  const none = () => null;
-
-  it('holds a price outside its unit band; keeps negative WTI (April 2020) and non-price series', () => {
-    const { keep, held } = quarantine(
+describe('quarantine: plausible bands', () => {
+  it('holds a price outside its unit band for an operator; lets non-price series and a first negative WTI through', () => {
+    const { keep, held, newlyHeld } = quarantine(
       [item('PRICE#CL', '2020-04-20', -37.63), item('PRICE#CL', '2025-06-16', 7_253_000), item('INV#crude_ex_spr', '2025-06-13', 7_253_000)],
-      none,
+      nothingStored,
+      [],
+      NOW,
     );
-    expect(keep.map((i) => [i.seriesKey, i.observation.value])).toEqual([
-      ['INV#crude_ex_spr', 7_253_000],
-      ['PRICE#CL', -37.63],
+    // -37.63 is inside -100..1000 and has no stored range to be judged against
+    expect(values(keep)).toEqual([
+      ['INV#crude_ex_spr', '2025-06-13', 7_253_000],
+      ['PRICE#CL', '2020-04-20', -37.63],
     ]);
-    expect(held).toEqual([{ series: 'PRICE#CL', as_of: '2025-06-16', value: 7_253_000, reason: 'outside the plausible band -100..1000 USD/bbl' }]);
+    expect(newlyHeld).toEqual([{ series: 'PRICE#CL', as_of: '2025-06-16', value: 7_253_000, reason: 'outside the plausible band -100..1000 USD/bbl' }]);
+    expect(held).toEqual([expect.objectContaining({ series: 'PRICE#CL', as_of: '2025-06-16', release: 'operator', held_since: NOW })]);
   });
 
-  it('holds a point more than 10x away from the one before it, and lets a real 7x spike through', () => {
-    // Henry Hub: 3.23 -> 23.86 (7.4x) in February 2021 is real; copper 9,000 -> 90 (a hundredth) is a decimal slip
-    const previous = (k: string) => (k === 'PRICE#HG' ? ({ as_of: '2025-10-01', value: 9000 } as StoredObservation) : null);
-    const { keep, held } = quarantine(
-      [item('PRICE#NG', '2021-02-10', 3.23), item('PRICE#NG', '2021-02-17', 23.86), item('PRICE#HG', '2025-11-01', 90), item('PRICE#HG', '2025-12-01', 9100)],
-      previous,
-    );
-    expect(keep.map((i) => [i.seriesKey, i.observation.value])).toEqual([
-      ['PRICE#HG', 9100],
-      ['PRICE#NG', 3.23],
-      ['PRICE#NG', 23.86],
+  it('holds Henry Hub above 200 USD/MMBtu: a price quoted in cents (386 for 3.86) on a first ingestion', () => {
+    // No stored history, so only the band can catch it; 199 (inside the band) passes.
+    const { keep, newlyHeld } = quarantine([item('PRICE#NG', '2026-01-05', 386), item('PRICE#HO', '2026-01-05', 2.5)], nothingStored, [], NOW);
+    expect(newlyHeld).toEqual([{ series: 'PRICE#NG', as_of: '2026-01-05', value: 386, reason: 'outside the plausible band -10..200 USD/MMBtu' }]);
+    expect(values(keep)).toEqual([['PRICE#HO', '2026-01-05', 2.5]]);
+    expect(values(quarantine([item('PRICE#NG', '2026-01-05', 199)], nothingStored, [], NOW).keep)).toEqual([['PRICE#NG', '2026-01-05', 199]]);
+  });
+});
+
+describe('quarantine: sign flips and moves outside the recent range', () => {
+  it('keeps a poisoned run from becoming the latest price: 70, 9.0, 7,253,000 and -99 after 86.48', () => {
+    // The rows of the audit (issue 24) after the real WTI of 2026-08-18.
+    const run = [
+      item('PRICE#CL', '2026-08-19', 70),
+      item('PRICE#CL', '2026-08-20', 9),
+      item('PRICE#CL', '2026-08-21', 7_253_000),
+      item('PRICE#CL', '2026-08-24', -99),
+    ];
+    const { keep, held } = quarantine(run, storedWith('PRICE#CL', WTI_AUGUST_2026), [], NOW);
+    expect(values(keep)).toEqual([['PRICE#CL', '2026-08-19', 70]]); // -19 % in a day stays inside the range rule
+    expect(held.map((h) => [h.as_of, h.value, h.release, h.reason])).toEqual([
+      ['2026-08-20', 9, 'confirmation or operator', expect.stringMatching(/^9 is more than 5x below the recent range 70\.\.86\.48; held until/)],
+      ['2026-08-21', 7_253_000, 'operator', 'outside the plausible band -100..1000 USD/bbl'],
+      ['2026-08-24', -99, 'confirmation or operator', expect.stringMatching(/^-99 flips the sign of the recent range 70\.\.86\.48/)],
     ]);
-    expect(held).toEqual([{ series: 'PRICE#HG', as_of: '2025-11-01', value: 90, reason: 'more than 10x away from the previous point (9000 on 2025-10-01)' }]);
+  });
+
+  it('writes a held point once the next point makes the same move, and not when the series returns', () => {
+    // Constructed: a series trading 2.5..3.5 jumps to 20 and stays (19 confirms), or spikes to 23.86 and returns to 3.4.
+    const range: Array<[string, number]> = [
+      ['2021-02-01', 2.5],
+      ['2021-02-02', 3.5],
+      ['2021-02-03', 3],
+    ];
+    const moved = quarantine([item('PRICE#NG', '2021-02-04', 20), item('PRICE#NG', '2021-02-05', 19)], storedWith('PRICE#NG', range), [], NOW);
+    expect(values(moved.keep)).toEqual([
+      ['PRICE#NG', '2021-02-04', 20],
+      ['PRICE#NG', '2021-02-05', 19],
+    ]);
+    expect(moved.held).toEqual([]);
+    expect(moved.confirmed).toEqual([{ series: 'PRICE#NG', as_of: '2021-02-04', value: 20, reason: 'confirmed by 19 on 2021-02-05' }]);
+
+    const spike = quarantine([item('PRICE#NG', '2021-02-04', 23.86), item('PRICE#NG', '2021-02-05', 3.4)], storedWith('PRICE#NG', range), [], NOW);
+    expect(values(spike.keep)).toEqual([['PRICE#NG', '2021-02-05', 3.4]]);
+    expect(spike.held.map((h) => [h.as_of, h.value])).toEqual([['2021-02-04', 23.86]]);
+    // a point near the range (13 after 70 off 10..12) is a return, not a confirmation
+    const back = quarantine(
+      [item('PRICE#NG', '2021-02-04', 70), item('PRICE#NG', '2021-02-05', 13)],
+      storedWith('PRICE#NG', [
+        ['2021-02-03', 10],
+        ['2021-02-02', 12],
+      ]),
+      [],
+      NOW,
+    );
+    expect(back.held.map((h) => h.value)).toEqual([70]);
+  });
+
+  it("holds WTI's real -37.63 of 2020-04-20 until an operator releases it; once stored, a re-run accepts it", () => {
+    // -37.63 as the issue states it; the neighbouring days are constructed (a range near 20, then 8.91).
+    const april: Array<[string, number]> = [
+      ['2020-04-14', 20.1],
+      ['2020-04-15', 19.9],
+      ['2020-04-16', 19.8],
+      ['2020-04-17', 18.3],
+    ];
+    const run = [item('PRICE#CL', '2020-04-20', -37.63), item('PRICE#CL', '2020-04-21', 8.91)];
+    const first = quarantine(run, storedWith('PRICE#CL', april), [], NOW);
+    expect(values(first.keep)).toEqual([['PRICE#CL', '2020-04-21', 8.91]]);
+    expect(first.held.map((h) => [h.as_of, h.value])).toEqual([['2020-04-20', -37.63]]);
+    // After the release the store holds it: the same figure delivered again is not judged again.
+    const released = quarantine(
+      run,
+      storedWith('PRICE#CL', april, [
+        ['2020-04-20', -37.63],
+        ['2020-04-21', 8.91],
+      ]),
+      [],
+      NOW,
+    );
+    expect(values(released.keep)).toEqual(values(run));
+    expect(released.held).toEqual([]);
+  });
+
+  it('keeps earlier holds it is not given again, and judges again the ones a run delivers', () => {
+    const earlier: HeldPoint = {
+      series: 'PRICE#CL',
+      as_of: '2026-08-20',
+      value: 9,
+      reason: 'held',
+      held_since: '2026-08-21T15:00:00.000Z',
+      release: 'confirmation or operator',
+      observation: { as_of: '2026-08-20', value: 9 } as StoredObservation,
+    };
+    const other = { ...earlier, as_of: '2026-08-21', value: 7_253_000, release: 'operator' as const };
+    // The publisher corrects 2026-08-20 to 76.5: written, and the hold is gone; 2026-08-21 stays held as it was.
+    const r = quarantine([item('PRICE#CL', '2026-08-20', 76.5)], storedWith('PRICE#CL', WTI_AUGUST_2026), [earlier, other], NOW);
+    expect(values(r.keep)).toEqual([['PRICE#CL', '2026-08-20', 76.5]]);
+    expect(r.held).toEqual([other]);
+    // Delivered again unchanged, a hold keeps its first date.
+    const again = quarantine([item('PRICE#CL', '2026-08-20', 9)], storedWith('PRICE#CL', WTI_AUGUST_2026), [earlier], NOW);
+    expect(again.held).toEqual([expect.objectContaining({ as_of: '2026-08-20', held_since: '2026-08-21T15:00:00.000Z' })]);
+    expect(again.newlyHeld).toEqual([]);
+  });
+
+  it("lets Henry Hub's real 13.20 of 2024-01-12 through: 4x its range in a cold snap (EIA RNGWHHD samples)", () => {
+    // samples/eia-spot/NG.RNGWHHD.D.json: every day of 2024 before it, 2.56..3.25
+    const before: Array<[string, number]> = [
+      ['2024-01-02', 2.56],
+      ['2024-01-03', 2.57],
+      ['2024-01-04', 2.83],
+      ['2024-01-05', 2.75],
+      ['2024-01-08', 2.72],
+      ['2024-01-09', 3.25],
+      ['2024-01-10', 3.25],
+      ['2024-01-11', 3.15],
+    ];
+    expect(quarantine([item('PRICE#NG', '2024-01-12', 13.2)], storedWith('PRICE#NG', before), [], NOW).held).toEqual([]);
+  });
+
+  it('judges a range by ratio and sign only when the range is all positive', () => {
+    expect(moveOutsideRange(9, [70, 86.48])).toBe('9 is more than 5x below the recent range 70..86.48');
+    expect(moveOutsideRange(433, [70, 86.48])).toBe('433 is more than 5x above the recent range 70..86.48');
+    expect(moveOutsideRange(432, [70, 86.48])).toBeNull();
+    expect(moveOutsideRange(0, [70, 86.48])).toBe('0 flips the sign of the recent range 70..86.48');
+    expect(moveOutsideRange(24, [70, 86.48])).toBeNull();
+    expect(moveOutsideRange(-50, [-37.63, 8.91])).toBeNull(); // a range that spans zero has no sign to flip
+    expect(moveOutsideRange(5, [])).toBeNull();
   });
 });

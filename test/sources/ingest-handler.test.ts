@@ -66,6 +66,7 @@ describe('ingestion handler (functions/ingest.ts)', () => {
     await expect(handler(undefined)).rejects.toThrow(new IngestionFailedError('eia-spot: live mode needs EIA_API_KEY; skipped'));
     expect(await t.store.getRunStatus('eia-spot')).toMatchObject({
       last_attempt_at: NOW.toISOString(),
+      last_outcome: 'skipped',
       last_success_at: null,
       last_error: 'eia-spot: live mode needs EIA_API_KEY; skipped',
     });

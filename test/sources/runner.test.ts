@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fred } from '../../shared/sources/fred';
 import { eiaSpot } from '../../shared/sources/eia-spot';
+import { loadFreshness } from '../../shared/families/freshness';
+import { createServices } from '../../shared/services';
+import { releaseHeld } from '../../shared/sources/release';
 import { runSource } from '../../shared/sources/runner';
 import type { FetchLike, SourceAdapter } from '../../shared/sources/types';
 import { startTestStore, type TestStore } from '../helpers/store';
@@ -33,7 +36,8 @@ describe('runSource', () => {
       last_error: null,
       last_items: FRED_ITEMS,
       last_mode: 'replay',
-      last_quarantined: [],
+      last_outcome: 'ok',
+      quarantined: [],
       // The newest FRED figure: the broad dollar index on 2026-05-22 (samples/fred/DTWEXBGS.csv; EUR/USD
       // ends 2026-04-24, USD/CNY 2025-11-28).
       data_newest: { as_of: '2026-05-22', freshness_class: 'eod' },
@@ -86,9 +90,11 @@ describe('runSource', () => {
   });
 
   it('lets a revision overwrite the stored value for the same date', async () => {
+    // Constructed revisions, each in its series' range (the guards hold a CNY rate of 1.2345).
+    const revised: Record<string, number> = { DEXUSEU: 1.2345, DEXCHUS: 7.0777, DTWEXBGS: 121.2345 };
     const fetch: FetchLike = async (url) => {
-      const id = ['DEXUSEU', 'DEXCHUS', 'DTWEXBGS'].find((s) => String(url).includes(s))!;
-      return new Response(`observation_date,${id}\n2025-11-28,1.2345\n`);
+      const id = Object.keys(revised).find((s) => String(url).includes(s))!;
+      return new Response(`observation_date,${id}\n2025-11-28,${revised[id]}\n`);
     };
     const r = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch, now });
     expect(r).toMatchObject({ status: 'ok', items: 3 });
@@ -96,9 +102,31 @@ describe('runSource', () => {
     expect(day.items).toEqual([expect.objectContaining({ as_of: '2025-11-28', value: 1.2345, retrieved_at: now.toISOString() })]);
   });
 
-  it('skips a live source without its API key, with a clear message and no crash', async () => {
+  it('skips a live source without its API key, with a clear message and no crash, and records the attempt as not ok', async () => {
     const r = await runSource(eiaSpot, { mode: 'live', store: t.store, config: t.config, now });
     expect(r).toEqual({ source: 'eia-spot', status: 'skipped', items: 0, message: 'eia-spot: live mode needs EIA_API_KEY; skipped' });
+    expect(await t.store.getRunStatus('eia-spot')).toEqual({
+      source: 'eia-spot',
+      last_attempt_at: now.toISOString(),
+      last_success_at: null,
+      last_error: 'eia-spot: live mode needs EIA_API_KEY; skipped',
+      last_items: null,
+      last_outcome: 'skipped',
+    });
+  });
+
+  it('collapses identical duplicates of a date and refuses a run whose duplicates disagree, recording why', async () => {
+    const doubled: SourceAdapter = { ...fred, toItems: (p, ctx) => fred.toItems(p, ctx).flatMap((i) => [i, i]) };
+    expect(await runSource(doubled, { mode: 'replay', store: t.store, config: t.config, now })).toMatchObject({ status: 'ok', items: FRED_ITEMS });
+    const conflicting: SourceAdapter = {
+      ...fred,
+      toItems: (p, ctx) =>
+        fred.toItems(p, ctx).flatMap((i, n) => (n === 0 ? [i, { ...i, observation: { ...i.observation, value: i.observation.value + 1 } }] : [i])),
+    };
+    const r = await runSource(conflicting, { mode: 'replay', store: t.store, config: t.config, now });
+    expect(r.status).toBe('failed');
+    expect(r.message).toMatch(/^fred: two different observations of PRICE#\w+ for \d{4}-\d{2}-\d{2} \(values [\d.]+ and [\d.]+\); the run is refused$/);
+    expect(await t.store.getRunStatus('fred')).toMatchObject({ last_error: r.message, last_outcome: 'failed', last_success_at: now.toISOString() });
   });
 
   it('refuses observations that break the contract (NaN) before writing anything', async () => {
@@ -147,19 +175,139 @@ describe('runSource guards: bad source data never reaches an agent', () => {
     expect(await t.store.deleteRange('PRICE#EURUSD', '2026-11-22', '2026-11-22')).toBe(1);
   });
 
-  it('quarantines an implausible price (outside its band) and writes the rest; /health lists it', async () => {
+  it('quarantines an implausible price (outside its band) and writes the rest; the hold survives a failed run', async () => {
     const r = await runSource(
       editedFred((o) => ({ ...o, value: 7_253_000 })),
       { mode: 'replay', store: t.store, config: t.config, now },
     );
     expect(r).toMatchObject({ status: 'ok', items: 600 + 580 + 651 - 1 }); // every FRED figure but the held one
-    expect(r.message).toMatch(/1 implausible price\(s\) quarantined/);
+    expect(r.message).toMatch(/1 price\(s\) held in quarantine/);
     const status = await t.store.getRunStatus('fred');
-    expect(status?.last_quarantined).toEqual([
-      { series: 'PRICE#EURUSD', as_of: expect.any(String), value: 7_253_000, reason: 'outside the plausible band 0..10 USD/EUR' },
+    expect(status?.quarantined).toEqual([
+      expect.objectContaining({
+        series: 'PRICE#EURUSD',
+        as_of: expect.any(String),
+        value: 7_253_000,
+        reason: 'outside the plausible band 0..10 USD/EUR',
+        release: 'operator',
+        held_since: now.toISOString(),
+      }),
     ]);
-    const held = status!.last_quarantined![0]!;
+    const held = status!.quarantined![0]!;
     expect((await t.store.range('PRICE#EURUSD', { start: held.as_of, end: held.as_of, limit: 1 })).items[0]?.value).not.toBe(7_253_000);
+    // A failed run later (the publisher is down) records its error and keeps the list until a release.
+    const failed = await runSource(fred, { mode: 'live', store: t.store, config: t.config, fetch: async () => new Response('down', { status: 503 }), now });
+    expect(failed.status).toBe('failed');
+    expect((await t.store.getRunStatus('fred'))?.quarantined).toEqual(status?.quarantined);
+  });
+});
+
+describe('runSource guards: a poisoned latest and a real extreme', () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await startTestStore();
+  });
+  afterAll(async () => t.close());
+
+  /** An eia-spot adapter whose payload is a JSON list of [as_of, value] WTI rows. */
+  const rows: SourceAdapter = {
+    ...eiaSpot,
+    toItems: (p) =>
+      (JSON.parse(new TextDecoder().decode(p.body)) as Array<[string, number]>).map(([as_of, value]) => ({
+        seriesKey: 'PRICE#CL',
+        observation: {
+          instrument: 'CL',
+          value,
+          unit: 'USD/bbl',
+          as_of,
+          observed_at: null,
+          freshness_class: 'eod',
+          quality: 'official',
+          derived: false,
+          source: { name: 'test rows', series_id: 'RWTC', url: null },
+          license_tag: 'public-domain (US government work)',
+          retrieved_at: p.retrievedAt,
+          published_at: null,
+          next_release_at: null,
+          attributes: {},
+        },
+      })),
+  };
+  const runWith = (data: Array<[string, number]>, now: string) =>
+    runSource(
+      { ...rows, samples: async () => [{ name: 'rows', body: new TextEncoder().encode(JSON.stringify(data)), retrievedAt: now }] },
+      {
+        mode: 'replay',
+        store: t.store,
+        config: t.config,
+        now: new Date(now),
+      },
+    );
+
+  it('serves 70 as the latest, not -99, after the audit rows 70, 9.0, 7,253,000, -99; /health keeps listing the three', async () => {
+    // EIA RWTC 2026-08-05..2026-08-18 (fixtures/eia/daily.RWTC…csv), then the audit's rows.
+    const august: Array<[string, number]> = [
+      ['2026-08-05', 76.78],
+      ['2026-08-06', 78.88],
+      ['2026-08-07', 79.77],
+      ['2026-08-10', 83.76],
+      ['2026-08-11', 84.77],
+      ['2026-08-12', 84.97],
+      ['2026-08-13', 82.77],
+      ['2026-08-14', 83.99],
+      ['2026-08-17', 86.04],
+      ['2026-08-18', 86.48],
+    ];
+    expect(await runWith(august, '2026-08-19T15:00:00.000Z')).toMatchObject({ status: 'ok', items: 10, quarantined: 0 });
+    const poisoned = await runWith(
+      [
+        ['2026-08-19', 70],
+        ['2026-08-20', 9],
+        ['2026-08-21', 7_253_000],
+        ['2026-08-24', -99],
+      ],
+      '2026-08-25T15:00:00.000Z',
+    );
+    expect(poisoned).toMatchObject({ status: 'ok', items: 1, quarantined: 3 });
+    expect((await t.store.latest('PRICE#CL'))?.value).toBe(70);
+    const held = (await t.store.getRunStatus('eia-spot'))!.quarantined!;
+    expect(held.map((h) => [h.as_of, h.value])).toEqual([
+      ['2026-08-20', 9],
+      ['2026-08-21', 7_253_000],
+      ['2026-08-24', -99],
+    ]);
+    // /health lists them (what GET /health serves per source)
+    const services = createServices(t.config, { doc: t.doc, store: t.store });
+    const [health] = await loadFreshness(services, ['eia-spot']);
+    expect(health!.quarantined.map((h) => [h.as_of, h.value])).toEqual(held.map((h) => [h.as_of, h.value]));
+    // The next day's normal run does not confirm them; they stay held (and dated from their first hold).
+    await runWith([['2026-08-25', 71.2]], '2026-08-26T15:00:00.000Z');
+    expect((await t.store.latest('PRICE#CL'))?.value).toBe(71.2);
+    expect((await t.store.getRunStatus('eia-spot'))!.quarantined!.map((h) => [h.value, h.held_since])).toEqual([
+      [9, '2026-08-25T15:00:00.000Z'],
+      [7_253_000, '2026-08-25T15:00:00.000Z'],
+      [-99, '2026-08-25T15:00:00.000Z'],
+    ]);
+  });
+
+  it("lets WTI's -37.63 of 2020-04-20 in by an operator's release, and a replay keeps it", async () => {
+    // -37.63 as the issue states it; the days around it are constructed.
+    const april: Array<[string, number]> = [
+      ['2020-04-14', 20.1],
+      ['2020-04-15', 19.9],
+      ['2020-04-16', 19.8],
+      ['2020-04-17', 18.3],
+      ['2020-04-20', -37.63],
+      ['2020-04-21', 8.91],
+    ];
+    await runWith(april, '2020-04-22T15:00:00.000Z');
+    expect((await t.store.range('PRICE#CL', { start: '2020-04-20', end: '2020-04-20', limit: 1 })).items).toEqual([]);
+    expect(await releaseHeld(t.store, 'PRICE#CL', '2020-04-20')).toMatchObject({ source: 'eia-spot', held: { value: -37.63 } });
+    expect((await t.store.range('PRICE#CL', { start: '2020-04-20', end: '2020-04-20', limit: 1 })).items[0]?.value).toBe(-37.63);
+    expect((await t.store.getRunStatus('eia-spot'))!.quarantined!.map((h) => h.as_of)).not.toContain('2020-04-20');
+    // the same rows again: the released figure is stored, so it is accepted, not held again
+    expect(await runWith(april, '2020-04-23T15:00:00.000Z')).toMatchObject({ status: 'ok', items: 6, quarantined: 0 });
+    expect(await releaseHeld(t.store, 'PRICE#CL', '1999-01-01')).toBeNull();
   });
 });
 

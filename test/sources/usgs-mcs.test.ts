@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
 import { payloadText, SAMPLES_DIR } from '../../shared/sources/common';
-import { currentEdition, parseUsgsValue, usgsMcs } from '../../shared/sources/usgs-mcs';
+import { currentEdition, parseUsgsValue, USGS_COMMODITIES, usgsMcs } from '../../shared/sources/usgs-mcs';
+import { USGS_SERIES } from '../../shared/catalog/fundamentals';
 import { SourceFormatError, type FetchLike } from '../../shared/sources/types';
 import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
 import { normalizeCtx, payload } from '../helpers/sources';
@@ -36,6 +37,17 @@ describe('USGS value tokens', () => {
     ['>140,000,000', '>140,000,000', { value: 140000000, bound: 'greater than', note: null }],
   ])('reads %s', (_n, raw, expected) => {
     expect(parseUsgsValue(raw, 't')).toEqual(expected);
+  });
+
+  it('reads "s" as no value when the row says a meaningful figure cannot be calculated (gold net import reliance 2025)', () => {
+    const notes =
+      'Estimated. -- Defined as imports – exports. -- Large unreported investor stock purchases preclude calculation of a meaningful net import reliance.';
+    expect(parseUsgsValue('s', 't', notes)).toEqual({
+      value: null,
+      bound: null,
+      note: 'Large unreported investor stock purchases preclude calculation of a meaningful net import reliance.',
+    });
+    expect(parseUsgsValue('s', 't', 'Less than ½ unit.')).toEqual({ value: 0.5, bound: 'less than', note: 'less than ½ unit' });
   });
 
   it.each(['.', 'n/a', 'XX', '', '1.2.3'])('refuses %j', (raw) => {
@@ -73,14 +85,21 @@ describe('USGS MCS parser', () => {
     expect(items.every((i) => i.seriesKey.startsWith('USGS#copper#'))).toBe(true);
   });
 
-  it('gives no observation for W, NA or E, and says nothing false about them', () => {
+  it('gives no observation for W, NA, E or a figure USGS says cannot be calculated, and keeps what was printed as a note', () => {
     const gold = itemsOf(chapter('GOLD'));
-    // Gold net import reliance is "E" (net exporter) for 2021-2024 and "s" for 2025.
-    expect(gold.filter((i) => i.seriesKey === 'USGS#gold#net_import_reliance').map((i) => i.observation.as_of)).toEqual(['2025-12-31']);
-    expect(get(gold, 'USGS#gold#net_import_reliance', 2025)).toMatchObject({
-      value: 0.5,
-      attributes: { published_value: 's', value_note: 'less than ½ unit' },
-    });
+    // Gold net import reliance is "E" (net exporter) for 2021-2024 and "s" for 2025, whose row notes
+    // "Large unreported investor stock purchases preclude calculation of a meaningful net import reliance."
+    expect(gold.filter((i) => i.seriesKey === 'USGS#gold#net_import_reliance')).toEqual([]);
+    const notes = usgsMcs.toNotes!(payload('MCS2026_Commodities_Data.csv', cp1252(chapter('GOLD')))).filter(
+      (n) => n.seriesKey === 'USGS#gold#net_import_reliance',
+    );
+    expect(notes.map((n) => [n.as_of, n.published_value, n.note, n.unit])).toEqual([
+      ['2021-12-31', 'E', 'net exporter', 'percent'],
+      ['2022-12-31', 'E', 'net exporter', 'percent'],
+      ['2023-12-31', 'E', 'net exporter', 'percent'],
+      ['2024-12-31', 'E', 'net exporter', 'percent'],
+      ['2025-12-31', 's', 'Large unreported investor stock purchases preclude calculation of a meaningful net import reliance.', 'percent'],
+    ]);
     const nickel = itemsOf(chapter('NICKEL'));
     expect(get(nickel, 'USGS#nickel#world_reserves', 2025)).toMatchObject({
       value: 140000000,
@@ -134,6 +153,14 @@ describe('USGS MCS parser', () => {
 });
 
 describe('USGS adapter', () => {
+  it('parses exactly the statistics the catalog serves, in its order (labels come from the catalog)', () => {
+    expect(USGS_COMMODITIES.map((c) => [c.slug, c.statistics.map((x) => x.statistic)])).toEqual(
+      USGS_SERIES.map((c) => [c.commodity, c.statistics.map((x) => x.statistic)]),
+    );
+    const items = itemsOf(chapter('GOLD'));
+    expect(get(items, 'USGS#gold#price', 2025)?.attributes.label).toBe('Gold price, annual average');
+  });
+
   it('bundles the nine metals of MCS 2026 (real figures)', async () => {
     const items = (await usgsMcs.samples()).flatMap((p) => usgsMcs.toItems(p, ctx));
     const commodities = new Set(items.map((i) => i.seriesKey.split('#')[1]));

@@ -57,6 +57,30 @@ describe('DynamoObservationStore on the embedded store', () => {
     expect(second.next).toBeNull();
   });
 
+  it('answers an empty window (start after end, or a cursor past the end) with no items, not a DynamoDB error', async () => {
+    expect(await t.store.range('PRICE#T2', { start: '2026-01-01', end: '2025-02-09', limit: 10 })).toEqual({ items: [], next: null });
+    expect(await t.store.range('PRICE#T2', { end: '2025-01-20', after: '2025-01-21', limit: 10 })).toEqual({ items: [], next: null });
+    expect(await t.store.window('PRICE#T2', '2026-01-01', '2025-02-09', 100)).toEqual({ items: [], capped: false });
+  });
+
+  it('reads the n newest points before a date, newest first', async () => {
+    expect((await t.store.before('PRICE#T2', '2025-01-05', 3)).map((o) => o.as_of)).toEqual(['2025-01-04', '2025-01-03', '2025-01-02']);
+    expect(await t.store.before('PRICE#T2', '2025-01-01', 3)).toEqual([]);
+  });
+
+  it('keeps value-less figures apart from the series, newest first', async () => {
+    const note = (as_of: string, published_value: string) => ({
+      seriesKey: 'USGS#gold#net_import_reliance',
+      as_of,
+      published_value,
+      note: 'why',
+      unit: 'percent',
+    });
+    await t.store.putNotes([note('2024-12-31', 'E'), note('2025-12-31', 's')]);
+    expect((await t.store.notes('USGS#gold#net_import_reliance', 5)).map((n) => n.published_value)).toEqual(['s', 'E']);
+    expect(await t.store.recent('USGS#gold#net_import_reliance', 5)).toEqual([]);
+  });
+
   it('writes more than one BatchWriteItem of 25', async () => {
     const n = await t.store.upsertMany(days(60).map((d) => ({ seriesKey: 'PRICE#T3', observation: obs(d, 1) })));
     expect(n).toBe(60);

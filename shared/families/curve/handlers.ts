@@ -84,16 +84,17 @@ const calendar: RouteHandler<'GET /v1/spreads/calendar/{root}'> = async (req) =>
   const loaded = await loadCurve(req.services, source, instrument);
   const [front, second] = loaded?.observations ?? [];
   if (!front || !second) throw noCurve(req.params.root, source.id, 'fewer than two contracts');
+  // A multi-leg figure is on one date its legs share, never a mix of dates.
+  if (front.as_of !== second.as_of)
+    throw noCurve(req.params.root, source.id, `no front and second contract on one date (front ${front.as_of}, second ${second.as_of})`);
   const def = calendarDef(req.params.root, instrument.unit, front, second);
-  const aligned = front.as_of === second.as_of;
-  const spread = spreadObservation(def, { [front.instrument]: front, [second.instrument]: second }, aligned);
+  const spread = spreadObservation(def, { [front.instrument]: front, [second.instrument]: second });
   return {
     body: {
       stub: false as const,
       root: req.params.root,
       unit: instrument.unit,
       as_of: spread.as_of,
-      aligned,
       method: { formula: def.formula, description: def.description },
       provider: { id: source.id, name: source.name, license_tag: source.licenseTag },
       observation: spread,

@@ -49,16 +49,18 @@ const compactPack = (pack: SectorPack, firedOnly = false) => ({
 const ABOUT = { ruleset: RULESET, disclaimer: DISCLAIMER };
 
 const sectorPackOf = async (services: Services, sector: Sector) => {
-  const inputs = await loadSectorInputs(services, sector);
+  const today = isoDate(services.now());
+  const inputs = await loadSectorInputs(services, sector, today);
   requireSomeInput([inputs], sector);
-  return buildSectorPack(inputs, isoDate(services.now()));
+  return buildSectorPack(inputs, today);
 };
 
 const allPackOf = async (services: Services) => {
+  const today = isoDate(services.now());
   const inputs: SectorInputs[] = [];
-  for (const s of SECTORS) inputs.push(await loadSectorInputs(services, s));
+  for (const s of SECTORS) inputs.push(await loadSectorInputs(services, s, today));
   requireSomeInput(inputs, 'all');
-  return buildAllPack(inputs, isoDate(services.now()));
+  return buildAllPack(inputs, today);
 };
 
 const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, query, services }) => {

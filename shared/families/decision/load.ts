@@ -74,31 +74,42 @@ const loadPositioning = async (services: Services, sector: Sector, missing: Miss
   return out;
 };
 
-/** The sector's spreads: latest value and one year of history on the legs' shared dates. */
-const loadSpreads = async (services: Services, sector: Sector, missing: MissingInput[], read: Observation[]) => {
-  const out: Array<{ instrument: string; latest: Observation; history: Awaited<ReturnType<typeof loadSpreadHistory>>['points'] }> = [];
+/**
+ * The sector's spreads on `today`: latest value and one year of history on the legs' shared dates;
+ * a spread whose legs share no date within their cadence is stale (listed, no value).
+ */
+const loadSpreads = async (services: Services, sector: Sector, today: string, missing: MissingInput[], read: Observation[]) => {
+  const out: SectorInputs['spreads'][number][] = [];
   for (const id of SECTOR_SPREADS[sector]) {
-    const s = await loadSpread(services, id);
-    if (!s.ok) {
+    const s = await loadSpread(services, id, today);
+    if (!s.ok && !s.stale) {
       missing.push({ input: `spread:${s.def.instrument}`, reason: s.missing.map((m) => m.reason).join('; ') });
       continue;
     }
+    read.push(...s.legs.map((l) => l.observation));
+    if (!s.ok) {
+      out.push({ instrument: s.def.instrument, stale: s.reason });
+      continue;
+    }
     const h = await loadSpreadHistory(services, id, oneYearBefore(s.spread.as_of), s.spread.as_of);
-    read.push(...s.legs.map((l) => l.observation), ...Object.values(h.legs).flat());
+    read.push(...Object.values(h.legs).flat());
     out.push({ instrument: s.def.instrument, latest: s.spread, history: h.points });
   }
   return out;
 };
 
-/** Everything one sector's pack reads; `read` lists every observation, for the digest. */
-const loadSectorInputs = async (services: Services, sector: Sector): Promise<SectorInputs> => {
+/**
+ * Everything one sector's pack reads; `read` lists every observation, for the digest.
+ * @param today YYYY-MM-DD, the day the pack is judged on (the spreads' alignment included)
+ */
+const loadSectorInputs = async (services: Services, sector: Sector, today: string): Promise<SectorInputs> => {
   const missing: MissingInput[] = [];
   const read: Observation[] = [];
   const prices = await loadPrices(services, sector, missing);
   read.push(...prices.flatMap((p) => p.window));
   const inventory = sector === 'energy' ? await loadInventory(services, missing, read) : [];
   const cot = await loadPositioning(services, sector, missing, read);
-  const spreads = await loadSpreads(services, sector, missing, read);
+  const spreads = await loadSpreads(services, sector, today, missing, read);
   return { sector, prices, inventory, cot, spreads, read, missing };
 };
 

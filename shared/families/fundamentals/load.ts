@@ -16,8 +16,8 @@ import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../../analyt
 import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { AttributeValue, Observation } from '../../observation/schema';
-import { CROP_COMMODITIES, CROP_STATISTICS, ESR_COMMODITY_SLUGS, WASDE_COMMODITIES } from '../../catalog/fundamentals';
-import { USGS_SERIES } from '../../sources/usgs-mcs';
+import type { SeriesNote } from '../../store/observation-store';
+import { CROP_COMMODITIES, CROP_STATISTICS, ESR_COMMODITY_SLUGS, USGS_SERIES, WASDE_COMMODITIES } from '../../catalog/fundamentals';
 import { addDays } from '../../dates';
 
 /** An attribute shown as a report label (a flag is not a label, so it reads as text). */
@@ -335,14 +335,22 @@ const loadUsgs = async (services: Services, commodity?: string) => {
   );
   const { found, missing } = await collect(commodities, async (c) => {
     const spec = USGS_SERIES.find((s) => s.commodity === c)!;
-    const series = await Promise.all(spec.statistics.map(async (s) => ({ ...s, items: await recent(services, seriesKey.usgs(c, s.statistic), 6, 'monthly') })));
+    const series = await Promise.all(
+      spec.statistics.map(async (s) => {
+        const key = seriesKey.usgs(c, s.statistic);
+        const [items, notes] = await Promise.all([recent(services, key, 6, 'monthly'), services.reader.notes(key, 1, 'monthly')]);
+        return { ...s, items, note: notes[0] ?? null };
+      }),
+    );
     const withData = series.filter((s) => s.items.length > 0);
-    if (withData.length === 0) return absent(c, 'no USGS Mineral Commodity Summaries data stored yet');
-    const statistics: LineComparison[] = withData.map(({ statistic, label, items }) => {
+    if (withData.length === 0 && series.every((s) => !s.note)) return absent(c, 'no USGS Mineral Commodity Summaries data stored yet');
+    /** What USGS printed instead of a number, and why. */
+    const printed = (n: SeriesNote) => `USGS printed "${n.published_value}" for ${n.as_of.slice(0, 4)}: ${n.note}`;
+    const statistics: LineComparison[] = withData.map(({ statistic, label, items, note }) => {
       const [latest] = items as [Observation];
       const year = Number(latest.as_of.slice(0, 4));
       const ofYear = (y: number) => items.find((o) => o.as_of === `${y}-12-31`) ?? null;
-      return compareLine(statistic, label, {
+      const line = compareLine(statistic, label, {
         latest,
         previous: null,
         previousMissing: 'each MCS edition revises earlier years in place; the previous edition is not kept',
@@ -352,17 +360,27 @@ const loadUsgs = async (services: Services, commodity?: string) => {
         previousLabel: 'previous MCS edition',
         yearAgoLabel: 'prior year',
       });
+      // A newer year without a number: the latest value is an older year's, and the line says why.
+      return note && note.as_of > latest.as_of ? { ...line, notes: [...line.notes, `no value for ${note.as_of.slice(0, 4)}: ${printed(note)}`] } : line;
     });
-    const newest = withData.map((s) => s.items[0]!).sort((a, b) => (b.published_at ?? '').localeCompare(a.published_at ?? ''))[0]!;
+    const dated = [...withData.map((s) => s.items[0]!)].sort((a, b) => (b.published_at ?? '').localeCompare(a.published_at ?? ''));
+    const newest = dated[0];
     return {
       found: {
         commodity: c,
-        edition: labelOf(newest.attributes.edition),
-        published_at: newest.published_at,
+        edition: newest ? labelOf(newest.attributes.edition) : null,
+        published_at: newest?.published_at ?? null,
         statistics,
         statistics_without_data: series
           .filter((s) => s.items.length === 0)
-          .map((s) => ({ statistic: s.statistic, reason: 'USGS publishes no number for it (W withheld, NA, or E: net exporter)' })),
+          .map((s) => ({
+            statistic: s.statistic,
+            label: s.label,
+            reason: s.note ? printed(s.note) : 'USGS publishes no number for it (W withheld, NA, or E: net exporter)',
+            as_of: s.note?.as_of ?? null,
+            published_value: s.note?.published_value ?? null,
+            unit: s.note?.unit ?? null,
+          })),
       },
     };
   });

@@ -12,13 +12,14 @@ import { loadLatest, loadWindow, requireLatest, requireLive } from './load';
 
 /**
  * History of one code. The window is [start, end]; without `end` it ends at the latest stored
- * observation, without `start` it begins one year before its end. Points are ascending; the
- * summary covers the whole window, the page at most `limit` points after `cursor`.
+ * observation (or at `start` when that is later: an empty window, 200 with total 0), without
+ * `start` it begins one year before its end. Points are ascending; the summary covers the whole
+ * window, the page at most `limit` points after `cursor`.
  */
 const history: RouteHandler<'GET /v1/history/{code}'> = async ({ params, query, services }) => {
   const instrument = requireLive(params.code);
   const latest = query.end ? null : await requireLatest(services, params.code);
-  const end = query.end ?? latest!.as_of;
+  const end = query.end ?? (query.start && query.start > latest!.as_of ? query.start : latest!.as_of);
   const start = query.start ?? addYears(end, -1);
   const window = await loadWindow(services, params.code, start, end);
   const points = resample(window.observations, query.frequency);

@@ -13,7 +13,7 @@ import { loadFreshness, overallStatus, SOURCE_STALE_RULE } from '../freshness';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../fundamentals/load';
 import { loadInventoryBundle } from '../inventory/load';
 import { loadLatest } from '../price/load';
-import { requireSpread, spreadBody } from '../spreads/load';
+import { loadSpread, requireSpread, spreadBody, staleSpreadBody } from '../spreads/load';
 import { orMissing, type MissingPart } from './sector';
 import { seriesKey } from '../../catalog/series-keys';
 import type { SectorPart } from '../../schemas/snapshot';
@@ -30,7 +30,16 @@ const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Ob
 const FUNDAMENTALS: Readonly<Record<Sector, ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]>>> = Object.freeze({
   energy: [
     ['inventories', (services) => loadInventoryBundle(services)],
-    ['crack', async (services) => spreadBody(await requireSpread(services, 'crack'), isoDate(services.now()))],
+    // A stale crack is listed with no value and why; a leg never stored is a missing part.
+    [
+      'crack',
+      async (services) => {
+        const today = isoDate(services.now());
+        const s = await loadSpread(services, 'crack', today);
+        if (s.ok) return spreadBody(s, today);
+        return s.stale ? staleSpreadBody(s) : spreadBody(await requireSpread(services, 'crack'), today);
+      },
+    ],
   ],
   metals: [['usgs', (services) => loadUsgs(services)]],
   ags: [
