@@ -33,7 +33,8 @@ describe.each(ERAS)('tools/list, protocol %s', (era) => {
   let client: McpClient;
   let tools: Array<Record<string, any> & { name: string }>;
   beforeAll(async () => {
-    stack = await startTestStack({ X402_ENFORCE: undefined });
+    // On a day the replayed samples give every spread a value (their legs share 2025-06-16).
+    stack = await startTestStack({ X402_ENFORCE: undefined }, true, { now: () => new Date('2025-06-17T15:00:00Z') });
     client = await connect(stack.url, era);
     tools = (await client.listTools()).tools;
   });

@@ -161,8 +161,8 @@ describe('x402 on the local chain (ganache + local facilitator + official client
     const results = await Promise.all(Array.from({ length: 50 }, () => getJson(stack.url, '/v1/price/CL', { headers: { 'X-PAYMENT': header } })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     const refusals = results.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body?.error?.code} ${r.body?.error?.details?.reason}`);
-    // A copy arriving while the winner is at /settle is told to retry (504), never to sign anew.
-    expect(refusals.filter((r) => r !== '504 SETTLEMENT_PENDING settlement_pending')).toEqual(
+    // A copy arriving while the winner holds the proof is told to retry (409), never to sign anew.
+    expect(refusals.filter((r) => r !== '409 PAYMENT_IN_PROGRESS payment_in_progress')).toEqual(
       refusals.filter((r) => r === '402 INVALID_PAYMENT nonce_already_used'),
     );
     const after = await balances(buyer.address);
