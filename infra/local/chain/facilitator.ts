@@ -1,9 +1,13 @@
 /**
  * A local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's facilitator-side
- * ExactEvmScheme over a viem wallet + public client of the local chain, served over loopback
- * HTTP with the standard API (POST /verify, POST /settle, GET /supported). The service talks to
- * it through the same HTTPFacilitatorClient it uses against a hosted facilitator, so the
- * production client path is exercised end to end.
+ * ExactEvmScheme and BatchSettlementEvmScheme over a viem wallet + public client of the local
+ * chain, served over loopback HTTP with the standard API (POST /verify, POST /settle, GET
+ * /supported). The service talks to it through the same HTTPFacilitatorClient it uses against a
+ * hosted facilitator, so the production client path is exercised end to end.
+ *
+ * For batch settlement it is also the channels' receiver authorizer (as hosted facilitators
+ * offer): /supported advertises its address, and it signs the claim and refund authorizations the
+ * service leaves unsigned, so the service holds no key.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,10 +15,12 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createWalletClient, http, publicActions, type HDAccount } from 'viem';
 import * as z from 'zod';
-import { localBaseSepolia, type LocalChain } from './chain';
+import { mnemonicToAccount } from 'viem/accounts';
+import { DEV_MNEMONIC, localBaseSepolia, RECEIPT_POLL_MS, type LocalChain } from './chain';
 import { readBody } from '../read-body';
 
 interface LocalFacilitator {
@@ -23,6 +29,8 @@ interface LocalFacilitator {
   facilitator: x402Facilitator;
   /** The account that submits settlements and pays their gas. */
   account: HDAccount;
+  /** The batch-settlement receiver authorizer: signs claims and refunds of channels that name it. */
+  receiverAuthorizer: HDAccount;
   close(): Promise<void>;
 }
 
@@ -33,6 +41,8 @@ interface LocalFacilitatorOptions {
   account?: HDAccount;
   /** Receipt wait bound; a settle that exceeds it answers `settlement_pending`. */
   confirmationTimeoutMs?: number;
+  /** Batch-settlement receiver authorizer; default the mnemonic's account 10 (a signing key only, never funded). */
+  receiverAuthorizer?: HDAccount;
 }
 
 /** The body of /verify and /settle (x402 facilitator API). */
@@ -52,16 +62,19 @@ const readJson = async (req: IncomingMessage): Promise<unknown> => JSON.parse((a
  */
 const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOptions = {}): Promise<LocalFacilitator> => {
   const account = opts.account ?? chain.accounts[0]!;
+  const receiverAuthorizer = opts.receiverAuthorizer ?? mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 10 });
   const client = createWalletClient({
     account,
     chain: localBaseSepolia(chain.rpcUrl),
     transport: http(chain.rpcUrl, { retryCount: 0 }),
+    pollingInterval: RECEIPT_POLL_MS,
   }).extend(publicActions);
   const signer = toFacilitatorEvmSigner(
     { ...(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address },
     { confirmationTimeoutMs: opts.confirmationTimeoutMs ?? 10_000 },
   );
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: chain.network });
+  facilitator.register(chain.network, new BatchSettlementEvmScheme(signer, receiverAuthorizer));
 
   const answer = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
@@ -99,6 +112,7 @@ const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOp
     url: `http://127.0.0.1:${port}`,
     facilitator,
     account,
+    receiverAuthorizer,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();
