@@ -52,7 +52,18 @@ const FacilitatorRequestSchema = z.object({
   paymentRequirements: z.unknown(),
 });
 
-const MAX_BODY_BYTES = 64 * 1024;
+/** A batch-settlement claim of 100 vouchers is about 70 KB. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * Requirements with maxTimeoutSeconds 0 read as 1, for validation only. @x402/evm's channel
+ * manager authors its claim, settle and refund payloads with `maxTimeoutSeconds: 0` (no buyer is
+ * waiting), which @x402/core's schema refuses; the reference facilitators take them, and so does this one.
+ */
+const withoutZeroTimeout = (requirements: unknown): unknown => {
+  const r = requirements as { maxTimeoutSeconds?: unknown } | undefined;
+  return r?.maxTimeoutSeconds === 0 ? { ...r, maxTimeoutSeconds: 1 } : r;
+};
 
 const readJson = async (req: IncomingMessage): Promise<unknown> => JSON.parse((await readBody(req, MAX_BODY_BYTES)).toString('utf8'));
 
@@ -88,13 +99,14 @@ const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOp
       if (req.method === 'GET' && path === '/supported') return answer(res, 200, facilitator.getSupported());
       if (req.method === 'POST' && (path === '/verify' || path === '/settle')) {
         const body = FacilitatorRequestSchema.safeParse(await readJson(req));
-        const payload = PaymentPayloadSchema.safeParse(body.data?.paymentPayload);
-        const requirements = PaymentRequirementsSchema.safeParse(body.data?.paymentRequirements);
+        const sent = body.data?.paymentPayload as { accepted?: unknown } | undefined;
+        const payload = PaymentPayloadSchema.safeParse(sent && { ...sent, accepted: withoutZeroTimeout(sent.accepted) });
+        const requirements = PaymentRequirementsSchema.safeParse(withoutZeroTimeout(body.data?.paymentRequirements));
         if (!body.success || !payload.success || !requirements.success) {
           return answer(res, 400, { error: 'invalid_request', message: 'expected {x402Version, paymentPayload, paymentRequirements}' });
         }
-        const p = payload.data as PaymentPayload;
-        const r = requirements.data as PaymentRequirements;
+        const p = body.data.paymentPayload as PaymentPayload;
+        const r = body.data.paymentRequirements as PaymentRequirements;
         return answer(res, 200, path === '/verify' ? await facilitator.verify(p, r) : await facilitator.settle(p, r));
       }
       return answer(res, 404, { error: 'not_found' });

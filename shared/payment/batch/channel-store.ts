@@ -50,6 +50,8 @@ interface OpenSale {
 interface BatchChannelStore extends ChannelStorage {
   get(channelId: string): Promise<StoredChannel | undefined>;
   list(): Promise<StoredChannel[]>;
+  /** The library's atomic read-modify-write (its manager calls it), over stored channels. */
+  updateChannel(channelId: string, update: (current: StoredChannel | undefined) => StoredChannel | undefined): Promise<ChannelUpdateResult>;
   /**
    * Atomically inspects and changes a channel, booking the change's sales in the same write.
    * `update` may run more than once (a concurrent writer forces a re-read and a retry), so it must
