@@ -52,6 +52,11 @@ const CORS_EXPOSE_HEADERS = [
 
 /** Minutes between reconciliation passes of pending x402 settlements (the 504 tells payers to retry after 60 s). */
 const RECONCILE_EVERY_MINUTES = 1;
+/**
+ * Minutes between x402 batch-settlement passes (claims, settlement, idle refunds): each pass is a few
+ * transactions whatever the number of calls, and far inside a channel's withdrawal delay (one day).
+ */
+const SETTLE_BATCHES_EVERY_MINUTES = 10;
 
 const pascal = (s: string): string => s.replace(/(^|[-_])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
 
@@ -89,6 +94,8 @@ class ApiStack extends Stack {
   readonly url: string;
   /** Scheduled resolver of pending x402 settlements. */
   readonly reconciler: ServiceFunction;
+  /** Scheduled claims, settlement and idle refunds of x402 batch-settlement channels. */
+  readonly batchSettler: ServiceFunction;
   /** 5xx and unresolved payments (infra/stacks/observability.ts). */
   readonly alarms: Alarm[];
 
@@ -201,6 +208,24 @@ class ApiStack extends Stack {
       target: new LambdaInvoke(this.reconciler, { retryAttempts: 0, role: schedulerRoleFor(this, 'ReconcilePaymentsScheduleRole', this.reconciler) }),
     });
 
+    // Batch-settlement vouchers are claimed on chain in batches, settled, and idle channels refunded, on a timer.
+    this.batchSettler = new ServiceFunction(this, 'SettleBatchesFunction', {
+      entry: entry('settle-batches'),
+      description: 'claims and settles x402 batch-settlement vouchers, refunds idle channels',
+      timeout: Duration.minutes(5),
+      // Overlapping passes would submit the same claims twice (harmless on chain, a wasted transaction).
+      reservedConcurrentExecutions: props.config.stage === 'prod' ? 1 : undefined,
+      environment: { ...props.config.apiEnvironment },
+      logRetention: props.config.logRetention,
+    });
+    this.batchSettler.bindTableNameOnly(props.observations, ENV.OBSERVATIONS_TABLE);
+    this.batchSettler.bindTable(props.credits, { access: 'CHANNELS', envKey: ENV.CREDITS_TABLE });
+    new Schedule(this, 'SettleBatchesSchedule', {
+      description: 'x402 batch-settlement claims, settlement and idle refunds',
+      schedule: ScheduleExpression.rate(Duration.minutes(SETTLE_BATCHES_EVERY_MINUTES)),
+      target: new LambdaInvoke(this.batchSettler, { retryAttempts: 0, role: schedulerRoleFor(this, 'SettleBatchesScheduleRole', this.batchSettler) }),
+    });
+
     this.alarms = addApiAlarms(this, { api: this.api, namespace: props.config.metricsNamespace });
     addDashboard(this, { name: `${props.config.stackPrefix}`, namespace: props.config.metricsNamespace, api: this.api });
 
@@ -208,5 +233,5 @@ class ApiStack extends Stack {
   }
 }
 
-export { ApiStack, familyCharges, isHeavyRoute, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE };
+export { ApiStack, familyCharges, isHeavyRoute, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE, SETTLE_BATCHES_EVERY_MINUTES };
 export type { ApiStackProps };

@@ -33,7 +33,7 @@ const APP_CONTEXT: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Entry points the deployed app bundles: one per family plus the ingestion entry. */
-const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments'];
+const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches'];
 
 /**
  * Adds the stacks of one stage to an app.
