@@ -17,9 +17,10 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, http, publicActions, type HDAccount } from 'viem';
+import { createWalletClient, http, publicActions, toHex, type HDAccount, type NonceManager } from 'viem';
+import { getTransactionCount } from 'viem/actions';
 import * as z from 'zod';
-import { mnemonicToAccount } from 'viem/accounts';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { DEV_MNEMONIC, localBaseSepolia, RECEIPT_POLL_MS, type LocalChain } from './chain';
 import { readBody } from '../read-body';
 
@@ -52,6 +53,33 @@ const FacilitatorRequestSchema = z.object({
   paymentRequirements: z.unknown(),
 });
 
+/**
+ * Nonces of the facilitator's account, handed out here: ganache mining on a block time answers the
+ * "pending" transaction count without the transactions waiting in its pool, so concurrent
+ * settlements would reuse a nonce and fail. A send that fails before it is broadcast (viem calls
+ * `reset` with its nonce) gives the nonce back for the next one, so no gap stalls the account.
+ */
+const localNonceManager = (): NonceManager => {
+  let next = 0;
+  const released: number[] = [];
+  const onChain = (address: `0x${string}`, client: Parameters<NonceManager['consume']>[0]['client']) => getTransactionCount(client, { address, blockTag: 'pending' });
+  return {
+    async consume({ address, client }) {
+      const mined = await onChain(address, client);
+      released.sort((a, b) => a - b);
+      while (released.length && released[0]! < mined) released.shift();
+      if (released.length) return released.shift()!;
+      next = Math.max(next, mined);
+      return next++;
+    },
+    increment: () => undefined,
+    get: async ({ address, client }) => Math.max(next, await onChain(address, client)),
+    reset: ({ nonce }) => {
+      if (nonce !== undefined) released.push(nonce);
+    },
+  };
+};
+
 /** A batch-settlement claim of 100 vouchers is about 70 KB. */
 const MAX_BODY_BYTES = 256 * 1024;
 
@@ -74,8 +102,9 @@ const readJson = async (req: IncomingMessage): Promise<unknown> => JSON.parse((a
 const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOptions = {}): Promise<LocalFacilitator> => {
   const account = opts.account ?? chain.accounts[0]!;
   const receiverAuthorizer = opts.receiverAuthorizer ?? mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 10 });
+  const sender = privateKeyToAccount(toHex(account.getHdKey().privateKey!), { nonceManager: localNonceManager() });
   const client = createWalletClient({
-    account,
+    account: sender,
     chain: localBaseSepolia(chain.rpcUrl),
     transport: http(chain.rpcUrl, { retryCount: 0 }),
     pollingInterval: RECEIPT_POLL_MS,
