@@ -56,8 +56,11 @@ interface BatchChannelStore extends ChannelStorage {
    * Atomically inspects and changes a channel, booking the change's sales in the same write.
    * `update` may run more than once (a concurrent writer forces a re-read and a retry), so it must
    * be free of side effects; returning `current` itself leaves everything unchanged.
+   * @param seed a record this store returned (from get, or the result of a change): the first
+   *   attempt starts from it instead of reading the channel again; if it is stale, that attempt's
+   *   write is refused and the change retries from a fresh read, so a seed only saves a read
    */
-  change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange): Promise<ChannelUpdateResult>;
+  change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange, seed?: StoredChannel): Promise<ChannelUpdateResult>;
   /** Every open sale, by channel and cumulative amount. */
   openSales(): Promise<OpenSale[]>;
   /** Stamps sales with their claim transaction and closes them; a sale already closed is left alone. */

@@ -62,6 +62,9 @@ class StoreConflictError extends Error {
 }
 
 class DynamoChannelStore implements BatchChannelStore {
+  /** The version each record this store handed out was read or written at (for seeded changes). */
+  private readonly versions = new WeakMap<StoredChannel, number>();
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
@@ -90,11 +93,12 @@ class DynamoChannelStore implements BatchChannelStore {
     return this.change(channelId, (current) => ({ channel: update(current) }));
   }
 
-  async change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange): Promise<ChannelUpdateResult> {
+  async change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange, seed?: StoredChannel): Promise<ChannelUpdateResult> {
     const id = normalizeChannelId(channelId);
     const deadline = Date.now() + CHANGE_BUDGET_MS;
+    const seeded = seed && this.versions.has(seed) && seed.channelId.toLowerCase() === id ? { channel: seed, version: this.versions.get(seed) } : undefined;
     for (let attempt = 1; Date.now() < deadline; attempt++) {
-      const { channel: current, version } = await this.read(id);
+      const { channel: current, version } = attempt === 1 && seeded ? seeded : await this.read(id);
       const { channel: next, sales = [] } = update(current);
       if (next === current) return { channel: current, status: 'unchanged' };
       if (!next && !current) return { channel: undefined, status: 'unchanged' };
@@ -106,6 +110,7 @@ class DynamoChannelStore implements BatchChannelStore {
         const put = { TableName: this.table, Item: { ...channelKey(id), version: (version ?? 0) + 1, channel: next }, ...versionIs(version) };
         if (sales.length === 0) await this.doc.send(new PutCommand(put));
         else await this.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...sales.flatMap((sale) => saleWrites(this.table, sale))] }));
+        this.versions.set(next, (version ?? 0) + 1);
         return { channel: next, status: 'updated' };
       } catch (err) {
         // Any other refusal (a sale that exists already, a throttle the SDK gave up on) is not ours to retry.
@@ -181,7 +186,11 @@ class DynamoChannelStore implements BatchChannelStore {
 
   private async read(id: string): Promise<{ channel: StoredChannel | undefined; version: number | undefined }> {
     const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: channelKey(id), ConsistentRead: true }));
-    return res.Item ? { channel: res.Item.channel as StoredChannel, version: Number(res.Item.version) } : { channel: undefined, version: undefined };
+    if (!res.Item) return { channel: undefined, version: undefined };
+    const channel = res.Item.channel as StoredChannel;
+    const version = Number(res.Item.version);
+    this.versions.set(channel, version);
+    return { channel, version };
   }
 }
 

@@ -78,7 +78,11 @@ interface BatchLaneConfig {
 
 /** One day: far longer than the settlement job's period, so every voucher is claimed before a withdrawal completes. */
 const DEFAULT_WITHDRAW_DELAY_S = 86_400;
-const DEFAULT_MIN_DEPOSIT_USD = '1.00';
+/**
+ * The deposit asked for: 5 USD, the most the official client deposits by default (5 times its
+ * default 1 USD cap per payment), so a buyer of 0.01 calls makes one deposit per 500 calls.
+ */
+const DEFAULT_MIN_DEPOSIT_USD = '5.00';
 /** The library's own cap for trusting a mirrored state (5 min); a withdrawal cannot complete in that time. */
 const DEFAULT_ONCHAIN_STATE_TTL_MS = 5 * 60_000;
 /** A request lives at most 28 s (the Lambda timeout), as a payment claim does (ledger.ts CLAIM_LIFETIME_MS). */
@@ -182,6 +186,8 @@ interface BatchGrant {
   voucherSignature: string;
   /** What the facilitator settles for a deposit. */
   payload: PaymentPayload;
+  /** The channel as this reservation wrote it (lets commit and release skip a read). */
+  reserved: StoredChannel;
   requirements: PaymentRequirements;
   call: BatchCallContext;
 }
@@ -418,7 +424,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     // Reserve: only if nobody moved the channel since (a concurrent request, the settlement job).
     const pendingId = newId();
     let verdict: BatchRefusal | undefined;
-    await store.change(channelId, (current) => {
+    const reserved = await store.change(channelId, (current) => {
       verdict = undefined;
       // Gone since it was read (the settlement job refunded and closed it): the chain view above is stale.
       if ((record && !current) || isClosing(current, now) || isPendingLive(current, now)) {
@@ -439,7 +445,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
           pendingRequest: { pendingId, signedMaxClaimable: cumulative.toString(), expiresAt: now + config.reservationTtlMs },
         },
       };
-    });
+    }, record);
     if (verdict) return verdict;
 
     return {
@@ -454,6 +460,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
         cumulative: cumulative.toString(),
         voucherSignature: p.voucher.signature,
         payload,
+        reserved: reserved.channel!,
         requirements,
         call,
       },
@@ -462,8 +469,10 @@ const createBatchLane = (deps: BatchLaneDeps) => {
 
   /** Drops this request's reservation (nothing else): the voucher is not counted. */
   const release = async (grant: BatchGrant, _reason: string): Promise<void> => {
-    await store.updateChannel(grant.channelId, (current) =>
-      current && current.pendingRequest?.pendingId === grant.pendingId ? { ...current, pendingRequest: undefined } : current,
+    await store.change(
+      grant.channelId,
+      (current) => ({ channel: current && current.pendingRequest?.pendingId === grant.pendingId ? { ...current, pendingRequest: undefined } : current }),
+      grant.reserved,
     );
   };
 
@@ -514,7 +523,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
         extra: { channel_id: grant.channelId, cumulative_amount: grant.cumulative },
       };
       return { channel: committed, sales: [sale] };
-    });
+    }, grant.reserved);
     if (!committed) {
       // The reservation expired and another request took the channel: this call is not paid, so its data must not go out.
       return refuse(REASON.busy, 'the reservation of this channel expired before the answer; nothing was charged');

@@ -28,7 +28,8 @@ class MemoryChannelStore implements BatchChannelStore {
     return this.change(channelId, (current) => ({ channel: update(current) }));
   }
 
-  async change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange): Promise<ChannelUpdateResult> {
+  /** The seed is not needed here: a read costs nothing. */
+  async change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange, _seed?: StoredChannel): Promise<ChannelUpdateResult> {
     const id = normalizeChannelId(channelId);
     // Let concurrent callers interleave here, as they would around a remote store.
     await Promise.resolve();

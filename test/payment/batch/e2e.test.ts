@@ -26,9 +26,10 @@ let store: DynamoChannelStore;
 let harness: Harness;
 
 beforeAll(async () => {
-  [net, embedded] = await Promise.all([startLocalPaymentNetwork({ blockTime: 2 }), startTestStore()]);
+  [net, embedded] = await Promise.all([startLocalPaymentNetwork({ blockTime: 2 }), startTestStore({ STORE_TIMEOUT_MS: '20000' })]);
   store = new DynamoChannelStore(embedded.doc, embedded.config.CREDITS_TABLE);
-  harness = await startBatchHarness({ lane: laneOn(net, store).lane, network: net.chain.network, payTo: net.payTo });
+  // A 1 USD deposit hint, so that 0.25 decision packs after 90 price calls need top-ups.
+  harness = await startBatchHarness({ lane: laneOn(net, store, { config: { minDeposit: '1000000' } }).lane, network: net.chain.network, payTo: net.payTo });
 }, 120_000);
 afterAll(async () => {
   await harness?.close();

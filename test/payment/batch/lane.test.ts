@@ -14,6 +14,7 @@ import type { BatchChannelStore } from '../../../shared/payment/batch/channel-st
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
 import { BATCH_REASON, offer, type BatchGrant } from '../../../shared/payment/batch/lane';
 import { MemoryChannelStore } from '../../../shared/payment/batch/memory-channel-store';
+import { createDocumentClient } from '../../../shared/store/client';
 import { startTestStore, type TestStore } from '../../helpers/store';
 import { callOf, DECISION_ROUTE, handVoucher, laneConfigFor, laneOn, officialBuyer, paymentRequiredFor, PRICE_ROUTE, readChannel } from './helpers';
 
@@ -25,7 +26,8 @@ afterAll(async () => net?.close());
 
 /** A buyer with a funded channel: the official client's first call (a deposit) paid and committed. */
 const openChannel = async <S extends BatchChannelStore = MemoryChannelStore>(accountIndex: number, store: S = new MemoryChannelStore() as unknown as S) => {
-  const env = laneOn(net, store);
+  // A 1 USD deposit hint: small numbers to reason about in the money rules.
+  const env = laneOn(net, store, { config: { minDeposit: '1000000' } });
   const option = env.lane.offer(PRICE_ROUTE, '/v1/price/CL');
   const required = paymentRequiredFor(option, net);
   const buyer = officialBuyer(net, net.chain.accounts[accountIndex]!);
@@ -62,8 +64,8 @@ describe('batch lane: the offer', () => {
       resource: '/v1/decision/all',
       extra: { name: 'USDC', version: '2', receiverAuthorizer: net.facilitator.receiverAuthorizer.address, withdrawDelay: 86_400, assetTransferMethod: 'eip3009' },
     });
-    // The deposit hint is at least one call and otherwise the configured floor (1 USD).
-    expect(option.extra.minDeposit).toBe('1000000');
+    // The deposit hint is at least one call and otherwise the configured floor (default 5 USD, the official client's default cap).
+    expect(option.extra.minDeposit).toBe('5000000');
     expect(offer(DECISION_ROUTE, '/v1/decision/all', { ...config, minDeposit: '1000' }).extra.minDeposit).toBe('250000');
   });
 });
@@ -73,7 +75,7 @@ describe('batch lane: paid calls with the official client', () => {
     const ch = await openChannel(2);
     expect(ch.first).toMatchObject({ success: true, payer: net.chain.accounts[2]!.address, extra: { chargedAmount: '10000' } });
     expect(ch.first.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-    // The client deposits the server's hint (1 USD): the escrow holds it, nothing is claimed yet.
+    // The client deposits the server's hint: the escrow holds it, nothing is claimed yet.
     expect(await readChannel(net, ch.channelId)).toEqual({ balance: 1_000_000n, totalClaimed: 0n });
     expect((ch.first.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount).toBe('10000');
     expect(ch.store.sales()).toEqual([expect.objectContaining({ lane: 'x402-batch', amount: '10000', transaction: '', route: PRICE_ROUTE.id, path: '/v1/price/CL' })]);
@@ -204,14 +206,58 @@ describe('batch lane: money rules', () => {
   });
 });
 
+/** Fires every payload at once, each through one of the lanes (one per simulated Lambda), and commits what is granted. */
+const inFlight = async (lanes: Array<ReturnType<typeof laneOn>['lane']>, payloads: PaymentPayload[]) => {
+  const results = await Promise.all(
+    payloads.map(async (p, i) => {
+      const lane = lanes[i % lanes.length]!;
+      const auth = await lane.authorize(p, p.accepted, callOf());
+      return auth.ok ? lane.commit(auth.grant) : auth;
+    }),
+  );
+  return { committed: results.filter((r) => r.ok).length, refused: results.filter((r) => !r.ok).map((r) => (r as { reason: string }).reason) };
+};
+
+const fiftyInFlight = (name: string, accountIndex: number, stores: () => BatchChannelStore[]) =>
+  describe(`batch lane: 50 vouchers in flight on one channel (${name})`, () => {
+    it('the same voucher 50 times at once pays one call; 50 vouchers signed ahead at once pay one call; never beyond the balance', async () => {
+      const [first, ...others] = stores();
+      const ch = await openChannel(accountIndex, first!);
+      const lanes = [ch.lane, ...others.map((s) => laneOn(net, s, { clock: ch.clock, config: { minDeposit: '1000000' } }).lane)];
+      const charged = async () => BigInt((await first!.get(ch.channelId))!.chargedCumulativeAmount);
+      const before = await charged();
+
+      const next = await ch.buyer.pay(ch.required);
+      const same = await inFlight(lanes, Array(50).fill(next));
+      expect(same.committed).toBe(1);
+      for (const reason of same.refused) expect([BATCH_REASON.busy, BATCH_REASON.mismatch]).toContain(reason);
+      expect(await charged()).toBe(before + 10_000n);
+
+      const ahead = await Promise.all(Array.from({ length: 50 }, (_, j) => handVoucher(net, ch.buyer, ch.option, before + 10_000n * BigInt(j + 2))));
+      const signedAhead = await inFlight(lanes, ahead);
+      // Only the voucher for exactly one more call matches at any moment: it pays one call.
+      expect(signedAhead.committed).toBe(1);
+      expect(await charged()).toBe(before + 20_000n);
+      const { balance } = await readChannel(net, ch.channelId);
+      expect(await charged()).toBeLessThanOrEqual(balance);
+      // Revenue booked equals the charged amount (nothing is claimed yet, so every sale is open).
+      const open = (await first!.openSales()).filter((o) => o.channelId === ch.channelId);
+      expect(open.reduce((t, o) => t + BigInt(o.amount), 0n)).toBe(await charged());
+    });
+  });
+
+fiftyInFlight('in memory', 9, () => [new MemoryChannelStore()]);
+
 describe('batch lane on the DynamoDB store', () => {
   let embedded: TestStore;
   beforeAll(async () => {
-    embedded = await startTestStore();
+    embedded = await startTestStore({ STORE_TIMEOUT_MS: '20000' });
   });
   afterAll(async () => embedded?.close());
 
-  it('deposit, repeat calls and a refused over-spend, with the sales in the credit table', async () => {
+  fiftyInFlight('DynamoDB, 5 instances', 5, () => Array.from({ length: 5 }, () => new DynamoChannelStore(createDocumentClient(embedded.config), embedded.config.CREDITS_TABLE)));
+
+  it('deposit and repeat calls, with the sales in the credit table', async () => {
     const store = new DynamoChannelStore(embedded.doc, embedded.config.CREDITS_TABLE);
     const ch = await openChannel(4, store);
     for (let i = 0; i < 3; i++) expect((await paidCall(ch)).ok).toBe(true);

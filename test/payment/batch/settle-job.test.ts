@@ -40,7 +40,7 @@ class CrashingStore extends DynamoChannelStore {
 let net: LocalPaymentNetwork;
 let embedded: TestStore;
 beforeAll(async () => {
-  [net, embedded] = await Promise.all([startLocalPaymentNetwork(), startTestStore()]);
+  [net, embedded] = await Promise.all([startLocalPaymentNetwork(), startTestStore({ STORE_TIMEOUT_MS: '20000' })]);
 });
 afterAll(async () => {
   await net?.close();
@@ -68,7 +68,7 @@ const run = async (s: BatchChannelStore = store, opts: { idleRefundSeconds?: num
 
 /** Buyers paying `calls` calls each through the lane (deposit first), as the official client does. */
 const pay = async (accountIndexes: number[], calls: number, s: BatchChannelStore = store) => {
-  const env = laneOn(net, s);
+  const env = laneOn(net, s, { config: { minDeposit: '1000000' } });
   const option = env.lane.offer(PRICE_ROUTE, '/v1/price/CL');
   const required = paymentRequiredFor(option, net);
   const buyers = accountIndexes.map((i) => officialBuyer(net, net.chain.accounts[i]!));
