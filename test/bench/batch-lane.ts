@@ -71,7 +71,10 @@ const harness = await startBatchHarness({ lane, network: net.chain.network, payT
 const exactBuyer = net.chain.accounts[5]!;
 const batchBuyer = net.chain.accounts[6]!;
 const payExact = wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer: exactBuyer }));
-const payBatch = wrapFetchWithPayment(fetch, new x402Client().register(net.chain.network, new BatchSettlementEvmScheme(toClientEvmSigner(batchBuyer, net.chain.publicClient as never))));
+const payBatch = wrapFetchWithPayment(
+  fetch,
+  new x402Client().register(net.chain.network, new BatchSettlementEvmScheme(toClientEvmSigner(batchBuyer, net.chain.publicClient as never))),
+);
 
 /** One paid call: wall time (probe, payment, answer) and the settlement transaction it reported. */
 const call = async (pay: typeof fetch, url: string): Promise<{ ms: number; transaction: string }> => {
@@ -123,13 +126,15 @@ try {
   console.log('\nrepeat paid call (official @x402/fetch, probe included)      p50          p95');
   console.log(`  batch lane (${batchRepeatMs.length} voucher calls)`.padEnd(58), ms(batchP50).padStart(11), ms(quantile(batchRepeatMs, 0.95)).padStart(12));
   console.log(`  exact lane (${exactMs.length} calls)`.padEnd(58), ms(exactP50).padStart(11), ms(quantile(exactMs, 0.95)).padStart(12));
-  console.log(`  exact / batch p50: ${(exactP50 / batchP50).toFixed(1)}x   target: batch < 100 ms (${verdict(batchP50 < 100)}), >= 20x faster (${verdict(exactP50 / batchP50 >= 20)})`);
+  console.log(
+    `  exact / batch p50: ${(exactP50 / batchP50).toFixed(1)}x   target: batch < 100 ms (${verdict(batchP50 < 100)}), >= 20x faster (${verdict(exactP50 / batchP50 >= 20)})`,
+  );
   console.log('\non-chain transactions per 1,000 paid calls');
   console.log(
     `  batch: ${batchTxs} over ${batchCalls} calls (${batchDeposits.size} deposit, ${pass.claims.length} claim, ${pass.settle ? 1 : 0} settle)   target <= 5 (${verdict(batchTxs <= 5 && batchCalls === BATCH_CALLS)})`,
   );
   console.log(`  exact: ${exactPer1000.toFixed(0)} (measured ${exactTxs.size} settlements over ${exactMs.length} calls, scaled to 1,000)`);
-  console.log('\nthe batch lane\'s own work per voucher (authorize + commit, embedded store writes included)');
+  console.log("\nthe batch lane's own work per voucher (authorize + commit, embedded store writes included)");
   console.log(
     `  median ${ms(workP50)}, p95 ${ms(quantile(harness.laneWorkMs, 0.95))} over ${harness.laneWorkMs.length} vouchers; facilitator calls by the lane: ${facilitator.calls.verify} verify, ${facilitator.calls.settle} settle   target <= 10 ms (${verdict(workP50 <= 10)})`,
   );

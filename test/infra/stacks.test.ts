@@ -347,7 +347,9 @@ describe('CDK app (prod and dev)', () => {
     const s = synthService({ stage: 'staging', payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', rpcUrl: 'https://rpc.example/base-sepolia' });
     const id = logicalId(s.api, s.api.reconciler);
     // The reconciler's schedule; the batch settler's is tested in test/payment/batch/settle-schedule.test.ts.
-    const schedules = (Object.values(s.templates.api.findResources('AWS::Scheduler::Schedule')) as any[]).filter((x) => JSON.stringify(x.Properties.Target.Arn).includes(id));
+    const schedules = (Object.values(s.templates.api.findResources('AWS::Scheduler::Schedule')) as any[]).filter((x) =>
+      JSON.stringify(x.Properties.Target.Arn).includes(id),
+    );
     expect(schedules).toHaveLength(1);
     expect(schedules[0].Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(JSON.stringify(schedules[0].Properties.Target.Arn)).toContain(id);

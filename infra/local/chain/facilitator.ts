@@ -62,7 +62,8 @@ const FacilitatorRequestSchema = z.object({
 const localNonceManager = (): NonceManager => {
   let next = 0;
   const released: number[] = [];
-  const onChain = (address: `0x${string}`, client: Parameters<NonceManager['consume']>[0]['client']) => getTransactionCount(client, { address, blockTag: 'pending' });
+  const onChain = (address: `0x${string}`, client: Parameters<NonceManager['consume']>[0]['client']) =>
+    getTransactionCount(client, { address, blockTag: 'pending' });
   return {
     async consume({ address, client }) {
       const mined = await onChain(address, client);

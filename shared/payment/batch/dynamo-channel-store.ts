@@ -25,7 +25,10 @@ const shardOf = (channelId: string): number => Number.parseInt(channelId.slice(2
 const channelKey = (id: string) => ({ pk: `X402CHANNEL#${shardOf(id)}`, sk: id });
 /** uint128 has 39 decimal digits: padded, cumulative amounts sort as numbers. */
 const padCumulative = (n: bigint): string => n.toString().padStart(39, '0');
-const openKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => ({ pk: `X402BATCHOPEN#${shardOf(o.channelId)}`, sk: `${o.channelId}#${padCumulative(o.cumulative)}` });
+const openKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => ({
+  pk: `X402BATCHOPEN#${shardOf(o.channelId)}`,
+  sk: `${o.channelId}#${padCumulative(o.cumulative)}`,
+});
 const CURSOR_KEY = { pk: 'X402BATCHJOB', sk: 'CURSOR' };
 
 /**
@@ -41,7 +44,8 @@ type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteComman
 const errorName = (err: unknown): string | undefined => (err as { name?: string })?.name;
 
 /** Which operations of a refused transaction failed their condition (DynamoDB lists one reason per operation). */
-const cancellationCodes = (err: unknown): string[] => ((err as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+const cancellationCodes = (err: unknown): string[] =>
+  ((err as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 
 /** A refusal that means "someone else wrote first": re-read and try again. */
 const isConflict = (err: unknown, channelOpIndex = 0): boolean => {
@@ -131,7 +135,12 @@ class DynamoChannelStore implements BatchChannelStore {
         );
         for await (const page of pages) {
           for (const i of page.Items ?? []) {
-            out.push({ channelId: String(i.channel_id), cumulative: BigInt(String(i.cumulative)), amount: String(i.amount), sale: { pk: String(i.sale_pk), sk: String(i.sale_sk) } });
+            out.push({
+              channelId: String(i.channel_id),
+              cumulative: BigInt(String(i.cumulative)),
+              amount: String(i.amount),
+              sale: { pk: String(i.sale_pk), sk: String(i.sale_sk) },
+            });
           }
         }
         return out;

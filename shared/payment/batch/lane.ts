@@ -255,7 +255,8 @@ const chainViewOf = (c: StoredChannel): ChainView => ({
 
 /** The facilitator's channel snapshot (verify `extra`, or settle `extra.channelState`). */
 const chainViewFrom = (extra: Record<string, unknown> | undefined, readAt: number): ChainView | undefined => {
-  const big = (v: unknown) => (typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : undefined);
+  const big = (v: unknown) =>
+    typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : undefined;
   const balance = big(extra?.balance);
   const totalClaimed = big(extra?.totalClaimed);
   if (balance === undefined || totalClaimed === undefined) return undefined;
@@ -283,7 +284,7 @@ const stateExtra = (channelId: string, chain: ChainView, charged: bigint): Chann
  * its own); without one, the buyer takes the charged amount from the chain (claimed so far).
  */
 const corrective = (req: PaymentRequirements, channelId: string, chain: ChainView, record: StoredChannel | undefined): BatchPaymentOption => {
-  const trusted = record && record.signature && record.signature !== '0x' && BigInt(record.chargedCumulativeAmount) >= chain.totalClaimed ? record : undefined;
+  const trusted = record?.signature && record.signature !== '0x' && BigInt(record.chargedCumulativeAmount) >= chain.totalClaimed ? record : undefined;
   const charged = trusted ? BigInt(trusted.chargedCumulativeAmount) : chain.totalClaimed;
   const option = req as unknown as BatchPaymentOption;
   return {
@@ -299,7 +300,15 @@ const corrective = (req: PaymentRequirements, channelId: string, chain: ChainVie
 /** A new channel record, from the chain (nothing charged by us beyond what is claimed). */
 const newRecord = (channelId: string, p: BatchPayload, chain: ChainView, now: number): StoredChannel => ({
   channelId,
-  channelConfig: { ...p.channelConfig, payer: p.channelConfig.payer as Address, payerAuthorizer: p.channelConfig.payerAuthorizer as Address, receiver: p.channelConfig.receiver as Address, receiverAuthorizer: p.channelConfig.receiverAuthorizer as Address, token: p.channelConfig.token as Address, salt: p.channelConfig.salt as `0x${string}` },
+  channelConfig: {
+    ...p.channelConfig,
+    payer: p.channelConfig.payer as Address,
+    payerAuthorizer: p.channelConfig.payerAuthorizer as Address,
+    receiver: p.channelConfig.receiver as Address,
+    receiverAuthorizer: p.channelConfig.receiverAuthorizer as Address,
+    token: p.channelConfig.token as Address,
+    salt: p.channelConfig.salt as `0x${string}`,
+  },
   chargedCumulativeAmount: chain.totalClaimed.toString(),
   signedMaxClaimable: chain.totalClaimed.toString(),
   signature: '',
@@ -343,7 +352,10 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     } catch (err) {
       const failure = classifyFacilitatorError(err);
       if (failure.kind === 'verdict') return { ok: false, refusal: refuse(failure.reason ?? REASON.facilitator, 'the facilitator refused the payment') };
-      return { ok: false, refusal: { ok: false, status: 502, reason: REASON.facilitator, message: 'the payment facilitator could not be reached; nothing was charged' } };
+      return {
+        ok: false,
+        refusal: { ok: false, status: 502, reason: REASON.facilitator, message: 'the payment facilitator could not be reached; nothing was charged' },
+      };
     }
   };
 
@@ -353,11 +365,13 @@ const createBatchLane = (deps: BatchLaneDeps) => {
       return refuse(REASON.scheme, 'not an x402 v2 batch-settlement payment');
     }
     const type = (payload.payload as { type?: unknown })?.type;
-    if (type === 'refund') return refuse(REASON.payloadType, 'refunds are not taken by request: idle channels are refunded by the service, and a timed withdrawal is always open');
+    if (type === 'refund')
+      return refuse(REASON.payloadType, 'refunds are not taken by request: idle channels are refunded by the service, and a timed withdrawal is always open');
     const parsed = BatchPayloadSchema.safeParse(payload.payload);
     if (!parsed.success) return refuse(REASON.voucherPayload, 'malformed batch-settlement payload');
     const p = parsed.data;
-    if (!acceptedMatches(payload.accepted, requirements)) return refuse(REASON.accepted, "the payment accepts other terms than this route's batch-settlement option");
+    if (!acceptedMatches(payload.accepted, requirements))
+      return refuse(REASON.accepted, "the payment accepts other terms than this route's batch-settlement option");
 
     const bound = checkChannel(p.channelConfig, p.voucher, {
       chainId,
@@ -401,7 +415,8 @@ const createBatchLane = (deps: BatchLaneDeps) => {
         }
         return refuse(v.invalidReason ?? REASON.voucherPayload, v.invalidMessage ?? 'the facilitator refused the voucher');
       }
-      if (v.payer && !isAddressEqual(getAddress(v.payer), getAddress(p.channelConfig.payer))) return refuse(REASON.signature, 'the verified payer is not the channel payer');
+      if (v.payer && !isAddressEqual(getAddress(v.payer), getAddress(p.channelConfig.payer)))
+        return refuse(REASON.signature, 'the verified payer is not the channel payer');
       chain = view;
     }
 
@@ -413,7 +428,8 @@ const createBatchLane = (deps: BatchLaneDeps) => {
         requirements: corrective(requirements, channelId, chain, trusted ? record : undefined),
       });
     }
-    if (chain.withdrawRequestedAt !== 0) return refuse(REASON.withdrawalPending, 'the payer started a withdrawal from this channel: no voucher is accepted until it completes');
+    if (chain.withdrawRequestedAt !== 0)
+      return refuse(REASON.withdrawalPending, 'the payer started a withdrawal from this channel: no voucher is accepted until it completes');
     const deposit = p.type === 'deposit' ? BigInt(p.deposit.amount) : 0n;
     if (cumulative > chain.balance + deposit || cumulative <= chain.totalClaimed) {
       return refuse(REASON.mismatch, `voucher refused: ${cumulative > chain.balance + deposit ? REASON.exceedsBalance : REASON.belowClaimed}`, {
@@ -424,28 +440,32 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     // Reserve: only if nobody moved the channel since (a concurrent request, the settlement job).
     const pendingId = newId();
     let verdict: BatchRefusal | undefined;
-    const reserved = await store.change(channelId, (current) => {
-      verdict = undefined;
-      // Gone since it was read (the settlement job refunded and closed it): the chain view above is stale.
-      if ((record && !current) || isClosing(current, now) || isPendingLive(current, now)) {
-        verdict = refuse(REASON.busy, 'another request of this channel is in progress; retry when it has answered');
-        return { channel: current };
-      }
-      const base = current ? withChain(current, chain) : newRecord(channelId, p, chain, now);
-      const baseCharged = BigInt(base.chargedCumulativeAmount) >= chain.totalClaimed ? BigInt(base.chargedCumulativeAmount) : chain.totalClaimed;
-      if (cumulative !== baseCharged + price) {
-        verdict = refuse(REASON.mismatch, 'the channel moved on meanwhile', { requirements: corrective(requirements, channelId, chain, current) });
-        return { channel: current };
-      }
-      return {
-        channel: {
-          ...base,
-          chargedCumulativeAmount: baseCharged.toString(),
-          lastRequestTimestamp: now,
-          pendingRequest: { pendingId, signedMaxClaimable: cumulative.toString(), expiresAt: now + config.reservationTtlMs },
-        },
-      };
-    }, record);
+    const reserved = await store.change(
+      channelId,
+      (current) => {
+        verdict = undefined;
+        // Gone since it was read (the settlement job refunded and closed it): the chain view above is stale.
+        if ((record && !current) || isClosing(current, now) || isPendingLive(current, now)) {
+          verdict = refuse(REASON.busy, 'another request of this channel is in progress; retry when it has answered');
+          return { channel: current };
+        }
+        const base = current ? withChain(current, chain) : newRecord(channelId, p, chain, now);
+        const baseCharged = BigInt(base.chargedCumulativeAmount) >= chain.totalClaimed ? BigInt(base.chargedCumulativeAmount) : chain.totalClaimed;
+        if (cumulative !== baseCharged + price) {
+          verdict = refuse(REASON.mismatch, 'the channel moved on meanwhile', { requirements: corrective(requirements, channelId, chain, current) });
+          return { channel: current };
+        }
+        return {
+          channel: {
+            ...base,
+            chargedCumulativeAmount: baseCharged.toString(),
+            lastRequestTimestamp: now,
+            pendingRequest: { pendingId, signedMaxClaimable: cumulative.toString(), expiresAt: now + config.reservationTtlMs },
+          },
+        };
+      },
+      record,
+    );
     if (verdict) return verdict;
 
     return {
@@ -493,37 +513,41 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     const now = deps.now();
     const price = BigInt(grant.amount);
     let committed: StoredChannel | undefined;
-    await store.change(grant.channelId, (current) => {
-      committed = undefined;
-      if (!current || current.pendingRequest?.pendingId !== grant.pendingId) return { channel: current };
-      const charged = BigInt(current.chargedCumulativeAmount) + price;
-      if (charged.toString() !== grant.cumulative) return { channel: { ...current, pendingRequest: undefined } };
-      const base = depositView ? withChain(current, depositView) : current;
-      committed = {
-        ...base,
-        chargedCumulativeAmount: charged.toString(),
-        signedMaxClaimable: grant.cumulative,
-        signature: grant.voucherSignature,
-        lastRequestTimestamp: now.getTime(),
-        pendingRequest: undefined,
-      };
-      const sale: BatchSale = {
-        saleId: `batch:${grant.channelId}:${grant.cumulative}`,
-        lane: 'x402-batch',
-        route: grant.call.route,
-        path: grant.call.path,
-        amount: grant.amount,
-        asset: getAddress(grant.requirements.asset),
-        network: grant.requirements.network,
-        payTo: getAddress(grant.requirements.payTo),
-        payer: grant.payer.toLowerCase(),
-        transaction: '',
-        settledAt: now.toISOString(),
-        requestId: grant.call.requestId,
-        extra: { channel_id: grant.channelId, cumulative_amount: grant.cumulative },
-      };
-      return { channel: committed, sales: [sale] };
-    }, grant.reserved);
+    await store.change(
+      grant.channelId,
+      (current) => {
+        committed = undefined;
+        if (!current || current.pendingRequest?.pendingId !== grant.pendingId) return { channel: current };
+        const charged = BigInt(current.chargedCumulativeAmount) + price;
+        if (charged.toString() !== grant.cumulative) return { channel: { ...current, pendingRequest: undefined } };
+        const base = depositView ? withChain(current, depositView) : current;
+        committed = {
+          ...base,
+          chargedCumulativeAmount: charged.toString(),
+          signedMaxClaimable: grant.cumulative,
+          signature: grant.voucherSignature,
+          lastRequestTimestamp: now.getTime(),
+          pendingRequest: undefined,
+        };
+        const sale: BatchSale = {
+          saleId: `batch:${grant.channelId}:${grant.cumulative}`,
+          lane: 'x402-batch',
+          route: grant.call.route,
+          path: grant.call.path,
+          amount: grant.amount,
+          asset: getAddress(grant.requirements.asset),
+          network: grant.requirements.network,
+          payTo: getAddress(grant.requirements.payTo),
+          payer: grant.payer.toLowerCase(),
+          transaction: '',
+          settledAt: now.toISOString(),
+          requestId: grant.call.requestId,
+          extra: { channel_id: grant.channelId, cumulative_amount: grant.cumulative },
+        };
+        return { channel: committed, sales: [sale] };
+      },
+      grant.reserved,
+    );
     if (!committed) {
       // The reservation expired and another request took the channel: this call is not paid, so its data must not go out.
       return refuse(REASON.busy, 'the reservation of this channel expired before the answer; nothing was charged');
@@ -553,4 +577,15 @@ const createBatchLane = (deps: BatchLaneDeps) => {
 type BatchLane = ReturnType<typeof createBatchLane>;
 
 export { createBatchLane, offer, batchLaneConfig, REASON as BATCH_REASON, DEFAULT_WITHDRAW_DELAY_S, DEFAULT_RESERVATION_TTL_MS };
-export type { BatchLane, BatchLaneConfig, BatchLaneDeps, BatchGrant, BatchRefusal, BatchCallContext, BatchPaymentOption, AuthorizeResult, CommitResult, ChannelStateExtra };
+export type {
+  BatchLane,
+  BatchLaneConfig,
+  BatchLaneDeps,
+  BatchGrant,
+  BatchRefusal,
+  BatchCallContext,
+  BatchPaymentOption,
+  AuthorizeResult,
+  CommitResult,
+  ChannelStateExtra,
+};

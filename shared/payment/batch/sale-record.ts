@@ -76,11 +76,30 @@ const saleItem = (sale: SaleRecord): Record<string, string> => ({
   request_id: sale.requestId,
 });
 
-const CORE_ATTRIBUTES = new Set(['pk', 'sk', 'sale_id', 'lane', 'route', 'path', 'amount', 'asset', 'network', 'pay_to', 'payer', 'transaction', 'settled_at', 'request_id']);
+const CORE_ATTRIBUTES = new Set([
+  'pk',
+  'sk',
+  'sale_id',
+  'lane',
+  'route',
+  'path',
+  'amount',
+  'asset',
+  'network',
+  'pay_to',
+  'payer',
+  'transaction',
+  'settled_at',
+  'request_id',
+]);
 
 /** A sale back from its item. */
 const saleFromItem = (item: Record<string, unknown>): SaleRecord => {
-  const extra = Object.fromEntries(Object.entries(item).filter(([k]) => !CORE_ATTRIBUTES.has(k)).map(([k, v]) => [k, String(v)]));
+  const extra = Object.fromEntries(
+    Object.entries(item)
+      .filter(([k]) => !CORE_ATTRIBUTES.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
   return {
     saleId: String(item.sale_id),
     lane: item.lane as SaleLane,

@@ -18,7 +18,13 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FacilitatorClient } from '@x402/core/http';
-import { BatchSettlementChannelManager, BatchSettlementEvmScheme, type ClaimResult, type RefundResult, type SettleResult } from '@x402/evm/batch-settlement/server';
+import {
+  BatchSettlementChannelManager,
+  BatchSettlementEvmScheme,
+  type ClaimResult,
+  type RefundResult,
+  type SettleResult,
+} from '@x402/evm/batch-settlement/server';
 import { getAddress, type Address } from 'viem';
 import type { Config } from '../../config';
 import { usdcFor } from '../assets';
@@ -81,7 +87,10 @@ const syncFromChain = async (deps: BatchSettlementDeps): Promise<{ synced: numbe
     const s = states.get(c.channelId.toLowerCase());
     if (!s) continue;
     const same =
-      BigInt(c.balance) === s.balance && BigInt(c.totalClaimed) === s.totalClaimed && c.withdrawRequestedAt === s.withdrawRequestedAt && c.refundNonce === s.refundNonce;
+      BigInt(c.balance) === s.balance &&
+      BigInt(c.totalClaimed) === s.totalClaimed &&
+      c.withdrawRequestedAt === s.withdrawRequestedAt &&
+      c.refundNonce === s.refundNonce;
     if (same) continue;
     const ahead = s.totalClaimed > BigInt(c.totalClaimed);
     const res = await deps.store.updateChannel(c.channelId, (cur) =>
@@ -140,7 +149,10 @@ const refundIdle = async (deps: BatchSettlementDeps): Promise<{ refunds: RefundR
       refunds.push(...(await deps.manager.refund([c.channelId])));
     } catch (err) {
       failures++;
-      deps.log?.warn('batch channel refund failed; the channel stays open', { channelId: c.channelId, error: err instanceof Error ? err.message : String(err) });
+      deps.log?.warn('batch channel refund failed; the channel stays open', {
+        channelId: c.channelId,
+        error: err instanceof Error ? err.message : String(err),
+      });
       await deps.store.updateChannel(c.channelId, (cur) => (cur ? { ...cur, closingUntil: undefined } : cur));
     }
   }
@@ -194,9 +206,22 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
     cursor = stamp.toBlock;
     await deps.store.setJobCursor(cursor);
   } else {
-    deps.log?.warn('batch sales claimed on chain without a claim event since the cursor; the cursor stays', { unfound: stamp.unfound, cursor: cursor.toString() });
+    deps.log?.warn('batch sales claimed on chain without a claim event since the cursor; the cursor stays', {
+      unfound: stamp.unfound,
+      cursor: cursor.toString(),
+    });
   }
-  const report = { synced, recovered, claims, refunds, refundFailures: failures, ...(settle ? { settle } : {}), stamped: stamp.stamped, open: stamp.open, cursor };
+  const report = {
+    synced,
+    recovered,
+    claims,
+    refunds,
+    refundFailures: failures,
+    ...(settle ? { settle } : {}),
+    stamped: stamp.stamped,
+    open: stamp.open,
+    cursor,
+  };
   deps.log?.info('batch settlement pass', {
     synced,
     recovered,

@@ -29,7 +29,11 @@ const ChannelConfigSchema = z.object({
   receiver: AddressString,
   receiverAuthorizer: AddressString,
   token: AddressString,
-  withdrawDelay: z.number().int().min(0).max(2 ** 40 - 1),
+  withdrawDelay: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 40 - 1),
   salt: Bytes32,
 });
 
@@ -114,13 +118,21 @@ const checkChannel = (config: ChannelConfig, voucher: VoucherFields, terms: Chan
     return { ok: false, reason: 'invalid_batch_settlement_evm_receiver_mismatch', message: 'the channel does not pay this service' };
   }
   if (!isAddressEqual(config.receiverAuthorizer as Address, terms.receiverAuthorizer)) {
-    return { ok: false, reason: 'invalid_batch_settlement_evm_receiver_authorizer_mismatch', message: "the channel names another receiver authorizer than this service's" };
+    return {
+      ok: false,
+      reason: 'invalid_batch_settlement_evm_receiver_authorizer_mismatch',
+      message: "the channel names another receiver authorizer than this service's",
+    };
   }
   if (!isAddressEqual(config.token as Address, terms.asset)) {
     return { ok: false, reason: 'invalid_batch_settlement_evm_token_mismatch', message: 'the channel holds another token than the one this service charges' };
   }
   if (config.withdrawDelay !== terms.withdrawDelay) {
-    return { ok: false, reason: 'invalid_batch_settlement_evm_withdraw_delay_mismatch', message: `the channel's withdrawal delay must be ${terms.withdrawDelay} s` };
+    return {
+      ok: false,
+      reason: 'invalid_batch_settlement_evm_withdraw_delay_mismatch',
+      message: `the channel's withdrawal delay must be ${terms.withdrawDelay} s`,
+    };
   }
   if (config.withdrawDelay < MIN_WITHDRAW_DELAY_S || config.withdrawDelay > MAX_WITHDRAW_DELAY_S) {
     return { ok: false, reason: 'invalid_batch_settlement_evm_withdraw_delay_out_of_range', message: 'withdrawal delay outside 15 minutes to 30 days' };
@@ -147,5 +159,14 @@ const voucherSignedByAuthorizer = (config: ChannelConfig, voucher: VoucherFields
   return 'signer' in recovered && isAddressEqual(recovered.signer, config.payerAuthorizer as Address);
 };
 
-export { BatchPayloadSchema, CHANNEL_CONFIG_TYPES, MIN_WITHDRAW_DELAY_S, MAX_WITHDRAW_DELAY_S, channelIdOf, checkChannel, escrowDomain, voucherSignedByAuthorizer };
+export {
+  BatchPayloadSchema,
+  CHANNEL_CONFIG_TYPES,
+  MIN_WITHDRAW_DELAY_S,
+  MAX_WITHDRAW_DELAY_S,
+  channelIdOf,
+  checkChannel,
+  escrowDomain,
+  voucherSignedByAuthorizer,
+};
 export type { BatchPayload, ChannelConfig, ChannelTerms, VoucherFields };

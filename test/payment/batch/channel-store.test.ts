@@ -167,7 +167,11 @@ contract(
 );
 
 const memory = new MemoryChannelStore();
-contract('in memory', async () => ({ stores: [memory, memory, memory], salesOfMonth: async () => memory.sales() }), async () => undefined);
+contract(
+  'in memory',
+  async () => ({ stores: [memory, memory, memory], salesOfMonth: async () => memory.sales() }),
+  async () => undefined,
+);
 
 describe('sale record keys', () => {
   it('spreads sales over 16 shards by the first byte of sha256(sale id)', () => {

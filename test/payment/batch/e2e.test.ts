@@ -39,7 +39,10 @@ afterAll(async () => {
 
 /** @x402/fetch with only the batch-settlement scheme registered (so it picks that option over exact). */
 const officialFetch = (account: HDAccount, storage = new InMemoryClientChannelStorage()) =>
-  wrapFetchWithPayment(fetch, new x402Client().register(net.chain.network, new BatchSettlementEvmScheme(toClientEvmSigner(account, net.chain.publicClient as never), { storage })));
+  wrapFetchWithPayment(
+    fetch,
+    new x402Client().register(net.chain.network, new BatchSettlementEvmScheme(toClientEvmSigner(account, net.chain.publicClient as never), { storage })),
+  );
 
 const settlementPass = () => {
   const facilitator = countingFacilitator(net.facilitator.url) as never;
@@ -79,7 +82,10 @@ describe('batch lane end to end (official clients, 2 s blocks)', () => {
             if (receipt.transaction) out.deposits++;
             channelOf.set(b.index, (receipt.extra as { channelState: { channelId: string } }).channelState.channelId);
           } else {
-            expect(res.status, res.headers.get('payment-required') ? Buffer.from(res.headers.get('payment-required')!, 'base64').toString().slice(0, 300) : '').toBe(503);
+            expect(
+              res.status,
+              res.headers.get('payment-required') ? Buffer.from(res.headers.get('payment-required')!, 'base64').toString().slice(0, 300) : '',
+            ).toBe(503);
             out.failed++;
           }
         }

@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { BatchLane, BatchPaymentOption } from '../../../shared/payment/batch/lane';
 import { paymentOption } from '../../../shared/payment/challenge';
 import type { RouteDef } from '../../../shared/routes/table';
@@ -62,7 +62,7 @@ const startBatchHarness = async (opts: HarnessOptions): Promise<Harness> => {
     };
     const header = req.headers['payment-signature'] ?? req.headers['x-payment'];
     if (typeof header !== 'string') return challenge('PAYMENT_REQUIRED');
-    let payload;
+    let payload: PaymentPayload;
     try {
       payload = decodePaymentSignatureHeader(header);
     } catch {

@@ -53,10 +53,19 @@ interface Clock {
 /** A clock that follows real time plus an offset a test can move forward. */
 const offsetClock = (): Clock => {
   let offset = 0;
-  return { now: () => new Date(Date.now() + offset), advance: (ms) => void (offset += ms) };
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
 };
 
-const laneOn = (net: LocalPaymentNetwork, store: BatchChannelStore, opts: { clock?: Clock; config?: Partial<Omit<BatchLaneConfig, 'network' | 'payTo' | 'receiverAuthorizer'>> } = {}) => {
+const laneOn = (
+  net: LocalPaymentNetwork,
+  store: BatchChannelStore,
+  opts: { clock?: Clock; config?: Partial<Omit<BatchLaneConfig, 'network' | 'payTo' | 'receiverAuthorizer'>> } = {},
+) => {
   const facilitator = countingFacilitator(net.facilitator.url);
   const clock = opts.clock ?? offsetClock();
   const lane = createBatchLane({ config: laneConfigFor(net, opts.config), store, facilitator, now: clock.now });
@@ -64,7 +73,13 @@ const laneOn = (net: LocalPaymentNetwork, store: BatchChannelStore, opts: { cloc
 };
 
 /** The 402 a server would send for a route: the exact option first, then the batch one. */
-const paymentRequiredFor = (batch: BatchPaymentOption, net: LocalPaymentNetwork, route = PRICE_ROUTE, path = '/v1/price/CL', error = 'PAYMENT_REQUIRED'): PaymentRequired => ({
+const paymentRequiredFor = (
+  batch: BatchPaymentOption,
+  net: LocalPaymentNetwork,
+  route = PRICE_ROUTE,
+  path = '/v1/price/CL',
+  error = 'PAYMENT_REQUIRED',
+): PaymentRequired => ({
   x402Version: 2,
   error,
   resource: { url: `http://127.0.0.1${path}`, description: route.summary, mimeType: 'application/json' },
@@ -78,7 +93,10 @@ const paymentRequiredFor = (batch: BatchPaymentOption, net: LocalPaymentNetwork,
 const officialBuyer = (net: LocalPaymentNetwork, account: HDAccount, opts: { depositMultiplier?: number } = {}) => {
   const signer = toClientEvmSigner(account, net.chain.publicClient as never);
   const storage = new InMemoryClientChannelStorage();
-  const scheme = new BatchClientScheme(signer, { storage, ...(opts.depositMultiplier ? { depositPolicy: { depositMultiplier: opts.depositMultiplier } } : {}) });
+  const scheme = new BatchClientScheme(signer, {
+    storage,
+    ...(opts.depositMultiplier ? { depositPolicy: { depositMultiplier: opts.depositMultiplier } } : {}),
+  });
   const client = new x402Client().register(net.chain.network, scheme);
   return {
     account,
@@ -94,31 +112,87 @@ const officialBuyer = (net: LocalPaymentNetwork, account: HDAccount, opts: { dep
 };
 
 /** A voucher payload signed by `account` for any cumulative amount (what a misbehaving buyer could send). */
-const handVoucher = async (net: LocalPaymentNetwork, buyer: ReturnType<typeof officialBuyer>, option: BatchPaymentOption, cumulative: bigint, signer?: HDAccount): Promise<PaymentPayload> => {
+const handVoucher = async (
+  net: LocalPaymentNetwork,
+  buyer: ReturnType<typeof officialBuyer>,
+  option: BatchPaymentOption,
+  cumulative: bigint,
+  signer?: HDAccount,
+): Promise<PaymentPayload> => {
   const requirements = option as unknown as PaymentRequirements;
   const channelConfig = buyer.scheme.buildChannelConfig(requirements);
   const channelId = computeChannelId(channelConfig, net.chain.network);
-  const voucher = await signVoucher(toClientEvmSigner(signer ?? buyer.account, net.chain.publicClient as never), channelId, cumulative.toString(), net.chain.network);
+  const voucher = await signVoucher(
+    toClientEvmSigner(signer ?? buyer.account, net.chain.publicClient as never),
+    channelId,
+    cumulative.toString(),
+    net.chain.network,
+  );
   return { x402Version: 2, accepted: requirements, payload: { type: 'voucher', channelConfig, voucher } } as PaymentPayload;
 };
 
 /** The escrow's view of a channel and of the receiver. */
 const escrowAbi = [
-  { type: 'function', name: 'channels', stateMutability: 'view', inputs: [{ name: 'id', type: 'bytes32' }], outputs: [{ name: 'balance', type: 'uint128' }, { name: 'totalClaimed', type: 'uint128' }] },
-  { type: 'function', name: 'receivers', stateMutability: 'view', inputs: [{ name: 'r', type: 'address' }, { name: 't', type: 'address' }], outputs: [{ name: 'totalClaimed', type: 'uint128' }, { name: 'totalSettled', type: 'uint128' }] },
+  {
+    type: 'function',
+    name: 'channels',
+    stateMutability: 'view',
+    inputs: [{ name: 'id', type: 'bytes32' }],
+    outputs: [
+      { name: 'balance', type: 'uint128' },
+      { name: 'totalClaimed', type: 'uint128' },
+    ],
+  },
+  {
+    type: 'function',
+    name: 'receivers',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'r', type: 'address' },
+      { name: 't', type: 'address' },
+    ],
+    outputs: [
+      { name: 'totalClaimed', type: 'uint128' },
+      { name: 'totalSettled', type: 'uint128' },
+    ],
+  },
 ] as const;
 
 const readChannel = async (net: LocalPaymentNetwork, channelId: string) => {
-  const [balance, totalClaimed] = await net.chain.publicClient.readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: escrowAbi, functionName: 'channels', args: [channelId as Hex] });
+  const [balance, totalClaimed] = await net.chain.publicClient.readContract({
+    address: BATCH_SETTLEMENT_ADDRESS,
+    abi: escrowAbi,
+    functionName: 'channels',
+    args: [channelId as Hex],
+  });
   return { balance, totalClaimed };
 };
 
 const readReceiver = async (net: LocalPaymentNetwork, receiver: Address = net.payTo) => {
-  const [totalClaimed, totalSettled] = await net.chain.publicClient.readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: escrowAbi, functionName: 'receivers', args: [getAddress(receiver), net.chain.asset] });
+  const [totalClaimed, totalSettled] = await net.chain.publicClient.readContract({
+    address: BATCH_SETTLEMENT_ADDRESS,
+    abi: escrowAbi,
+    functionName: 'receivers',
+    args: [getAddress(receiver), net.chain.asset],
+  });
   return { totalClaimed, totalSettled };
 };
 
 const callOf = (path = '/v1/price/CL', route = PRICE_ROUTE) => ({ route: route.id, path, requestId: `req-${Math.random().toString(36).slice(2)}` });
 
-export { PRICE_ROUTE, DECISION_ROUTE, countingFacilitator, laneConfigFor, laneOn, offsetClock, paymentRequiredFor, officialBuyer, handVoucher, readChannel, readReceiver, callOf, escrowAbi };
+export {
+  PRICE_ROUTE,
+  DECISION_ROUTE,
+  countingFacilitator,
+  laneConfigFor,
+  laneOn,
+  offsetClock,
+  paymentRequiredFor,
+  officialBuyer,
+  handVoucher,
+  readChannel,
+  readReceiver,
+  callOf,
+  escrowAbi,
+};
 export type { Clock };

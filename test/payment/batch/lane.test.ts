@@ -62,7 +62,13 @@ describe('batch lane: the offer', () => {
       asset: net.chain.asset,
       payTo: net.payTo,
       resource: '/v1/decision/all',
-      extra: { name: 'USDC', version: '2', receiverAuthorizer: net.facilitator.receiverAuthorizer.address, withdrawDelay: 86_400, assetTransferMethod: 'eip3009' },
+      extra: {
+        name: 'USDC',
+        version: '2',
+        receiverAuthorizer: net.facilitator.receiverAuthorizer.address,
+        withdrawDelay: 86_400,
+        assetTransferMethod: 'eip3009',
+      },
     });
     // The deposit hint is at least one call and otherwise the configured floor (default 5 USD, the official client's default cap).
     expect(option.extra.minDeposit).toBe('5000000');
@@ -78,7 +84,9 @@ describe('batch lane: paid calls with the official client', () => {
     // The client deposits the server's hint: the escrow holds it, nothing is claimed yet.
     expect(await readChannel(net, ch.channelId)).toEqual({ balance: 1_000_000n, totalClaimed: 0n });
     expect((ch.first.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount).toBe('10000');
-    expect(ch.store.sales()).toEqual([expect.objectContaining({ lane: 'x402-batch', amount: '10000', transaction: '', route: PRICE_ROUTE.id, path: '/v1/price/CL' })]);
+    expect(ch.store.sales()).toEqual([
+      expect.objectContaining({ lane: 'x402-batch', amount: '10000', transaction: '', route: PRICE_ROUTE.id, path: '/v1/price/CL' }),
+    ]);
   });
 
   it('repeat calls are checked locally: no facilitator call, no transaction, +price per call', async () => {
@@ -117,16 +125,23 @@ describe('batch lane: money rules', () => {
       const auth = await ch.lane.authorize(payload, payload.accepted, callOf());
       expect(auth).toMatchObject({ ok: false, reason: BATCH_REASON.mismatch });
       // The corrective 402 proves the charged amount with the buyer's own last voucher.
-      expect(!auth.ok && auth.requirements?.extra).toMatchObject({ channelState: { chargedCumulativeAmount: '20000' }, voucherState: { signedMaxClaimable: '20000' } });
+      expect(!auth.ok && auth.requirements?.extra).toMatchObject({
+        channelState: { chargedCumulativeAmount: '20000' },
+        voucherState: { signedMaxClaimable: '20000' },
+      });
     }
     expect((await ch.store.get(ch.channelId))?.chargedCumulativeAmount).toBe('20000');
   });
 
-  it("a voucher priced for a cheaper route does not pay a dearer one", async () => {
+  it('a voucher priced for a cheaper route does not pay a dearer one', async () => {
     const ch = await openChannel(6);
     const dear = ch.lane.offer(DECISION_ROUTE, '/v1/decision/all');
     const payload = await handVoucher(net, ch.buyer, ch.option, 20_000n); // +0.01, the price route's price
-    const auth = await ch.lane.authorize({ ...payload, accepted: dear as unknown as PaymentRequirements }, dear as unknown as PaymentRequirements, callOf('/v1/decision/all', DECISION_ROUTE));
+    const auth = await ch.lane.authorize(
+      { ...payload, accepted: dear as unknown as PaymentRequirements },
+      dear as unknown as PaymentRequirements,
+      callOf('/v1/decision/all', DECISION_ROUTE),
+    );
     expect(auth).toMatchObject({ ok: false, reason: BATCH_REASON.mismatch });
   });
 
@@ -178,9 +193,15 @@ describe('batch lane: money rules', () => {
     expect(await ch.lane.authorize(forged, forged.accepted, callOf())).toMatchObject({ ok: false, reason: BATCH_REASON.signature });
     const elsewhere = { ...ch.option, payTo: net.chain.accounts[6]!.address };
     const foreign = await handVoucher(net, ch.buyer, elsewhere, 10_000n);
-    expect(await ch.lane.authorize(foreign, ch.option as unknown as PaymentRequirements, callOf())).toMatchObject({ ok: false, reason: 'accepted_requirements_mismatch' });
+    expect(await ch.lane.authorize(foreign, ch.option as unknown as PaymentRequirements, callOf())).toMatchObject({
+      ok: false,
+      reason: 'accepted_requirements_mismatch',
+    });
     const tampered = { ...foreign, accepted: ch.option } as unknown as PaymentPayload;
-    expect(await ch.lane.authorize(tampered, tampered.accepted, callOf())).toMatchObject({ ok: false, reason: 'invalid_batch_settlement_evm_receiver_mismatch' });
+    expect(await ch.lane.authorize(tampered, tampered.accepted, callOf())).toMatchObject({
+      ok: false,
+      reason: 'invalid_batch_settlement_evm_receiver_mismatch',
+    });
   });
 
   it("a payer's withdrawal: no voucher is accepted once it is seen, and it completes only after the channel's delay", async () => {
@@ -189,17 +210,23 @@ describe('batch lane: money rules', () => {
     const payer = createWalletClient({ account: ch.buyer.account, chain: localBaseSepolia(net.chain.rpcUrl), transport: http(net.chain.rpcUrl) });
     const escrow = { address: BATCH_SETTLEMENT_ADDRESS, abi: net.chain.contracts.LocalBatchSettlement.abi } as const;
     const { balance } = await readChannel(net, ch.channelId);
-    await net.chain.publicClient.waitForTransactionReceipt({ hash: await payer.writeContract({ ...escrow, functionName: 'initiateWithdraw', args: [config, balance] } as never) });
+    await net.chain.publicClient.waitForTransactionReceipt({
+      hash: await payer.writeContract({ ...escrow, functionName: 'initiateWithdraw', args: [config, balance] } as never),
+    });
 
     // The lane learns it from the chain when its mirror is older than the TTL (5 min).
     ch.clock.advance(6 * 60_000);
     const payload = await ch.buyer.pay(ch.required);
     expect(await ch.lane.authorize(payload, payload.accepted, callOf())).toMatchObject({ ok: false, reason: BATCH_REASON.withdrawalPending });
 
-    await expect(payer.writeContract({ ...escrow, functionName: 'finalizeWithdraw', args: [config] } as never)).rejects.toThrow(/WithdrawDelayNotElapsed|revert/);
+    await expect(payer.writeContract({ ...escrow, functionName: 'finalizeWithdraw', args: [config] } as never)).rejects.toThrow(
+      /WithdrawDelayNotElapsed|revert/,
+    );
     await net.chain.increaseTime(86_400);
     const before = await net.chain.balanceOf(ch.buyer.account.address);
-    await net.chain.publicClient.waitForTransactionReceipt({ hash: await payer.writeContract({ ...escrow, functionName: 'finalizeWithdraw', args: [config] } as never) });
+    await net.chain.publicClient.waitForTransactionReceipt({
+      hash: await payer.writeContract({ ...escrow, functionName: 'finalizeWithdraw', args: [config] } as never),
+    });
     // Nothing was claimed: the whole deposit goes back.
     expect((await net.chain.balanceOf(ch.buyer.account.address)) - before).toBe(balance);
     expect(await readChannel(net, ch.channelId)).toEqual({ balance: 0n, totalClaimed: 0n });
@@ -255,7 +282,9 @@ describe('batch lane on the DynamoDB store', () => {
   });
   afterAll(async () => embedded?.close());
 
-  fiftyInFlight('DynamoDB, 5 instances', 5, () => Array.from({ length: 5 }, () => new DynamoChannelStore(createDocumentClient(embedded.config), embedded.config.CREDITS_TABLE)));
+  fiftyInFlight('DynamoDB, 5 instances', 5, () =>
+    Array.from({ length: 5 }, () => new DynamoChannelStore(createDocumentClient(embedded.config), embedded.config.CREDITS_TABLE)),
+  );
 
   it('deposit and repeat calls, with the sales in the credit table', async () => {
     const store = new DynamoChannelStore(embedded.doc, embedded.config.CREDITS_TABLE);

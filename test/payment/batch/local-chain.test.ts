@@ -33,7 +33,12 @@ const wallet = (i: number) => createWalletClient({ account: chain.accounts[i]!, 
 const read = (functionName: string, args: unknown[]) => chain.publicClient.readContract({ ...escrow(), functionName, args } as never) as Promise<unknown>;
 
 const signVoucher = (i: number, channelId: Hex, maxClaimableAmount: bigint) =>
-  chain.accounts[i]!.signTypedData({ domain: escrowDomain(chain.chainId), types: voucherTypes, primaryType: 'Voucher', message: { channelId, maxClaimableAmount } });
+  chain.accounts[i]!.signTypedData({
+    domain: escrowDomain(chain.chainId),
+    types: voucherTypes,
+    primaryType: 'Voucher',
+    message: { channelId, maxClaimableAmount },
+  });
 
 describe('local chain: batch-settlement escrow look-alike', () => {
   it('hashes a channel config, a voucher and a claim batch as @x402/evm and the service do', async () => {
@@ -41,7 +46,14 @@ describe('local chain: batch-settlement escrow look-alike', () => {
     const id = computeChannelId(c, chain.network);
     expect(await read('getChannelId', [c])).toBe(id);
     expect(channelIdOf(c, chain.chainId)).toBe(id);
-    expect(await read('getVoucherDigest', [id, 12_345n])).toBe(hashTypedData({ domain: escrowDomain(chain.chainId), types: voucherTypes, primaryType: 'Voucher', message: { channelId: id, maxClaimableAmount: 12_345n } }));
+    expect(await read('getVoucherDigest', [id, 12_345n])).toBe(
+      hashTypedData({
+        domain: escrowDomain(chain.chainId),
+        types: voucherTypes,
+        primaryType: 'Voucher',
+        message: { channelId: id, maxClaimableAmount: 12_345n },
+      }),
+    );
     const rows = [
       { voucher: { channel: c, maxClaimableAmount: 30n }, signature: '0x' as Hex, totalClaimed: 20n },
       { voucher: { channel: { ...c, salt: `0x${'cd'.repeat(32)}` as Hex }, maxClaimableAmount: 7n }, signature: '0x' as Hex, totalClaimed: 7n },
@@ -50,7 +62,13 @@ describe('local chain: batch-settlement escrow look-alike', () => {
       domain: escrowDomain(chain.chainId),
       types: claimBatchTypes,
       primaryType: 'ClaimBatch',
-      message: { claims: rows.map((r) => ({ channelId: computeChannelId(r.voucher.channel, chain.network), maxClaimableAmount: r.voucher.maxClaimableAmount, totalClaimed: r.totalClaimed })) },
+      message: {
+        claims: rows.map((r) => ({
+          channelId: computeChannelId(r.voucher.channel, chain.network),
+          maxClaimableAmount: r.voucher.maxClaimableAmount,
+          totalClaimed: r.totalClaimed,
+        })),
+      },
     });
     expect(await read('getClaimBatchDigest', [rows])).toBe(expected);
   });
@@ -64,25 +82,47 @@ describe('local chain: batch-settlement escrow look-alike', () => {
     const nonce = keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint256' }], [id, BigInt(salt)]));
     const authorization = await chain.accounts[2]!.signTypedData({
       domain: { name: 'USDC', version: '2', chainId: chain.chainId, verifyingContract: chain.asset },
-      types: { ReceiveWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] },
+      types: {
+        ReceiveWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
       primaryType: 'ReceiveWithAuthorization',
       message: { from: c.payer, to: getAddress(ERC3009_DEPOSIT_COLLECTOR_ADDRESS), value: 100n, validAfter: 0n, validBefore, nonce },
     });
-    const collectorData = encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }], [0n, validBefore, BigInt(salt), authorization]);
+    const collectorData = encodeAbiParameters(
+      [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
+      [0n, validBefore, BigInt(salt), authorization],
+    );
     const payer0 = await chain.balanceOf(c.payer);
-    await chain.publicClient.waitForTransactionReceipt({ hash: await wallet(0).writeContract({ ...escrow(), functionName: 'deposit', args: [c, 100n, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, collectorData] } as never) });
+    await chain.publicClient.waitForTransactionReceipt({
+      hash: await wallet(0).writeContract({ ...escrow(), functionName: 'deposit', args: [c, 100n, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, collectorData] } as never),
+    });
     expect(await read('channels', [id])).toEqual([100n, 0n]);
     expect(payer0 - (await chain.balanceOf(c.payer))).toBe(100n);
 
     const receiverSide = wallet(3);
     const claim = (total: bigint, max: bigint, sig: Hex) =>
-      receiverSide.writeContract({ ...escrow(), functionName: 'claim', args: [[{ voucher: { channel: c, maxClaimableAmount: max }, signature: sig, totalClaimed: total }]] } as never);
+      receiverSide.writeContract({
+        ...escrow(),
+        functionName: 'claim',
+        args: [[{ voucher: { channel: c, maxClaimableAmount: max }, signature: sig, totalClaimed: total }]],
+      } as never);
     await expect(claim(101n, 101n, await signVoucher(2, id, 101n))).rejects.toThrow(/ClaimExceedsBalance|revert/);
     await expect(claim(11n, 10n, await signVoucher(2, id, 10n))).rejects.toThrow(/ClaimExceedsCeiling|revert/);
     await expect(claim(10n, 10n, await signVoucher(5, id, 10n))).rejects.toThrow(/InvalidSignature|revert/);
     // Only the receiver or its authorizer may call claim().
     await expect(
-      wallet(5).writeContract({ ...escrow(), functionName: 'claim', args: [[{ voucher: { channel: c, maxClaimableAmount: 10n }, signature: await signVoucher(2, id, 10n), totalClaimed: 10n }]] } as never),
+      wallet(5).writeContract({
+        ...escrow(),
+        functionName: 'claim',
+        args: [[{ voucher: { channel: c, maxClaimableAmount: 10n }, signature: await signVoucher(2, id, 10n), totalClaimed: 10n }]],
+      } as never),
     ).rejects.toThrow(/NotAuthorizedToClaim|revert/);
 
     const voucher = await signVoucher(2, id, 40n);
@@ -101,9 +141,15 @@ describe('local chain: batch-settlement escrow look-alike', () => {
   it('its deposit collector takes a deposit only when the escrow asks', async () => {
     const collector = { address: ERC3009_DEPOSIT_COLLECTOR_ADDRESS, abi: chain.contracts.LocalErc3009DepositCollector.abi } as const;
     await expect(
-      wallet(2).writeContract({ ...collector, functionName: 'collect', args: [chain.accounts[2]!.address, chain.asset, 1n, `0x${'00'.repeat(32)}`, '0x'] } as never),
+      wallet(2).writeContract({
+        ...collector,
+        functionName: 'collect',
+        args: [chain.accounts[2]!.address, chain.asset, 1n, `0x${'00'.repeat(32)}`, '0x'],
+      } as never),
     ).rejects.toThrow(/OnlyX402BatchSettlement|revert/);
-    expect(getAddress((await chain.publicClient.readContract({ ...collector, functionName: 'x402BatchSettlement' } as never)) as string)).toBe(getAddress(BATCH_SETTLEMENT_ADDRESS));
+    expect(getAddress((await chain.publicClient.readContract({ ...collector, functionName: 'x402BatchSettlement' } as never)) as string)).toBe(
+      getAddress(BATCH_SETTLEMENT_ADDRESS),
+    );
   });
 });
 

@@ -163,7 +163,7 @@ describe('batch settlement job', () => {
     expect(await store.openSales()).toEqual([]);
   });
 
-  it("a claim whose facilitator answer is lost after it was mined is recovered the same way", async () => {
+  it('a claim whose facilitator answer is lost after it was mined is recovered the same way', async () => {
     const { channelIds } = await pay([5], 2);
     let drop = true;
     net.facilitator.facilitator.onAfterSettle(async ({ paymentPayload }) => {
@@ -210,7 +210,9 @@ describe('batch settlement job', () => {
     const refused = await env.lane.authorize(payload, payload.accepted, callOf());
     expect(refused).toMatchObject({ ok: false, reason: BATCH_REASON.mismatch });
     const corrective = !refused.ok ? refused.requirements! : (undefined as never);
-    const recovered = await buyer.answer(payload, { paymentRequired: paymentRequiredFor(corrective as BatchPaymentOption, net, PRICE_ROUTE, '/v1/price/CL', refused.ok ? '' : refused.reason) });
+    const recovered = await buyer.answer(payload, {
+      paymentRequired: paymentRequiredFor(corrective as BatchPaymentOption, net, PRICE_ROUTE, '/v1/price/CL', refused.ok ? '' : refused.reason),
+    });
     expect(recovered).toEqual({ recovered: true });
     const retry = await buyer.pay(env.required);
     expect((retry.payload as { type: string }).type).toBe('deposit');
@@ -230,7 +232,9 @@ describe('batch settlement job', () => {
     const escrow = { address: BATCH_SETTLEMENT_ADDRESS as Address, abi: net.chain.contracts.LocalBatchSettlement.abi } as const;
     const { balance } = await readChannel(net, channelId);
     // The payer asks for all that is not claimed yet, which is the whole balance (nothing claimed).
-    await net.chain.publicClient.waitForTransactionReceipt({ hash: await payer.writeContract({ ...escrow, functionName: 'initiateWithdraw', args: [config, balance] } as never) });
+    await net.chain.publicClient.waitForTransactionReceipt({
+      hash: await payer.writeContract({ ...escrow, functionName: 'initiateWithdraw', args: [config, balance] } as never),
+    });
 
     const report = await run();
     expect(report.claims[0]?.vouchers).toBe(1);
@@ -241,7 +245,9 @@ describe('batch settlement job', () => {
 
     await net.chain.increaseTime(86_400);
     const before = await net.chain.balanceOf(buyer.account.address);
-    await net.chain.publicClient.waitForTransactionReceipt({ hash: await payer.writeContract({ ...escrow, functionName: 'finalizeWithdraw', args: [config] } as never) });
+    await net.chain.publicClient.waitForTransactionReceipt({
+      hash: await payer.writeContract({ ...escrow, functionName: 'finalizeWithdraw', args: [config] } as never),
+    });
     expect((await net.chain.balanceOf(buyer.account.address)) - before).toBe(balance - 30_000n);
     expect(await readChannel(net, channelId)).toEqual({ balance: 30_000n, totalClaimed: 30_000n });
     expect(sum(await batchSales(store, [channelId]))).toBe(30_000n);

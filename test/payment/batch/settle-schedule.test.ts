@@ -25,7 +25,11 @@ describe('batch settler schedule (CDK)', () => {
 
   it('gets the stage settings (network, pay-to, RPC) and a timeout for a pass of chain calls', () => {
     const fn = resources[id];
-    expect(fn.Properties.Environment.Variables).toMatchObject({ [ENV.X402_NETWORK]: 'eip155:84532', [ENV.X402_PAY_TO]: PAY_TO, [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia' });
+    expect(fn.Properties.Environment.Variables).toMatchObject({
+      [ENV.X402_NETWORK]: 'eip155:84532',
+      [ENV.X402_PAY_TO]: PAY_TO,
+      [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia',
+    });
     expect(fn.Properties.Timeout).toBe(300);
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     const prod = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402' });
