@@ -108,5 +108,5 @@ const viemEscrowReader = (rpc: string | PublicClient): EscrowReader => {
   };
 };
 
-export { viemEscrowReader, ESCROW_ABI };
+export { viemEscrowReader };
 export type { EscrowReader, EscrowChannel, ClaimEvent };

@@ -576,7 +576,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
 
 type BatchLane = ReturnType<typeof createBatchLane>;
 
-export { createBatchLane, offer, batchLaneConfig, REASON as BATCH_REASON, DEFAULT_WITHDRAW_DELAY_S, DEFAULT_RESERVATION_TTL_MS };
+export { createBatchLane, offer, batchLaneConfig, REASON as BATCH_REASON, DEFAULT_WITHDRAW_DELAY_S };
 export type {
   BatchLane,
   BatchLaneConfig,

@@ -268,5 +268,5 @@ const batchSettlementDeps = (p: {
   };
 };
 
-export { runBatchSettlement, batchSettlementDeps, createChannelManager, DEFAULT_IDLE_REFUND_S, REFUND_FENCE_MS };
+export { runBatchSettlement, batchSettlementDeps, createChannelManager };
 export type { BatchSettlementDeps, BatchSettlementReport };

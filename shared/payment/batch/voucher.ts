@@ -161,7 +161,6 @@ const voucherSignedByAuthorizer = (config: ChannelConfig, voucher: VoucherFields
 
 export {
   BatchPayloadSchema,
-  CHANNEL_CONFIG_TYPES,
   MIN_WITHDRAW_DELAY_S,
   MAX_WITHDRAW_DELAY_S,
   channelIdOf,

@@ -186,13 +186,11 @@ export {
   countingFacilitator,
   laneConfigFor,
   laneOn,
-  offsetClock,
   paymentRequiredFor,
   officialBuyer,
   handVoucher,
   readChannel,
   readReceiver,
   callOf,
-  escrowAbi,
 };
 export type { Clock };
