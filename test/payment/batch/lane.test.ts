@@ -7,6 +7,7 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { BATCH_SETTLEMENT_ADDRESS } from '@x402/evm';
 import { createWalletClient, http } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalPaymentNetwork, type LocalPaymentNetwork } from '../../../infra/local/chain';
 import { localBaseSepolia } from '../../../infra/local/chain/chain';
@@ -185,6 +186,36 @@ describe('batch lane: money rules', () => {
     expect(await ch.lane.commit((dead as { grant: BatchGrant }).grant)).toMatchObject({ ok: false, reason: BATCH_REASON.busy });
     expect((await ch.store.get(ch.channelId))?.chargedCumulativeAmount).toBe('20000');
     expect(ch.store.sales()).toHaveLength(2);
+  });
+
+  it('a deposit that fails on chain at commit is not charged: the reservation is released, nothing is booked', async () => {
+    const store = new MemoryChannelStore();
+    const env = laneOn(net, store, { config: { minDeposit: '1000000' } });
+    const required = paymentRequiredFor(env.lane.offer(PRICE_ROUTE, '/v1/price/CL'), net);
+    // A buyer of its own (random key), funded with 2 USD, so that emptying it is harmless to other tests.
+    const buyer = officialBuyer(net, mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 17 }));
+    await net.chain.mint(buyer.account.address, 2_000_000n);
+    const funder = createWalletClient({ account: net.chain.accounts[0]!, chain: localBaseSepolia(net.chain.rpcUrl), transport: http(net.chain.rpcUrl) });
+    await net.chain.publicClient.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: buyer.account.address, value: 10n ** 17n }) });
+    const payload = await buyer.pay(required);
+    expect((payload.payload as { type: string }).type).toBe('deposit');
+    const auth = await env.lane.authorize(payload, payload.accepted, callOf());
+    if (!auth.ok) throw new Error(auth.reason);
+    // The buyer's funds leave before the deposit is submitted: the facilitator refuses or the transaction reverts.
+    await net.chain.transfer(buyer.account, net.chain.accounts[9]!.address, 2_000_000n);
+    const done = await env.lane.commit(auth.grant);
+    expect(done.ok).toBe(false);
+    expect(await store.get(auth.grant.channelId)).toMatchObject({ chargedCumulativeAmount: '0', pendingRequest: undefined });
+    expect(store.sales()).toEqual([]);
+    expect(await readChannel(net, auth.grant.channelId)).toEqual({ balance: 0n, totalClaimed: 0n });
+  });
+
+  it('a channel the settlement job is refunding takes no voucher until the refund is done', async () => {
+    const ch = await openChannel(5);
+    await ch.store.updateChannel(ch.channelId, (c) => c && { ...c, closingUntil: ch.clock.now().getTime() + 60_000 });
+    const payload = await ch.buyer.pay(ch.required);
+    expect(await ch.lane.authorize(payload, payload.accepted, callOf())).toMatchObject({ ok: false, reason: BATCH_REASON.busy });
+    expect(ch.store.sales()).toHaveLength(1);
   });
 
   it('refuses a voucher not signed by the payer authorizer, and a channel that does not pay this service', async () => {
