@@ -150,6 +150,8 @@ describe('batch settlement job', () => {
     expect((await readChannel(net, channelIds[0]!)).totalClaimed).toBe(30_000n);
     expect((await store.get(channelIds[0]!))?.totalClaimed).toBe('0');
     expect((await facilitatorTransactions()) - sent0).toBe(1);
+    // The next pass runs minutes later: blocks have been mined since the claim.
+    for (let i = 0; i < 3; i++) await net.chain.mine();
 
     const report = await run();
     expect(report.recovered).toBe(1);
