@@ -18,7 +18,7 @@
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChannelUpdateResult } from '@x402/evm/batch-settlement/server';
 import { type BatchChannelStore, type BatchSale, type ChannelChange, normalizeChannelId, type OpenSale, openSaleOf, type StoredChannel } from './channel-store';
-import { SALE_SHARDS, saleFromItem, saleItem, saleKey, salePk, type SaleRecord } from './sale-record';
+import { saleItem, saleKey } from './sale-record';
 
 const SHARDS = 16;
 const shardOf = (channelId: string): number => Number.parseInt(channelId.slice(2, 4), 16) % SHARDS;
@@ -175,22 +175,6 @@ class DynamoChannelStore implements BatchChannelStore {
 
   async setJobCursor(block: bigint): Promise<void> {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...CURSOR_KEY, block: block.toString() } }));
-  }
-
-  /** Every sale of a month, all lanes, oldest first (16 Queries; finance and tests read it). */
-  async salesOfMonth(month: string): Promise<SaleRecord[]> {
-    const shards = await Promise.all(
-      Array.from({ length: SALE_SHARDS }, async (_, shard) => {
-        const out: SaleRecord[] = [];
-        const pages = paginateQuery(
-          { client: this.doc },
-          { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': salePk(month, shard) } },
-        );
-        for await (const page of pages) for (const i of page.Items ?? []) out.push(saleFromItem(i));
-        return out;
-      }),
-    );
-    return shards.flat().sort((a, b) => (a.settledAt < b.settledAt ? -1 : a.settledAt > b.settledAt ? 1 : 0));
   }
 
   private async read(id: string): Promise<{ channel: StoredChannel | undefined; version: number | undefined }> {

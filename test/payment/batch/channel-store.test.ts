@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchChannelStore, BatchSale, StoredChannel } from '../../../shared/payment/batch/channel-store';
 import { DynamoChannelStore, StoreConflictError } from '../../../shared/payment/batch/dynamo-channel-store';
 import { MemoryChannelStore } from '../../../shared/payment/batch/memory-channel-store';
+import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
 import { saleShard } from '../../../shared/payment/batch/sale-record';
 import { createDocumentClient } from '../../../shared/store/client';
 import { startTestStore, type TestStore } from '../../helpers/store';
@@ -161,7 +162,7 @@ contract(
   async () => {
     embedded = await startTestStore({ STORE_TIMEOUT_MS: '20000' });
     const stores = Array.from({ length: 5 }, () => new DynamoChannelStore(createDocumentClient(embedded.config), embedded.config.CREDITS_TABLE));
-    return { stores, salesOfMonth: () => (stores[0] as DynamoChannelStore).salesOfMonth('2026-11') };
+    return { stores, salesOfMonth: () => salesOfMonth(embedded.doc, embedded.config.CREDITS_TABLE, '2026-11') };
   },
   async () => embedded?.close(),
 );

@@ -16,6 +16,7 @@ import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel
 import { viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
 import { BATCH_REASON } from '../../../shared/payment/batch/lane';
 import { createChannelManager, runBatchSettlement } from '../../../shared/payment/batch/settle-job';
+import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
 import { startTestStore, type TestStore } from '../../helpers/store';
 import { startBatchHarness, type Harness } from './harness';
 import { countingFacilitator, laneOn, readChannel, readReceiver } from './helpers';
@@ -99,7 +100,7 @@ describe('batch lane end to end (official clients, 2 s blocks)', () => {
     }
 
     const channelIds = [...channelOf.values()];
-    const sales = (await store.salesOfMonth(month())).filter((s) => channelIds.includes(String(s.extra?.channel_id)));
+    const sales = (await salesOfMonth(embedded.doc, embedded.config.CREDITS_TABLE, month())).filter((s) => channelIds.includes(String(s.extra?.channel_id)));
     expect(sales).toHaveLength(285);
     const perBuyer = 90n * 10_000n + 5n * 250_000n;
     const revenue = sales.reduce((t, s) => t + BigInt(s.amount), 0n);
@@ -118,7 +119,7 @@ describe('batch lane end to end (official clients, 2 s blocks)', () => {
     expect(receiver.totalClaimed - receiver0.totalClaimed).toBe(revenue);
     expect(receiver.totalSettled - receiver0.totalSettled).toBe(revenue);
     expect((await net.chain.balanceOf(net.payTo)) - payTo0).toBe(revenue);
-    const stamped = (await store.salesOfMonth(month())).filter((s) => channelIds.includes(String(s.extra?.channel_id)));
+    const stamped = (await salesOfMonth(embedded.doc, embedded.config.CREDITS_TABLE, month())).filter((s) => channelIds.includes(String(s.extra?.channel_id)));
     expect(stamped.every((s) => s.transaction === report.claims[0]!.transaction)).toBe(true);
     // Each buyer's USDC left only into its channel; what is not claimed is still its own.
     for (const [i, b] of buyers.entries()) {

@@ -15,6 +15,7 @@ import type { BatchChannelStore } from '../../../shared/payment/batch/channel-st
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
 import { BATCH_REASON, offer, type BatchGrant } from '../../../shared/payment/batch/lane';
 import { MemoryChannelStore } from '../../../shared/payment/batch/memory-channel-store';
+import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
 import { createDocumentClient } from '../../../shared/store/client';
 import { startTestStore, type TestStore } from '../../helpers/store';
 import { callOf, DECISION_ROUTE, handVoucher, laneConfigFor, laneOn, officialBuyer, paymentRequiredFor, PRICE_ROUTE, readChannel } from './helpers';
@@ -323,7 +324,7 @@ describe('batch lane on the DynamoDB store', () => {
     for (let i = 0; i < 3; i++) expect((await paidCall(ch)).ok).toBe(true);
     expect((await store.get(ch.channelId))?.chargedCumulativeAmount).toBe('40000');
     const month = new Date().toISOString().slice(0, 7);
-    const sales = (await store.salesOfMonth(month)).filter((s) => s.extra?.channel_id === ch.channelId);
+    const sales = (await salesOfMonth(embedded.doc, embedded.config.CREDITS_TABLE, month)).filter((s) => s.extra?.channel_id === ch.channelId);
     expect(sales.map((s) => s.extra?.cumulative_amount).sort()).toEqual(['10000', '20000', '30000', '40000']);
     expect((await store.openSales()).filter((o) => o.channelId === ch.channelId)).toHaveLength(4);
   });

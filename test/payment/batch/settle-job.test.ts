@@ -19,6 +19,7 @@ import { viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
 import { BATCH_REASON, type BatchPaymentOption } from '../../../shared/payment/batch/lane';
 import { batchSettlementDeps, createChannelManager, runBatchSettlement } from '../../../shared/payment/batch/settle-job';
 import type { SaleRecord } from '../../../shared/payment/batch/sale-record';
+import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
 import { startTestStore, type TestStore } from '../../helpers/store';
 import { callOf, laneOn, officialBuyer, paymentRequiredFor, PRICE_ROUTE, readChannel, readReceiver } from './helpers';
 
@@ -49,10 +50,12 @@ afterAll(async () => {
 
 /** Each test: fresh tables (its own prefix), the receiver's books start from what is already on chain. */
 let store: CrashingStore;
+let creditsTable = '';
 let tables = 0;
 beforeEach(async () => {
   const credits = `credits-job-${++tables}-${Date.now()}`;
   await ensureTables(embedded.embedded.endpoint, { observations: embedded.config.OBSERVATIONS_TABLE, credits });
+  creditsTable = credits;
   store = new CrashingStore(embedded.doc, credits);
 });
 
@@ -88,8 +91,8 @@ const pay = async (accountIndexes: number[], calls: number, s: BatchChannelStore
 };
 
 const facilitatorTransactions = () => net.chain.publicClient.getTransactionCount({ address: net.facilitator.account.address });
-const batchSales = async (s: DynamoChannelStore, channelIds: string[]): Promise<SaleRecord[]> =>
-  (await s.salesOfMonth(new Date().toISOString().slice(0, 7))).filter((x) => channelIds.includes(String(x.extra?.channel_id)));
+const batchSales = async (channelIds: string[]): Promise<SaleRecord[]> =>
+  (await salesOfMonth(embedded.doc, creditsTable, new Date().toISOString().slice(0, 7))).filter((x) => channelIds.includes(String(x.extra?.channel_id)));
 const sum = (xs: SaleRecord[]) => xs.reduce((t, x) => t + BigInt(x.amount), 0n);
 
 /** Sum of each claim transaction's Claimed deltas for these channels, from the chain's logs. */
@@ -119,7 +122,7 @@ describe('batch settlement job', () => {
     // One claim and one settle for eight paid calls.
     expect((await facilitatorTransactions()) - sent0).toBe(2);
 
-    const sales = await batchSales(store, channelIds);
+    const sales = await batchSales(channelIds);
     expect(sales).toHaveLength(8);
     const revenue = sum(sales);
     expect(revenue).toBe(80_000n);
@@ -158,7 +161,7 @@ describe('batch settlement job', () => {
     expect(report.claims).toEqual([]);
     // The recovery pass settles only: one transaction, no second claim.
     expect((await facilitatorTransactions()) - sent0).toBe(2);
-    const sales = await batchSales(store, channelIds);
+    const sales = await batchSales(channelIds);
     expect(sales.map((x) => x.transaction)).toEqual(Array(3).fill(expect.stringMatching(/^0x[0-9a-f]{64}$/)));
     expect(new Set(sales.map((x) => x.transaction)).size).toBe(1);
     expect((await net.chain.balanceOf(net.payTo)) - payTo0).toBe(sum(sales));
@@ -181,7 +184,7 @@ describe('batch settlement job', () => {
     expect(report.recovered).toBe(1);
     expect(report.claims).toEqual([]);
     expect((await facilitatorTransactions()) - sent).toBe(1); // the settle
-    const sales = await batchSales(store, channelIds);
+    const sales = await batchSales(channelIds);
     expect(sales.every((x) => x.transaction.startsWith('0x'))).toBe(true);
   });
 
@@ -202,7 +205,7 @@ describe('batch settlement job', () => {
     expect((await net.chain.balanceOf(buyer.account.address)) - before).toBe(balance - 20_000n);
     expect(await readChannel(net, channelId)).toEqual({ balance: 20_000n, totalClaimed: 20_000n });
     expect(await store.get(channelId)).toBeUndefined();
-    const sales = await batchSales(store, [channelId]);
+    const sales = await batchSales([channelId]);
     expect(sales).toHaveLength(2);
     expect(new Set(sales.map((x) => x.transaction))).toEqual(new Set([report.claims[0]!.transaction]));
 
@@ -252,6 +255,6 @@ describe('batch settlement job', () => {
     });
     expect((await net.chain.balanceOf(buyer.account.address)) - before).toBe(balance - 30_000n);
     expect(await readChannel(net, channelId)).toEqual({ balance: 30_000n, totalClaimed: 30_000n });
-    expect(sum(await batchSales(store, [channelId]))).toBe(30_000n);
+    expect(sum(await batchSales([channelId]))).toBe(30_000n);
   });
 });
