@@ -54,12 +54,14 @@ type TableEnvKey = typeof ENV.OBSERVATIONS_TABLE | typeof ENV.CREDITS_TABLE;
  * - READ: routes reading observations (GetItem, Query);
  * - LEDGER: the payment lanes on the credit table (claims, debits, usage and sales entries, the
  *   pending index; TransactWriteItems is authorized per contained Put/Update/Delete/ConditionCheck);
- * - INGEST: ingestion writing observations in batches and its run status.
+ * - INGEST: ingestion writing observations in batches and its run status;
+ * - CHANNELS: the batch-settlement job on the credit table (channels, sales, the job cursor).
  */
 const TABLE_ACTIONS = Object.freeze({
   READ: ['dynamodb:GetItem', 'dynamodb:Query'],
   LEDGER: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
   INGEST: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
+  CHANNELS: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 } as const);
 type TableAccess = keyof typeof TABLE_ACTIONS;
 

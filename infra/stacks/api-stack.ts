@@ -54,6 +54,11 @@ const CORS_EXPOSE_HEADERS = [
 
 /** Minutes between reconciliation passes of pending x402 settlements (the 504 tells payers to retry after 60 s). */
 const RECONCILE_EVERY_MINUTES = 1;
+/**
+ * Minutes between x402 batch-settlement passes (claims, settlement, idle refunds): each pass is a few
+ * transactions whatever the number of calls, and far inside a channel's withdrawal delay (one day).
+ */
+const SETTLE_BATCHES_EVERY_MINUTES = 10;
 
 const pascal = (s: string): string => s.replace(/(^|[-_])(\w)/g, (_m, _sep, c: string) => c.toUpperCase());
 
@@ -95,6 +100,8 @@ class ApiStack extends Stack {
   readonly url: string;
   /** Scheduled resolver of pending x402 settlements. */
   readonly reconciler: ServiceFunction;
+  /** Scheduled claims, settlement and idle refunds of x402 batch-settlement channels. */
+  readonly batchSettler: ServiceFunction;
   /** 5xx, failed functions, unresolved payments, a silent reconciler (infra/stacks/observability.ts). */
   readonly alarms: Alarm[];
 
@@ -212,12 +219,33 @@ class ApiStack extends Stack {
       target: new LambdaInvoke(this.reconciler, { retryAttempts: 0, role: schedulerRoleFor(this, 'ReconcilePaymentsScheduleRole', this.reconciler) }),
     });
 
+    // Batch-settlement vouchers are claimed on chain in batches, settled, and idle channels refunded, on a timer.
+    this.batchSettler = new ServiceFunction(this, 'SettleBatchesFunction', {
+      entry: entry('settle-batches'),
+      description: 'claims and settles x402 batch-settlement vouchers, refunds idle channels',
+      timeout: Duration.minutes(5),
+      // Nothing reserved unless asked (-c reconcilerConcurrency=1, as the reconciler): overlapping passes
+      // would only submit the same claims twice (refused on chain, a wasted transaction).
+      reservedConcurrentExecutions: props.config.reconcilerConcurrency,
+      environment,
+      logRetention: props.config.logRetention,
+    });
+    this.batchSettler.bindTableNameOnly(props.observations, ENV.OBSERVATIONS_TABLE);
+    this.batchSettler.bindTable(props.credits, { access: 'CHANNELS', envKey: ENV.CREDITS_TABLE });
+    if (props.facilitator) this.batchSettler.bindSecret(props.facilitator, ENV.X402_FACILITATOR_SECRET_ARN);
+    new Schedule(this, 'SettleBatchesSchedule', {
+      description: 'x402 batch-settlement claims, settlement and idle refunds',
+      schedule: ScheduleExpression.rate(Duration.minutes(SETTLE_BATCHES_EVERY_MINUTES)),
+      target: new LambdaInvoke(this.batchSettler, { retryAttempts: 0, role: schedulerRoleFor(this, 'SettleBatchesScheduleRole', this.batchSettler) }),
+    });
+
     this.alarms = addApiAlarms(this, {
       api: this.api,
       namespace: props.config.metricsNamespace,
       topic: props.alarmTopic,
       functions,
       reconciler: this.reconciler,
+      batchSettler: this.batchSettler,
     });
     addDashboard(this, { name: `${props.config.stackPrefix}`, namespace: props.config.metricsNamespace, api: this.api });
 
@@ -225,5 +253,5 @@ class ApiStack extends Stack {
   }
 }
 
-export { ApiStack, familyCharges, isHeavyRoute, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE };
+export { ApiStack, familyCharges, isHeavyRoute, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE, SETTLE_BATCHES_EVERY_MINUTES };
 export type { ApiStackProps };

@@ -84,6 +84,8 @@ interface ApiAlarmOptions {
   /** The route-family functions, by family. */
   functions: ReadonlyMap<string, IFunction>;
   reconciler: IFunction;
+  /** Claims and settles batch-settlement vouchers: money earned but not yet on chain. */
+  batchSettler: IFunction;
 }
 
 /** API side: server errors, failed functions, and payments that stay unresolved or a reconciler that stopped. */
@@ -97,6 +99,7 @@ const addApiAlarms = (scope: Construct, o: ApiAlarmOptions): Alarm[] => [
   // The reconciler moves money that is in doubt (payments settled on chain but not yet recorded):
   // any failure of it, or its schedule going quiet, is worth a page.
   errorsAlarm(scope, 'ReconcilerErrorsAlarm', o.topic, o.reconciler, 'x402 reconciler'),
+  errorsAlarm(scope, 'BatchSettlerErrorsAlarm', o.topic, o.batchSettler, 'x402 batch settler'),
   alarm(scope, 'ReconcilerNotRunningAlarm', o.topic, {
     description: 'The x402 reconciler has not run for 10 minutes (it runs every minute): pending payments are not being resolved',
     metric: o.reconciler.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum' }),

@@ -32,8 +32,8 @@ const APP_CONTEXT: Readonly<Record<string, string>> = Object.freeze({
   '@aws-cdk/core:defaultCrossStackReferences': 'strong',
 });
 
-/** Entry points the deployed app bundles: one per family, ingestion, the x402 reconciler and the freshness check. */
-const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments', 'source-freshness'];
+/** Entry points the deployed app bundles: one per family, ingestion, the x402 reconciler and batch settler, and the freshness check. */
+const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches', 'source-freshness'];
 
 /**
  * Adds the stacks of one stage to an app.

@@ -188,7 +188,7 @@ describe('alarms (staging)', () => {
     }
   });
 
-  it('every alarm on an AWS metric points at a resource of the stage: each API function, the reconciler (errors and silence), the freshness check, the API, the failure queue', () => {
+  it('every alarm on an AWS metric points at a resource of the stage: each API function, the reconciler (errors and silence), the batch settler, the freshness check, the API, the failure queue', () => {
     const api = alarmsOf(s.templates.api).map(([, a]) => a.Properties);
     const ingest = alarmsOf(s.templates.ingest).map(([, a]) => a.Properties);
     const lambdaAlarms = (list: any[], fnId: string) =>
@@ -208,6 +208,7 @@ describe('alarms (staging)', () => {
       ['Invocations', 'LessThanThreshold', 'breaching'],
     ]);
     expect(lambdaAlarms(ingest, logicalId(s.ingest, s.ingest.freshnessCheck)).map((a) => a.MetricName)).toEqual(['Errors']);
+    expect(lambdaAlarms(api, logicalId(s.api, s.api.batchSettler)).map((a) => a.MetricName)).toEqual(['Errors']);
     const fiveXx = api.filter((a) => a.Namespace === 'AWS/ApiGateway');
     expect(fiveXx.map((a) => a.MetricName)).toEqual(['5xx']);
     expect(refersTo(fiveXx[0].Dimensions.find((d: any) => d.Name === 'ApiId').Value, logicalId(s.api, s.api.api))).toBe(true);
@@ -215,7 +216,7 @@ describe('alarms (staging)', () => {
     expect(queue.map((a) => a.MetricName)).toEqual(['ApproximateNumberOfMessagesVisible']);
     expect(refersTo(queue[0].Dimensions[0].Value, logicalId(s.ingest, s.ingest.deadLetterQueue))).toBe(true);
     // nothing else: every alarm is one of the above
-    expect(api.length + ingest.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + SOURCES.length);
+    expect(api.length + ingest.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + SOURCES.length);
   });
 
   it('every alarm notifies the alarm topic when it fires and when it recovers; the topic mails the given address', () => {

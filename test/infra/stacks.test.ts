@@ -115,14 +115,14 @@ describe('CDK app (staging)', () => {
 
     it('creates one Node 24 arm64 function per family, traced, with source maps and an explicit log group with retention', () => {
       const fns = s.templates.api.findResources('AWS::Lambda::Function');
-      expect(Object.keys(fns).sort()).toEqual([...FAMILIES.map(fnId), logicalId(s.api, s.api.reconciler)].sort());
+      expect(Object.keys(fns).sort()).toEqual([...FAMILIES.map(fnId), logicalId(s.api, s.api.reconciler), logicalId(s.api, s.api.batchSettler)].sort());
       const logGroups = s.templates.api.findResources('AWS::Logs::LogGroup');
       for (const [id, fn] of Object.entries(fns) as [string, any][]) {
         expect(fn.Properties, id).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
         expect(envOf(fn).NODE_OPTIONS, id).toBe('--enable-source-maps');
         const lg = fn.Properties.LoggingConfig.LogGroup.Ref;
         expect(logGroups[lg]?.Properties.RetentionInDays, id).toBeGreaterThan(0);
-        if (id !== logicalId(s.api, s.api.reconciler)) expect(fn.Properties.Timeout, id).toBeLessThan(30); // API Gateway HTTP APIs give up at 30 s
+        if (id !== logicalId(s.api, s.api.reconciler) && id !== logicalId(s.api, s.api.batchSettler)) expect(fn.Properties.Timeout, id).toBeLessThan(30); // API Gateway HTTP APIs give up at 30 s
       }
     });
 
@@ -361,7 +361,10 @@ describe('CDK app (prod and dev)', () => {
   it('runs the x402 reconciler every minute (the 504 says retry after 60 s) with RW on credits only', () => {
     const s = synthService({ stage: 'staging', payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', rpcUrl: 'https://rpc.example/base-sepolia' });
     const id = logicalId(s.api, s.api.reconciler);
-    const schedules = Object.values(s.templates.api.findResources('AWS::Scheduler::Schedule')) as any[];
+    // The reconciler's schedule; the batch settler's is tested in test/payment/batch/settle-schedule.test.ts.
+    const schedules = (Object.values(s.templates.api.findResources('AWS::Scheduler::Schedule')) as any[]).filter((x) =>
+      JSON.stringify(x.Properties.Target.Arn).includes(id),
+    );
     expect(schedules).toHaveLength(1);
     expect(schedules[0].Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(JSON.stringify(schedules[0].Properties.Target.Arn)).toContain(id);
@@ -380,7 +383,7 @@ describe('CDK app (prod and dev)', () => {
   it('synthesizes a dev stage without any context, in demo mode on Base Sepolia', () => {
     const s = synthService();
     const fns = Object.values(s.templates.api.findResources('AWS::Lambda::Function'));
-    expect(fns).toHaveLength(FAMILIES.length + 1); // + the x402 reconciler
+    expect(fns).toHaveLength(FAMILIES.length + 2); // + the x402 reconciler and the batch settler
     for (const fn of fns) expect(envOf(fn)).toMatchObject({ [ENV.STAGE]: 'dev', [ENV.X402_ENFORCE]: '0', [ENV.X402_NETWORK]: 'eip155:84532' });
     expect(s.data.terminationProtection).toBe(false);
   });
@@ -389,7 +392,7 @@ describe('CDK app (prod and dev)', () => {
 describe('ServiceFunction entries', () => {
   it('maps each function name to functions/<name>.ts and bundles one entry per family plus ingest', () => {
     expect(functionEntry('price')).toMatch(/\/functions\/price\.ts$/);
-    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest', 'reconcile-payments', 'source-freshness'].sort());
+    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches', 'source-freshness'].sort());
     expect(missingEntries(['ingest', 'price', 'no-such-family'])).toEqual(['no-such-family']);
   });
 

@@ -1,13 +1,18 @@
 /**
  * A Base Sepolia look-alike on one machine: ganache in-process with chain id 84532, the
  * development mnemonic's accounts funded with ETH, our EIP-3009 token's runtime code placed at
- * the real Base Sepolia USDC address, and Multicall3 at its canonical address. Unmodified
- * official x402 clients and facilitator code therefore treat the token as Base Sepolia USDC
- * (same address, same EIP-712 domain "USDC"/"2", 6 decimals).
+ * the real Base Sepolia USDC address, Multicall3 at its canonical address, and our x402
+ * batch-settlement escrow and its ERC-3009 deposit collector at the addresses @x402/evm expects.
+ * Unmodified official x402 clients and facilitator code therefore treat the token as Base Sepolia
+ * USDC (same address, same EIP-712 domain "USDC"/"2", 6 decimals) and the escrow as x402's.
+ *
+ * Blocks are mined at once by default; `blockTime` (X402_LOCAL_BLOCK_TIME) mines one every N
+ * seconds instead, so Base's 2 s blocks can be reproduced.
  */
 import ganache from 'ganache';
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Address, type Hex, type PublicClient } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '@x402/evm';
 import { USDC_BY_NETWORK } from '../../../shared/payment/assets';
 import { compileContracts, type CompiledContracts } from './compile';
 
@@ -21,6 +26,8 @@ const USDC_ADDRESS: Address = USDC_BY_NETWORK[NETWORK].address;
 const ACCOUNT_COUNT = 10;
 /** USDC minted to each development account: 1,000 USDC in atomic units. */
 const MINT_PER_ACCOUNT = 1_000_000_000n;
+/** How often clients of the local chain look for a receipt (ms). */
+const RECEIPT_POLL_MS = 100;
 
 /** viem chain of the local chain: Base Sepolia's id, served from loopback. */
 const localBaseSepolia = (rpcUrl: string) =>
@@ -41,6 +48,8 @@ interface LocalChain {
   /** Development accounts of DEV_MNEMONIC (index 0 pays the facilitator's gas). */
   accounts: HDAccount[];
   contracts: CompiledContracts;
+  /** Seconds between blocks; 0 = a block per transaction, at once. */
+  blockTime: number;
   publicClient: PublicClient;
   /** Token balance in atomic units. */
   balanceOf(address: Address): Promise<bigint>;
@@ -48,12 +57,18 @@ interface LocalChain {
   mint(to: Address, amount: bigint): Promise<void>;
   /** Moves test USDC from a development account (e.g. to empty a payer in a test). */
   transfer(from: HDAccount, to: Address, amount: bigint): Promise<void>;
+  /** Moves the chain's clock forward and mines a block (a withdrawal delay passing, in a test). */
+  increaseTime(seconds: number): Promise<void>;
+  /** Mines a block now (with `blockTime`, instead of waiting for the next one). */
+  mine(): Promise<void>;
   close(): Promise<void>;
 }
 
 interface LocalChainOptions {
   /** RPC port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
+  /** Seconds between blocks (X402_LOCAL_BLOCK_TIME); 0 (default) mines each transaction at once. */
+  blockTime?: number;
 }
 
 /**
@@ -62,11 +77,14 @@ interface LocalChainOptions {
  */
 const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain> => {
   const contracts = compileContracts();
+  const blockTime = opts.blockTime ?? 0;
+  if (!Number.isFinite(blockTime) || blockTime < 0) throw new Error(`blockTime must be a number of seconds >= 0, got ${blockTime}`);
   const server = ganache.server({
     chain: { chainId: CHAIN_ID, networkId: CHAIN_ID },
     wallet: { mnemonic: DEV_MNEMONIC, totalAccounts: ACCOUNT_COUNT, defaultBalance: 10_000 },
-    // Eager instamine: a receipt exists as soon as eth_sendRawTransaction returns.
-    miner: { instamine: 'eager' },
+    // Eager instamine: a receipt exists as soon as eth_sendRawTransaction returns. With a block
+    // time, transactions wait in the pool for the next block, as on Base.
+    miner: blockTime > 0 ? { blockTime } : { instamine: 'eager' },
     logging: { quiet: true },
   });
   await new Promise<void>((resolve, reject) => server.listen(opts.port ?? 0, '127.0.0.1', (err) => (err ? reject(err) : resolve())));
@@ -74,17 +92,25 @@ const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain
   const rpcUrl = `http://127.0.0.1:${address.port}`;
   const chain = localBaseSepolia(rpcUrl);
   const transport = http(rpcUrl, { batch: false, retryCount: 0 });
-  const publicClient = createPublicClient({ chain, transport }) as PublicClient;
+  // viem polls for receipts every 4 s on a chain it does not know; a local chain answers in microseconds.
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: RECEIPT_POLL_MS }) as PublicClient;
   const accounts = Array.from({ length: ACCOUNT_COUNT }, (_, i) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: i }));
 
   const rpc = (method: string, params: unknown[]) => server.provider.request({ method, params } as never);
   await rpc('evm_setAccountCode', [USDC_ADDRESS, contracts.LocalUSDC.runtime]);
   await rpc('evm_setAccountCode', [MULTICALL3_ADDRESS, contracts.Multicall3.runtime]);
+  await rpc('evm_setAccountCode', [BATCH_SETTLEMENT_ADDRESS, contracts.LocalBatchSettlement.runtime]);
+  await rpc('evm_setAccountCode', [ERC3009_DEPOSIT_COLLECTOR_ADDRESS, contracts.LocalErc3009DepositCollector.runtime]);
+  const mine = async () => {
+    await rpc('evm_mine', []);
+  };
 
   const usdc = { address: USDC_ADDRESS, abi: contracts.LocalUSDC.abi } as const;
   const send = async (from: HDAccount, functionName: 'mint' | 'transfer', args: readonly unknown[]) => {
     const wallet = createWalletClient({ account: from, chain, transport });
     const hash: Hex = await wallet.writeContract({ ...usdc, functionName, args } as never);
+    // Set-up and test transfers need not wait for the next block.
+    if (blockTime > 0) await mine();
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== 'success') throw new Error(`${functionName} reverted (${hash})`);
   };
@@ -98,13 +124,19 @@ const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain
     asset: USDC_ADDRESS,
     accounts,
     contracts,
+    blockTime,
     publicClient,
     balanceOf: async (who) => (await publicClient.readContract({ ...usdc, functionName: 'balanceOf', args: [getAddress(who)] })) as bigint,
     mint,
     transfer: (from, to, amount) => send(from, 'transfer', [getAddress(to), amount]),
+    increaseTime: async (seconds) => {
+      await rpc('evm_increaseTime', [seconds]);
+      await mine();
+    },
+    mine,
     close: () => server.close(),
   };
 };
 
-export { startLocalChain, localBaseSepolia };
+export { startLocalChain, localBaseSepolia, DEV_MNEMONIC, RECEIPT_POLL_MS };
 export type { LocalChain, LocalChainOptions };

@@ -18,10 +18,14 @@ interface CompiledContract {
 interface CompiledContracts {
   LocalUSDC: CompiledContract;
   Multicall3: CompiledContract;
+  /** The x402 batch-settlement escrow look-alike. */
+  LocalBatchSettlement: CompiledContract;
+  /** Its ERC-3009 deposit collector. */
+  LocalErc3009DepositCollector: CompiledContract;
 }
 
 const CONTRACTS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'contracts');
-const SOURCES = ['LocalUSDC.sol', 'Multicall3.sol'] as const;
+const SOURCES = ['LocalUSDC.sol', 'Multicall3.sol', 'LocalBatchSettlement.sol', 'LocalErc3009DepositCollector.sol'] as const;
 
 interface SolcOutput {
   errors?: Array<{ severity: string; formattedMessage: string }>;
@@ -31,7 +35,7 @@ interface SolcOutput {
 let memo: CompiledContracts | undefined;
 
 /**
- * Compiles LocalUSDC and Multicall3 (once per process).
+ * Compiles the local chain's contracts (once per process).
  * @throws Error with solc's messages when the source does not compile
  */
 const compileContracts = (): CompiledContracts => {
@@ -54,7 +58,12 @@ const compileContracts = (): CompiledContracts => {
     if (!c?.evm.deployedBytecode.object) throw new Error(`solc produced no bytecode for ${name}`);
     return { abi: c.abi, runtime: `0x${c.evm.deployedBytecode.object}` };
   };
-  memo = { LocalUSDC: pick('LocalUSDC.sol', 'LocalUSDC'), Multicall3: pick('Multicall3.sol', 'Multicall3') };
+  memo = {
+    LocalUSDC: pick('LocalUSDC.sol', 'LocalUSDC'),
+    Multicall3: pick('Multicall3.sol', 'Multicall3'),
+    LocalBatchSettlement: pick('LocalBatchSettlement.sol', 'LocalBatchSettlement'),
+    LocalErc3009DepositCollector: pick('LocalErc3009DepositCollector.sol', 'LocalErc3009DepositCollector'),
+  };
   return memo;
 };
 

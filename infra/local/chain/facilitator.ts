@@ -1,9 +1,13 @@
 /**
  * A local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's facilitator-side
- * ExactEvmScheme over a viem wallet + public client of the local chain, served over loopback
- * HTTP with the standard API (POST /verify, POST /settle, GET /supported). The service talks to
- * it through the same HTTPFacilitatorClient it uses against a hosted facilitator, so the
- * production client path is exercised end to end.
+ * ExactEvmScheme and BatchSettlementEvmScheme over a viem wallet + public client of the local
+ * chain, served over loopback HTTP with the standard API (POST /verify, POST /settle, GET
+ * /supported). The service talks to it through the same HTTPFacilitatorClient it uses against a
+ * hosted facilitator, so the production client path is exercised end to end.
+ *
+ * For batch settlement it is also the channels' receiver authorizer (as hosted facilitators
+ * offer): /supported advertises its address, and it signs the claim and refund authorizations the
+ * service leaves unsigned, so the service holds no key.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,10 +15,13 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, http, publicActions, type HDAccount } from 'viem';
+import { createWalletClient, http, publicActions, toHex, type HDAccount, type NonceManager } from 'viem';
+import { getTransactionCount } from 'viem/actions';
 import * as z from 'zod';
-import { localBaseSepolia, type LocalChain } from './chain';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { DEV_MNEMONIC, localBaseSepolia, RECEIPT_POLL_MS, type LocalChain } from './chain';
 import { readBody } from '../read-body';
 
 interface LocalFacilitator {
@@ -23,6 +30,8 @@ interface LocalFacilitator {
   facilitator: x402Facilitator;
   /** The account that submits settlements and pays their gas. */
   account: HDAccount;
+  /** The batch-settlement receiver authorizer: signs claims and refunds of channels that name it. */
+  receiverAuthorizer: HDAccount;
   close(): Promise<void>;
 }
 
@@ -33,6 +42,8 @@ interface LocalFacilitatorOptions {
   account?: HDAccount;
   /** Receipt wait bound; a settle that exceeds it answers `settlement_pending`. */
   confirmationTimeoutMs?: number;
+  /** Batch-settlement receiver authorizer; default the mnemonic's account 10 (a signing key only, never funded). */
+  receiverAuthorizer?: HDAccount;
 }
 
 /** The body of /verify and /settle (x402 facilitator API). */
@@ -42,7 +53,46 @@ const FacilitatorRequestSchema = z.object({
   paymentRequirements: z.unknown(),
 });
 
-const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Nonces of the facilitator's account, handed out here: ganache mining on a block time answers the
+ * "pending" transaction count without the transactions waiting in its pool, so concurrent
+ * settlements would reuse a nonce and fail. A send that fails before it is broadcast (viem calls
+ * `reset` with its nonce) gives the nonce back for the next one, so no gap stalls the account.
+ */
+const localNonceManager = (): NonceManager => {
+  let next = 0;
+  const released: number[] = [];
+  const onChain = (address: `0x${string}`, client: Parameters<NonceManager['consume']>[0]['client']) =>
+    getTransactionCount(client, { address, blockTag: 'pending' });
+  return {
+    async consume({ address, client }) {
+      const mined = await onChain(address, client);
+      released.sort((a, b) => a - b);
+      while (released.length && released[0]! < mined) released.shift();
+      if (released.length) return released.shift()!;
+      next = Math.max(next, mined);
+      return next++;
+    },
+    increment: () => undefined,
+    get: async ({ address, client }) => Math.max(next, await onChain(address, client)),
+    reset: ({ nonce }) => {
+      if (nonce !== undefined) released.push(nonce);
+    },
+  };
+};
+
+/** A batch-settlement claim of 100 vouchers is about 70 KB. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * Requirements with maxTimeoutSeconds 0 read as 1, for validation only. @x402/evm's channel
+ * manager authors its claim, settle and refund payloads with `maxTimeoutSeconds: 0` (no buyer is
+ * waiting), which @x402/core's schema refuses; the reference facilitators take them, and so does this one.
+ */
+const withoutZeroTimeout = (requirements: unknown): unknown => {
+  const r = requirements as { maxTimeoutSeconds?: unknown } | undefined;
+  return r?.maxTimeoutSeconds === 0 ? { ...r, maxTimeoutSeconds: 1 } : r;
+};
 
 const readJson = async (req: IncomingMessage): Promise<unknown> => JSON.parse((await readBody(req, MAX_BODY_BYTES)).toString('utf8'));
 
@@ -52,16 +102,20 @@ const readJson = async (req: IncomingMessage): Promise<unknown> => JSON.parse((a
  */
 const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOptions = {}): Promise<LocalFacilitator> => {
   const account = opts.account ?? chain.accounts[0]!;
+  const receiverAuthorizer = opts.receiverAuthorizer ?? mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 10 });
+  const sender = privateKeyToAccount(toHex(account.getHdKey().privateKey!), { nonceManager: localNonceManager() });
   const client = createWalletClient({
-    account,
+    account: sender,
     chain: localBaseSepolia(chain.rpcUrl),
     transport: http(chain.rpcUrl, { retryCount: 0 }),
+    pollingInterval: RECEIPT_POLL_MS,
   }).extend(publicActions);
   const signer = toFacilitatorEvmSigner(
     { ...(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address },
     { confirmationTimeoutMs: opts.confirmationTimeoutMs ?? 10_000 },
   );
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: chain.network });
+  facilitator.register(chain.network, new BatchSettlementEvmScheme(signer, receiverAuthorizer));
 
   const answer = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
@@ -75,13 +129,14 @@ const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOp
       if (req.method === 'GET' && path === '/supported') return answer(res, 200, facilitator.getSupported());
       if (req.method === 'POST' && (path === '/verify' || path === '/settle')) {
         const body = FacilitatorRequestSchema.safeParse(await readJson(req));
-        const payload = PaymentPayloadSchema.safeParse(body.data?.paymentPayload);
-        const requirements = PaymentRequirementsSchema.safeParse(body.data?.paymentRequirements);
+        const sent = body.data?.paymentPayload as { accepted?: unknown } | undefined;
+        const payload = PaymentPayloadSchema.safeParse(sent && { ...sent, accepted: withoutZeroTimeout(sent.accepted) });
+        const requirements = PaymentRequirementsSchema.safeParse(withoutZeroTimeout(body.data?.paymentRequirements));
         if (!body.success || !payload.success || !requirements.success) {
           return answer(res, 400, { error: 'invalid_request', message: 'expected {x402Version, paymentPayload, paymentRequirements}' });
         }
-        const p = payload.data as PaymentPayload;
-        const r = requirements.data as PaymentRequirements;
+        const p = body.data.paymentPayload as PaymentPayload;
+        const r = body.data.paymentRequirements as PaymentRequirements;
         return answer(res, 200, path === '/verify' ? await facilitator.verify(p, r) : await facilitator.settle(p, r));
       }
       return answer(res, 404, { error: 'not_found' });
@@ -99,6 +154,7 @@ const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOp
     url: `http://127.0.0.1:${port}`,
     facilitator,
     account,
+    receiverAuthorizer,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();

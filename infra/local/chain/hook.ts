@@ -1,12 +1,25 @@
 /**
- * The local stack's hook: with X402_LOCAL_CHAIN on, start the local chain and facilitator before
- * the server; their settings (X402_NETWORK, X402_FACILITATOR_URL, X402_PAY_TO, X402_RPC_URL)
- * are returned for the stack to merge into its configuration.
+ * The local stack's hook: with X402_LOCAL_CHAIN on, start the local chain (a block every
+ * X402_LOCAL_BLOCK_TIME seconds, or one per transaction) and facilitator before the server; their
+ * settings (X402_NETWORK, X402_FACILITATOR_URL, X402_PAY_TO, X402_RPC_URL) are returned for the
+ * stack to merge into its configuration.
  */
 import type { LocalPaymentNetwork } from './index';
 
 /** `X402_LOCAL_CHAIN` as the config schema reads it. */
 const isOn = (v: string | undefined): boolean => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+
+/**
+ * `X402_LOCAL_BLOCK_TIME`: seconds between blocks of the local chain (2 reproduces Base); unset or
+ * empty: 0, each transaction mined at once.
+ * @throws Error on anything but a number of seconds from 0 to 60
+ */
+const blockTimeOf = (v: string | undefined): number => {
+  if (v === undefined || v.trim() === '') return 0;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 60) throw new Error(`X402_LOCAL_BLOCK_TIME must be seconds between 0 and 60, got "${v}"`);
+  return n;
+};
 
 /**
  * Starts the local payment network when the settings ask for it.
@@ -20,11 +33,15 @@ const startLocalPaymentsIfEnabled = async (
   if (!isOn(env.X402_LOCAL_CHAIN)) return undefined;
   // Loaded only when asked: ganache and solc are heavy, and most local runs never need them.
   const { startLocalPaymentNetwork } = await import('./index');
-  const net = await startLocalPaymentNetwork();
-  log(`x402 local chain: ganache chain 84532 at ${net.chain.rpcUrl}, USDC look-alike at ${net.chain.asset}`);
+  const blockTime = blockTimeOf(env.X402_LOCAL_BLOCK_TIME);
+  const net = await startLocalPaymentNetwork({ blockTime });
+  log(
+    `x402 local chain: ganache chain 84532 at ${net.chain.rpcUrl}, USDC look-alike at ${net.chain.asset}, ` +
+      (blockTime > 0 ? `a block every ${blockTime} s` : 'a block per transaction'),
+  );
   log(`x402 local facilitator at ${net.facilitator.url}; payments go to ${net.payTo}`);
   log(`x402 buyers: development accounts 2-9 of "test test … junk", 1,000 USDC each`);
   return net;
 };
 
-export { startLocalPaymentsIfEnabled };
+export { startLocalPaymentsIfEnabled, blockTimeOf };

@@ -19,16 +19,19 @@ interface LocalPaymentNetwork {
 
 interface LocalPaymentNetworkOptions {
   chainPort?: number;
+  /** Seconds between blocks (X402_LOCAL_BLOCK_TIME); default 0, a block per transaction at once. */
+  blockTime?: number;
   facilitatorPort?: number;
   facilitator?: Omit<LocalFacilitatorOptions, 'port'>;
 }
 
 /**
- * Starts ganache (chain id 84532, Base Sepolia USDC look-alike, Multicall3) and the facilitator.
+ * Starts ganache (chain id 84532, Base Sepolia USDC look-alike, Multicall3, the x402 batch-settlement
+ * escrow and its deposit collector) and the facilitator (exact and batch-settlement schemes).
  * Development account 0 settles (pays gas), account 1 receives payments, accounts 2-9 are buyers.
  */
 const startLocalPaymentNetwork = async (opts: LocalPaymentNetworkOptions = {}): Promise<LocalPaymentNetwork> => {
-  const chain = await startLocalChain({ port: opts.chainPort });
+  const chain = await startLocalChain({ port: opts.chainPort, blockTime: opts.blockTime });
   let facilitator: LocalFacilitator;
   try {
     facilitator = await startLocalFacilitator(chain, { ...opts.facilitator, port: opts.facilitatorPort });

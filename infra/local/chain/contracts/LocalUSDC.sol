@@ -94,6 +94,15 @@ contract LocalUSDC {
         _transferWithAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
     }
 
+    /// The `bytes signature` form (FiatToken v2.2), which the batch-settlement deposit collector calls.
+    function receiveWithAuthorization(
+        address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
+        bytes memory signature
+    ) external {
+        require(to == msg.sender, "FiatTokenV2: caller must be the payee");
+        _transferWithAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
+    }
+
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
         require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
         bytes32 digest = _digest(keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)));

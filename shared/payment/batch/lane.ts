@@ -1,0 +1,591 @@
+/**
+ * The x402 `batch-settlement` lane: a buyer deposits once into an escrow channel and signs a
+ * cumulative voucher per call; the lane checks the voucher and answers at once, and the
+ * settlement job (settle-job.ts) claims the vouchers on chain in batches later. The lane is
+ * transport-free and shaped for the payment core's `charge` step:
+ *
+ *   offer(route, path, config)              the 402's batch-settlement option, at the route's price
+ *   authorize(payload, requirements, ctx)   checks the voucher and reserves it (no chain wait for a voucher)
+ *   commit(grant)                           the call delivered data: the voucher counts, its sale is booked
+ *   release(grant, reason)                  an error answer: the voucher is not counted
+ *
+ * Money rules (x402 spec: specs/schemes/batch-settlement/scheme_batch_settlement_evm.md):
+ *   - a voucher must be exactly the channel's charged amount plus this call's price (vouchers only
+ *     grow, by one price per call); any other is refused with a corrective 402 that carries the
+ *     channel's state, from which the official client resynchronises and retries;
+ *   - a voucher beyond the channel's balance (the buyer's deposit, less what was withdrawn or
+ *     refunded) is refused, with the same corrective 402: the client re-reads the chain and tops up;
+ *   - one voucher pays one call: a reservation (the channel's pending request) holds the channel
+ *     from authorize to commit/release; a second request on the channel meanwhile is refused
+ *     `channel_busy`, and once committed the same voucher no longer matches;
+ *   - an error answer is not charged: release drops the reservation, the charged amount is unchanged;
+ *   - no voucher is accepted on a channel whose payer started a timed withdrawal, or that the
+ *     settlement job is closing with a refund (nothing is charged that cannot be claimed).
+ *
+ * A voucher is checked locally (EIP-712 recovery against the channel's payer authorizer, balance
+ * and claimed amount mirrored from the chain) while the mirror is fresh; otherwise, and for
+ * smart-wallet payers, deposits and the first voucher of a channel, the facilitator's /verify
+ * reads the chain. A deposit goes on chain in commit (facilitator /settle), so an error answer
+ * neither charges nor takes a deposit.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FacilitatorClient } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
+import { getAddress, isAddressEqual, type Address } from 'viem';
+import type { Config, X402Network } from '../../config';
+import type { RouteDef } from '../../routes/table';
+import { usdToAtomic } from '../../routes/pricing';
+import { usdcFor } from '../assets';
+import { paymentOption, type PaymentOption } from '../challenge';
+import { classifyFacilitatorError } from '../facilitator';
+import { type BatchChannelStore, type BatchSale, isClosing, isPendingLive, type StoredChannel } from './channel-store';
+import { BatchPayloadSchema, type BatchPayload, checkChannel, MIN_WITHDRAW_DELAY_S, MAX_WITHDRAW_DELAY_S, voucherSignedByAuthorizer } from './voucher';
+
+const SCHEME = 'batch-settlement';
+
+/** x402's reason codes the official client acts on (it resynchronises on a mismatch) and the others we send. */
+const REASON = Object.freeze({
+  mismatch: 'invalid_batch_settlement_evm_cumulative_amount_mismatch',
+  busy: 'invalid_batch_settlement_evm_channel_busy',
+  signature: 'invalid_batch_settlement_evm_voucher_signature',
+  scheme: 'invalid_batch_settlement_evm_scheme',
+  payloadType: 'invalid_batch_settlement_evm_payload_type',
+  voucherPayload: 'invalid_batch_settlement_evm_voucher_payload',
+  exceedsBalance: 'invalid_batch_settlement_evm_cumulative_exceeds_balance',
+  belowClaimed: 'invalid_batch_settlement_evm_cumulative_below_claimed',
+  missingChannel: 'invalid_batch_settlement_evm_missing_channel',
+  withdrawalPending: 'batch_channel_withdrawal_pending',
+  accepted: 'accepted_requirements_mismatch',
+  facilitator: 'facilitator_unavailable',
+} as const);
+
+/** The lane's settings (all amounts in USDC atomic units). */
+interface BatchLaneConfig {
+  network: X402Network;
+  payTo: Address;
+  maxTimeoutSeconds: number;
+  /** Signs claims and refunds of our channels: the facilitator's advertised authorizer, or our own key's address. */
+  receiverAuthorizer: Address;
+  /** How long a buyer's timed withdrawal waits (seconds): the settlement job must claim well within it. */
+  withdrawDelaySeconds: number;
+  /** The deposit buyers are asked for at least (extra.minDeposit), so one deposit serves many calls. */
+  minDeposit: string;
+  /** How long the mirrored chain state of a channel is trusted for a local voucher check. */
+  onchainStateTtlMs: number;
+  /** How long a reservation holds a channel if its request dies before commit or release. */
+  reservationTtlMs: number;
+}
+
+/** One day: far longer than the settlement job's period, so every voucher is claimed before a withdrawal completes. */
+const DEFAULT_WITHDRAW_DELAY_S = 86_400;
+/**
+ * The deposit asked for: 5 USD, the most the official client deposits by default (5 times its
+ * default 1 USD cap per payment), so a buyer of 0.01 calls makes one deposit per 500 calls.
+ */
+const DEFAULT_MIN_DEPOSIT_USD = '5.00';
+/** The library's own cap for trusting a mirrored state (5 min); a withdrawal cannot complete in that time. */
+const DEFAULT_ONCHAIN_STATE_TTL_MS = 5 * 60_000;
+/** A request lives at most 28 s (the Lambda timeout), as a payment claim does (ledger.ts CLAIM_LIFETIME_MS). */
+const DEFAULT_RESERVATION_TTL_MS = 30_000;
+
+/**
+ * The lane's settings from the service configuration.
+ * @param receiverAuthorizer the facilitator's advertised `receiverAuthorizer` (GET /supported) or our own
+ */
+const batchLaneConfig = (
+  config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,
+  receiverAuthorizer: Address,
+  overrides: Partial<Omit<BatchLaneConfig, 'network' | 'payTo' | 'receiverAuthorizer'>> = {},
+): BatchLaneConfig => {
+  const c: BatchLaneConfig = {
+    network: config.X402_NETWORK,
+    payTo: getAddress(config.X402_PAY_TO),
+    maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
+    receiverAuthorizer: getAddress(receiverAuthorizer),
+    withdrawDelaySeconds: DEFAULT_WITHDRAW_DELAY_S,
+    minDeposit: usdToAtomic(DEFAULT_MIN_DEPOSIT_USD),
+    onchainStateTtlMs: DEFAULT_ONCHAIN_STATE_TTL_MS,
+    reservationTtlMs: DEFAULT_RESERVATION_TTL_MS,
+    ...overrides,
+  };
+  if (c.withdrawDelaySeconds < MIN_WITHDRAW_DELAY_S || c.withdrawDelaySeconds > MAX_WITHDRAW_DELAY_S) {
+    throw new Error(`batch lane: withdrawal delay must be ${MIN_WITHDRAW_DELAY_S}-${MAX_WITHDRAW_DELAY_S} s`);
+  }
+  if (isAddressEqual(c.receiverAuthorizer, '0x0000000000000000000000000000000000000000')) throw new Error('batch lane: a receiver authorizer is required');
+  return Object.freeze(c);
+};
+
+/** The channel snapshot a response (and a corrective 402) carries. */
+interface ChannelStateExtra {
+  channelId: string;
+  balance: string;
+  totalClaimed: string;
+  withdrawRequestedAt: number;
+  refundNonce: string;
+  chargedCumulativeAmount: string;
+}
+
+/** The 402's batch-settlement option: x402 v2 requirements plus the spec's v1 body fields, like the exact option. */
+interface BatchPaymentOption extends Omit<PaymentOption, 'scheme' | 'extra'> {
+  scheme: 'batch-settlement';
+  extra: {
+    name: string;
+    version: string;
+    receiverAuthorizer: Address;
+    withdrawDelay: number;
+    minDeposit: string;
+    assetTransferMethod: 'eip3009';
+    /** Corrective 402 only: the server's view of the channel. */
+    channelState?: ChannelStateExtra;
+    /** Corrective 402 only: the last voucher the buyer signed, so it can check the charged amount is its own. */
+    voucherState?: { signedMaxClaimable: string; signature: string };
+  };
+}
+
+/**
+ * The batch-settlement payment option of a priced route: the same price, asset and pay-to as the
+ * exact option, with the channel terms a client needs to open or use a channel.
+ * @param path the requested path (accepts[].resource)
+ */
+const offer = (route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>, path: string, config: BatchLaneConfig): BatchPaymentOption => {
+  const base = paymentOption(route, path, { X402_NETWORK: config.network, X402_PAY_TO: config.payTo, X402_MAX_TIMEOUT_SECONDS: config.maxTimeoutSeconds });
+  const minDeposit = BigInt(config.minDeposit) > BigInt(base.amount) ? config.minDeposit : base.amount;
+  return {
+    ...base,
+    scheme: SCHEME,
+    extra: {
+      ...base.extra,
+      receiverAuthorizer: config.receiverAuthorizer,
+      withdrawDelay: config.withdrawDelaySeconds,
+      minDeposit,
+      assetTransferMethod: 'eip3009',
+    },
+  };
+};
+
+/** What authorize needs to know about the call. */
+interface BatchCallContext {
+  /** Route id from the route table. */
+  route: string;
+  path: string;
+  requestId: string;
+}
+
+/** A reserved voucher, held from authorize until commit or release. */
+interface BatchGrant {
+  lane: 'x402-batch';
+  kind: 'voucher' | 'deposit';
+  channelId: string;
+  /** Identifies this request's reservation of the channel. */
+  pendingId: string;
+  payer: Address;
+  /** This call's price (atomic units). */
+  amount: string;
+  /** The voucher's cumulative ceiling: the channel's charged amount once committed. */
+  cumulative: string;
+  voucherSignature: string;
+  /** What the facilitator settles for a deposit. */
+  payload: PaymentPayload;
+  /** The channel as this reservation wrote it (lets commit and release skip a read). */
+  reserved: StoredChannel;
+  requirements: PaymentRequirements;
+  call: BatchCallContext;
+}
+
+/** Why a payment was refused, in x402 terms; `requirements` is the corrective option when the buyer can resynchronise. */
+interface BatchRefusal {
+  ok: false;
+  /** 402: the payment is refused (pay again); 502: the facilitator could not be asked. */
+  status: 402 | 502;
+  /** x402 error code (the 402's `error` field; the official client recovers on the mismatch code). */
+  reason: string;
+  message: string;
+  requirements?: BatchPaymentOption;
+}
+
+type AuthorizeResult = { ok: true; grant: BatchGrant } | BatchRefusal;
+type CommitResult = { ok: true; receipt: SettleResponse } | BatchRefusal;
+
+interface BatchLaneDeps {
+  config: BatchLaneConfig;
+  store: BatchChannelStore;
+  facilitator: Pick<FacilitatorClient, 'verify' | 'settle'>;
+  now: () => Date;
+  /** Reservation ids (default random UUIDs). */
+  newId?: () => string;
+}
+
+/** Chain state of a channel, as mirrored or as the facilitator just read it. */
+interface ChainView {
+  balance: bigint;
+  totalClaimed: bigint;
+  withdrawRequestedAt: number;
+  refundNonce: number;
+  /** When it was read from the chain (epoch ms); undefined: taken from a mirror, keep the mirror's time. */
+  readAt?: number;
+}
+
+const refuse = (reason: string, message: string, extra: Partial<BatchRefusal> = {}): BatchRefusal => ({ ok: false, status: 402, reason, message, ...extra });
+
+/** Whether the payload's `accepted` is the option we offer for this call (a client may not pick its own terms). */
+const acceptedMatches = (accepted: PaymentRequirements | undefined, req: PaymentRequirements): boolean => {
+  if (!accepted) return false;
+  const a = accepted.extra ?? {};
+  const r = req.extra ?? {};
+  return (
+    accepted.scheme === req.scheme &&
+    accepted.network === req.network &&
+    accepted.amount === req.amount &&
+    typeof accepted.asset === 'string' &&
+    isAddressEqual(accepted.asset as Address, req.asset as Address) &&
+    typeof accepted.payTo === 'string' &&
+    isAddressEqual(accepted.payTo as Address, req.payTo as Address) &&
+    typeof a.receiverAuthorizer === 'string' &&
+    isAddressEqual(a.receiverAuthorizer as Address, r.receiverAuthorizer as Address) &&
+    Number(a.withdrawDelay) === Number(r.withdrawDelay)
+  );
+};
+
+const chainViewOf = (c: StoredChannel): ChainView => ({
+  balance: BigInt(c.balance),
+  totalClaimed: BigInt(c.totalClaimed),
+  withdrawRequestedAt: c.withdrawRequestedAt,
+  refundNonce: c.refundNonce,
+});
+
+/** The facilitator's channel snapshot (verify `extra`, or settle `extra.channelState`). */
+const chainViewFrom = (extra: Record<string, unknown> | undefined, readAt: number): ChainView | undefined => {
+  const big = (v: unknown) =>
+    typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : undefined;
+  const balance = big(extra?.balance);
+  const totalClaimed = big(extra?.totalClaimed);
+  if (balance === undefined || totalClaimed === undefined) return undefined;
+  return {
+    balance,
+    totalClaimed,
+    withdrawRequestedAt: Number(big(extra?.withdrawRequestedAt) ?? 0n),
+    refundNonce: Number(big(extra?.refundNonce) ?? 0n),
+    readAt,
+  };
+};
+
+const stateExtra = (channelId: string, chain: ChainView, charged: bigint): ChannelStateExtra => ({
+  channelId,
+  balance: chain.balance.toString(),
+  totalClaimed: chain.totalClaimed.toString(),
+  withdrawRequestedAt: chain.withdrawRequestedAt,
+  refundNonce: chain.refundNonce.toString(),
+  chargedCumulativeAmount: charged.toString(),
+});
+
+/**
+ * The corrective option: the offered one plus the server's channel state. With a stored record,
+ * its last committed voucher proves the charged amount to the buyer (it checks the signature is
+ * its own); without one, the buyer takes the charged amount from the chain (claimed so far).
+ */
+const corrective = (req: PaymentRequirements, channelId: string, chain: ChainView, record: StoredChannel | undefined): BatchPaymentOption => {
+  const trusted = record?.signature && record.signature !== '0x' && BigInt(record.chargedCumulativeAmount) >= chain.totalClaimed ? record : undefined;
+  const charged = trusted ? BigInt(trusted.chargedCumulativeAmount) : chain.totalClaimed;
+  const option = req as unknown as BatchPaymentOption;
+  return {
+    ...option,
+    extra: {
+      ...option.extra,
+      channelState: stateExtra(channelId, chain, charged),
+      ...(trusted ? { voucherState: { signedMaxClaimable: trusted.signedMaxClaimable, signature: trusted.signature } } : {}),
+    },
+  };
+};
+
+/** A new channel record, from the chain (nothing charged by us beyond what is claimed). */
+const newRecord = (channelId: string, p: BatchPayload, chain: ChainView, now: number): StoredChannel => ({
+  channelId,
+  channelConfig: {
+    ...p.channelConfig,
+    payer: p.channelConfig.payer as Address,
+    payerAuthorizer: p.channelConfig.payerAuthorizer as Address,
+    receiver: p.channelConfig.receiver as Address,
+    receiverAuthorizer: p.channelConfig.receiverAuthorizer as Address,
+    token: p.channelConfig.token as Address,
+    salt: p.channelConfig.salt as `0x${string}`,
+  },
+  chargedCumulativeAmount: chain.totalClaimed.toString(),
+  signedMaxClaimable: chain.totalClaimed.toString(),
+  signature: '',
+  balance: chain.balance.toString(),
+  totalClaimed: chain.totalClaimed.toString(),
+  withdrawRequestedAt: chain.withdrawRequestedAt,
+  refundNonce: chain.refundNonce,
+  onchainSyncedAt: now,
+  lastRequestTimestamp: now,
+});
+
+/** The record's chain fields replaced by a fresher view. */
+const withChain = (c: StoredChannel, chain: ChainView): StoredChannel =>
+  chain.readAt === undefined
+    ? c
+    : {
+        ...c,
+        balance: chain.balance.toString(),
+        totalClaimed: chain.totalClaimed.toString(),
+        withdrawRequestedAt: chain.withdrawRequestedAt,
+        refundNonce: chain.refundNonce,
+        onchainSyncedAt: chain.readAt,
+      };
+
+/**
+ * The lane over its store, facilitator and clock.
+ * @example
+ * const lane = createBatchLane({ config, store: new DynamoChannelStore(doc, table), facilitator, now: () => new Date() });
+ * const auth = await lane.authorize(payload, lane.offer(route, path), { route: route.id, path, requestId });
+ * if (auth.ok) { const answer = await handler(); answer.ok ? await lane.commit(auth.grant) : await lane.release(auth.grant, 'handler_failed'); }
+ */
+const createBatchLane = (deps: BatchLaneDeps) => {
+  const { config, store, facilitator } = deps;
+  const newId = deps.newId ?? randomUUID;
+  const chainId = usdcFor(config.network).chainId;
+
+  /** Asks the facilitator; a failure to answer is a 502, never a verdict on the payment. */
+  const ask = async <T>(call: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; refusal: BatchRefusal }> => {
+    try {
+      return { ok: true, value: await call() };
+    } catch (err) {
+      const failure = classifyFacilitatorError(err);
+      if (failure.kind === 'verdict') return { ok: false, refusal: refuse(failure.reason ?? REASON.facilitator, 'the facilitator refused the payment') };
+      return {
+        ok: false,
+        refusal: { ok: false, status: 502, reason: REASON.facilitator, message: 'the payment facilitator could not be reached; nothing was charged' },
+      };
+    }
+  };
+
+  const authorize = async (payload: PaymentPayload, requirements: PaymentRequirements, call: BatchCallContext): Promise<AuthorizeResult> => {
+    const now = deps.now().getTime();
+    if (payload.x402Version !== 2 || payload.accepted?.scheme !== SCHEME || requirements.scheme !== SCHEME) {
+      return refuse(REASON.scheme, 'not an x402 v2 batch-settlement payment');
+    }
+    const type = (payload.payload as { type?: unknown })?.type;
+    if (type === 'refund')
+      return refuse(REASON.payloadType, 'refunds are not taken by request: idle channels are refunded by the service, and a timed withdrawal is always open');
+    const parsed = BatchPayloadSchema.safeParse(payload.payload);
+    if (!parsed.success) return refuse(REASON.voucherPayload, 'malformed batch-settlement payload');
+    const p = parsed.data;
+    if (!acceptedMatches(payload.accepted, requirements))
+      return refuse(REASON.accepted, "the payment accepts other terms than this route's batch-settlement option");
+
+    const bound = checkChannel(p.channelConfig, p.voucher, {
+      chainId,
+      payTo: requirements.payTo as Address,
+      asset: requirements.asset as Address,
+      receiverAuthorizer: requirements.extra.receiverAuthorizer as Address,
+      withdrawDelay: Number(requirements.extra.withdrawDelay),
+    });
+    if (!bound.ok) return refuse(bound.reason, bound.message);
+    const channelId = bound.channelId;
+    const signed = voucherSignedByAuthorizer(p.channelConfig, p.voucher, chainId);
+    if (signed === false) return refuse(REASON.signature, "the voucher is not signed by the channel's payer authorizer");
+
+    const cumulative = BigInt(p.voucher.maxClaimableAmount);
+    const price = BigInt(requirements.amount);
+    const record = await store.get(channelId);
+    if (isClosing(record, now)) return refuse(REASON.busy, 'the channel is being refunded; open a new deposit after the refund');
+    if (isPendingLive(record, now)) return refuse(REASON.busy, 'another request of this channel is in progress; retry when it has answered');
+
+    // Chain state: the mirror while fresh, else the facilitator reads the chain (and checks the signature on chain terms).
+    const mirrorFresh =
+      record !== undefined &&
+      p.type === 'voucher' &&
+      signed === true &&
+      record.withdrawRequestedAt === 0 &&
+      record.onchainSyncedAt !== undefined &&
+      now - record.onchainSyncedAt <= config.onchainStateTtlMs;
+    let chain: ChainView;
+    if (record && mirrorFresh) {
+      chain = chainViewOf(record);
+    } else {
+      const asked = await ask<VerifyResponse>(() => facilitator.verify(payload, requirements));
+      if (!asked.ok) return asked.refusal;
+      const v = asked.value;
+      const view = v.isValid ? chainViewFrom(v.extra, now) : undefined;
+      if (!v.isValid || !view) {
+        // Over the balance or under the claimed amount: the buyer's view of the channel is stale; it resynchronises from the chain.
+        if (v.invalidReason === REASON.exceedsBalance || v.invalidReason === REASON.belowClaimed) {
+          const known = record ? chainViewOf(record) : { balance: 0n, totalClaimed: 0n, withdrawRequestedAt: 0, refundNonce: 0 };
+          return refuse(REASON.mismatch, `voucher refused: ${v.invalidReason}`, { requirements: corrective(requirements, channelId, known, record) });
+        }
+        return refuse(v.invalidReason ?? REASON.voucherPayload, v.invalidMessage ?? 'the facilitator refused the voucher');
+      }
+      if (v.payer && !isAddressEqual(getAddress(v.payer), getAddress(p.channelConfig.payer)))
+        return refuse(REASON.signature, 'the verified payer is not the channel payer');
+      chain = view;
+    }
+
+    // The charged amount so far: ours when we hold the channel's last voucher, else what the chain has claimed.
+    const trusted = record !== undefined && BigInt(record.chargedCumulativeAmount) >= chain.totalClaimed;
+    const charged = trusted ? BigInt(record!.chargedCumulativeAmount) : chain.totalClaimed;
+    if (cumulative !== charged + price) {
+      return refuse(REASON.mismatch, `the voucher must be the charged amount ${charged} plus the price ${price}`, {
+        requirements: corrective(requirements, channelId, chain, trusted ? record : undefined),
+      });
+    }
+    if (chain.withdrawRequestedAt !== 0)
+      return refuse(REASON.withdrawalPending, 'the payer started a withdrawal from this channel: no voucher is accepted until it completes');
+    const deposit = p.type === 'deposit' ? BigInt(p.deposit.amount) : 0n;
+    if (cumulative > chain.balance + deposit || cumulative <= chain.totalClaimed) {
+      return refuse(REASON.mismatch, `voucher refused: ${cumulative > chain.balance + deposit ? REASON.exceedsBalance : REASON.belowClaimed}`, {
+        requirements: corrective(requirements, channelId, chain, trusted ? record : undefined),
+      });
+    }
+
+    // Reserve: only if nobody moved the channel since (a concurrent request, the settlement job).
+    const pendingId = newId();
+    let verdict: BatchRefusal | undefined;
+    const reserved = await store.change(
+      channelId,
+      (current) => {
+        verdict = undefined;
+        // Gone since it was read (the settlement job refunded and closed it): the chain view above is stale.
+        if ((record && !current) || isClosing(current, now) || isPendingLive(current, now)) {
+          verdict = refuse(REASON.busy, 'another request of this channel is in progress; retry when it has answered');
+          return { channel: current };
+        }
+        const base = current ? withChain(current, chain) : newRecord(channelId, p, chain, now);
+        const baseCharged = BigInt(base.chargedCumulativeAmount) >= chain.totalClaimed ? BigInt(base.chargedCumulativeAmount) : chain.totalClaimed;
+        if (cumulative !== baseCharged + price) {
+          verdict = refuse(REASON.mismatch, 'the channel moved on meanwhile', { requirements: corrective(requirements, channelId, chain, current) });
+          return { channel: current };
+        }
+        return {
+          channel: {
+            ...base,
+            chargedCumulativeAmount: baseCharged.toString(),
+            lastRequestTimestamp: now,
+            pendingRequest: { pendingId, signedMaxClaimable: cumulative.toString(), expiresAt: now + config.reservationTtlMs },
+          },
+        };
+      },
+      record,
+    );
+    if (verdict) return verdict;
+
+    return {
+      ok: true,
+      grant: {
+        lane: 'x402-batch',
+        kind: p.type,
+        channelId,
+        pendingId,
+        payer: getAddress(p.channelConfig.payer),
+        amount: price.toString(),
+        cumulative: cumulative.toString(),
+        voucherSignature: p.voucher.signature,
+        payload,
+        reserved: reserved.channel!,
+        requirements,
+        call,
+      },
+    };
+  };
+
+  /** Drops this request's reservation (nothing else): the voucher is not counted. */
+  const release = async (grant: BatchGrant, _reason: string): Promise<void> => {
+    await store.change(
+      grant.channelId,
+      (current) => ({ channel: current && current.pendingRequest?.pendingId === grant.pendingId ? { ...current, pendingRequest: undefined } : current }),
+      grant.reserved,
+    );
+  };
+
+  const commit = async (grant: BatchGrant): Promise<CommitResult> => {
+    let deposited: SettleResponse | undefined;
+    let depositView: ChainView | undefined;
+    if (grant.kind === 'deposit') {
+      // The deposit goes on chain only now, for a call that delivers: escrow is the buyer's money until vouchers are claimed.
+      const asked = await ask(() => facilitator.settle(grant.payload, grant.requirements));
+      if (!asked.ok || !asked.value.success) {
+        await release(grant, 'deposit_failed');
+        return asked.ok ? refuse(asked.value.errorReason ?? 'deposit_failed', 'the deposit did not go through; nothing was charged') : asked.refusal;
+      }
+      deposited = asked.value;
+      depositView = chainViewFrom(deposited.extra?.channelState as Record<string, unknown> | undefined, deps.now().getTime());
+    }
+
+    const now = deps.now();
+    const price = BigInt(grant.amount);
+    let committed: StoredChannel | undefined;
+    await store.change(
+      grant.channelId,
+      (current) => {
+        committed = undefined;
+        if (!current || current.pendingRequest?.pendingId !== grant.pendingId) return { channel: current };
+        const charged = BigInt(current.chargedCumulativeAmount) + price;
+        if (charged.toString() !== grant.cumulative) return { channel: { ...current, pendingRequest: undefined } };
+        const base = depositView ? withChain(current, depositView) : current;
+        committed = {
+          ...base,
+          chargedCumulativeAmount: charged.toString(),
+          signedMaxClaimable: grant.cumulative,
+          signature: grant.voucherSignature,
+          lastRequestTimestamp: now.getTime(),
+          pendingRequest: undefined,
+        };
+        const sale: BatchSale = {
+          saleId: `batch:${grant.channelId}:${grant.cumulative}`,
+          lane: 'x402-batch',
+          route: grant.call.route,
+          path: grant.call.path,
+          amount: grant.amount,
+          asset: getAddress(grant.requirements.asset),
+          network: grant.requirements.network,
+          payTo: getAddress(grant.requirements.payTo),
+          payer: grant.payer.toLowerCase(),
+          transaction: '',
+          settledAt: now.toISOString(),
+          requestId: grant.call.requestId,
+          extra: { channel_id: grant.channelId, cumulative_amount: grant.cumulative },
+        };
+        return { channel: committed, sales: [sale] };
+      },
+      grant.reserved,
+    );
+    if (!committed) {
+      // The reservation expired and another request took the channel: this call is not paid, so its data must not go out.
+      return refuse(REASON.busy, 'the reservation of this channel expired before the answer; nothing was charged');
+    }
+    const chain = chainViewOf(committed);
+    return {
+      ok: true,
+      receipt: {
+        success: true,
+        transaction: deposited?.transaction ?? '',
+        network: grant.requirements.network as SettleResponse['network'],
+        payer: grant.payer,
+        amount: deposited ? String(deposited.amount ?? '') : '',
+        extra: { chargedAmount: grant.amount, channelState: stateExtra(grant.channelId, chain, BigInt(committed.chargedCumulativeAmount)) },
+      },
+    };
+  };
+
+  return {
+    offer: (route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>, path: string) => offer(route, path, config),
+    authorize,
+    commit,
+    release,
+  };
+};
+
+type BatchLane = ReturnType<typeof createBatchLane>;
+
+export { createBatchLane, offer, batchLaneConfig, REASON as BATCH_REASON, DEFAULT_WITHDRAW_DELAY_S };
+export type {
+  BatchLane,
+  BatchLaneConfig,
+  BatchLaneDeps,
+  BatchGrant,
+  BatchRefusal,
+  BatchCallContext,
+  BatchPaymentOption,
+  AuthorizeResult,
+  CommitResult,
+  ChannelStateExtra,
+};

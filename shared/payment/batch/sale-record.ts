@@ -1,0 +1,121 @@
+/**
+ * Sales records in the credit table: one item per paid call, for finance (revenue per route and
+ * lane). The same shape serves every x402 lane (batch writes lane 'x402-batch', exact 'x402-exact'):
+ *
+ *   pk  X402SALE#<yyyy-mm>#<shard>     shard = first byte of sha256(sale id) % 16
+ *   sk  <settled_at ISO>#<sale id>
+ *
+ * A month's sales are 16 partitions, so a busy month never concentrates its writes on one
+ * partition; a month is read with one Query per shard. Amounts are USDC atomic units as decimal
+ * strings (never floats). `transaction` is the on-chain transaction that moved the money: for the
+ * batch lane the claim that covers the call, '' until it is known.
+ */
+import { createHash } from 'node:crypto';
+
+/** How many partitions a month's sales are spread over. */
+const SALE_SHARDS = 16;
+
+type SaleLane = 'x402-batch' | 'x402-exact';
+
+/** One paid call, as finance reads it. */
+interface SaleRecord {
+  /** Unique per paid call; for the batch lane `batch:<channel id>:<cumulative amount after the call>`. */
+  saleId: string;
+  lane: SaleLane;
+  /** Route id from the route table, e.g. `GET /v1/price/{code}`. */
+  route: string;
+  path: string;
+  /** USDC atomic units, decimal string. */
+  amount: string;
+  asset: string;
+  network: string;
+  payTo: string;
+  payer: string;
+  /** Transaction that moved the money; '' while not yet known (batch: before the claim). */
+  transaction: string;
+  /** When the call was paid (ISO 8601, UTC). */
+  settledAt: string;
+  requestId: string;
+  /** Lane-specific fields (batch: channel_id, cumulative_amount), stored as attributes. */
+  extra?: Readonly<Record<string, string>>;
+}
+
+/** Key of a sale item. */
+interface SaleKey {
+  pk: string;
+  sk: string;
+}
+
+/** The shard of a sale id: first byte of its SHA-256, modulo SALE_SHARDS. */
+const saleShard = (saleId: string): number => createHash('sha256').update(saleId, 'utf8').digest()[0]! % SALE_SHARDS;
+
+/** The partition key of a month's shard. */
+const salePk = (month: string, shard: number): string => `X402SALE#${month}#${shard}`;
+
+/** Where a sale lives. */
+const saleKey = (sale: Pick<SaleRecord, 'saleId' | 'settledAt'>): SaleKey => ({
+  pk: salePk(sale.settledAt.slice(0, 7), saleShard(sale.saleId)),
+  sk: `${sale.settledAt}#${sale.saleId}`,
+});
+
+/** The credit-table item of a sale (attribute names as finance queries them). */
+const saleItem = (sale: SaleRecord): Record<string, string> => ({
+  ...saleKey(sale),
+  ...sale.extra,
+  sale_id: sale.saleId,
+  lane: sale.lane,
+  route: sale.route,
+  path: sale.path,
+  amount: sale.amount,
+  asset: sale.asset,
+  network: sale.network,
+  pay_to: sale.payTo,
+  payer: sale.payer.toLowerCase(),
+  transaction: sale.transaction,
+  settled_at: sale.settledAt,
+  request_id: sale.requestId,
+});
+
+const CORE_ATTRIBUTES = new Set([
+  'pk',
+  'sk',
+  'sale_id',
+  'lane',
+  'route',
+  'path',
+  'amount',
+  'asset',
+  'network',
+  'pay_to',
+  'payer',
+  'transaction',
+  'settled_at',
+  'request_id',
+]);
+
+/** A sale back from its item. */
+const saleFromItem = (item: Record<string, unknown>): SaleRecord => {
+  const extra = Object.fromEntries(
+    Object.entries(item)
+      .filter(([k]) => !CORE_ATTRIBUTES.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
+  return {
+    saleId: String(item.sale_id),
+    lane: item.lane as SaleLane,
+    route: String(item.route),
+    path: String(item.path),
+    amount: String(item.amount),
+    asset: String(item.asset),
+    network: String(item.network),
+    payTo: String(item.pay_to),
+    payer: String(item.payer),
+    transaction: String(item.transaction),
+    settledAt: String(item.settled_at),
+    requestId: String(item.request_id),
+    ...(Object.keys(extra).length ? { extra } : {}),
+  };
+};
+
+export { SALE_SHARDS, saleShard, salePk, saleKey, saleItem, saleFromItem };
+export type { SaleRecord, SaleKey, SaleLane };
