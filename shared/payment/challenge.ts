@@ -10,6 +10,7 @@
  * because x402 clients treat it as a URL; accepts[].resource is the requested path, as the spec says.
  */
 import type { PaymentRequirementsV2 } from '@x402/core/schemas';
+import type { Address } from 'viem';
 import type { Config, X402Network } from '../config';
 import { SERVICE_NAME } from '../docs/identity';
 import { usdToAtomic } from '../routes/pricing';
@@ -33,7 +34,7 @@ interface PaymentRequiredBody {
   x402Version: 2;
   error: string;
   resource: { url: string; description: string; mimeType: string; serviceName: string; tags: string[] };
-  accepts: PaymentOption[];
+  accepts: Array<PaymentOption | BatchPaymentOption>;
   extensions: Record<string, unknown>;
 }
 
@@ -65,6 +66,53 @@ const paymentOption = (
   };
 };
 
+/** The terms of the batch-settlement option, as the facilitator and the lane set them. */
+interface BatchTerms {
+  /** Signs claims and refunds of our channels (the facilitator's advertised authorizer). */
+  receiverAuthorizer: Address;
+  /** Seconds a buyer's timed withdrawal waits. */
+  withdrawDelay: number;
+  /** The deposit buyers are asked for at least (USDC atomic units). */
+  minDeposit: string;
+}
+
+/** The 402's batch-settlement option: the exact option's price, asset and pay-to, with the channel terms. */
+interface BatchPaymentOption extends Omit<PaymentOption, 'scheme' | 'extra'> {
+  scheme: 'batch-settlement';
+  extra: {
+    name: string;
+    version: string;
+    receiverAuthorizer: Address;
+    withdrawDelay: number;
+    minDeposit: string;
+    assetTransferMethod: 'eip3009';
+    /** Corrective 402 only: the server's view of the channel. */
+    channelState?: object;
+    /** Corrective 402 only: the last voucher the buyer signed, so it can check the charged amount is its own. */
+    voucherState?: { signedMaxClaimable: string; signature: string };
+  };
+}
+
+/**
+ * The batch-settlement option of a priced route (x402 `batch-settlement`): one deposit into an
+ * escrow channel, then a cumulative voucher per call at the same price as the exact option.
+ * @param path the requested path (accepts[].resource)
+ */
+const batchOption = (
+  route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>,
+  path: string,
+  config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,
+  terms: BatchTerms,
+): BatchPaymentOption => {
+  const base = paymentOption(route, path, config);
+  const minDeposit = BigInt(terms.minDeposit) > BigInt(base.amount) ? terms.minDeposit : base.amount;
+  return {
+    ...base,
+    scheme: 'batch-settlement',
+    extra: { ...base.extra, receiverAuthorizer: terms.receiverAuthorizer, withdrawDelay: terms.withdrawDelay, minDeposit, assetTransferMethod: 'eip3009' },
+  };
+};
+
 type ChallengeRoute = Pick<RouteDef, 'id' | 'priceUsd' | 'summary' | 'mimeType' | 'method' | 'path' | 'params' | 'query' | 'output' | 'mcp' | 'family'>;
 type ChallengeConfig = Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>;
 
@@ -81,20 +129,28 @@ const MAX_BUILT = 1000;
  * @param url absolute URL of the request (resource.url)
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
  */
-const buildPaymentRequired = (route: ChallengeRoute, path: string, url: string, config: ChallengeConfig, error = 'PAYMENT_REQUIRED'): PaymentRequiredBody => {
+const buildPaymentRequired = (
+  route: ChallengeRoute,
+  path: string,
+  url: string,
+  config: ChallengeConfig,
+  error = 'PAYMENT_REQUIRED',
+  batch?: BatchTerms,
+): PaymentRequiredBody => {
   let built = BUILT.get(config);
   if (!built) {
     built = new Map();
     BUILT.set(config, built);
   }
-  const key = `${route.id} ${path} ${url} ${error}`;
+  const key = `${route.id} ${path} ${url} ${error} ${batch ? JSON.stringify(batch) : ''}`;
   let doc = built.get(key);
   if (!doc) {
     doc = {
       x402Version: 2,
       error,
       resource: { url, description: route.summary, mimeType: route.mimeType, serviceName: SERVICE_NAME, tags: ['commodities', route.family] },
-      accepts: [paymentOption(route, path, config)],
+      // The spec's exact option first; the batch-settlement option when the facilitator offers it.
+      accepts: [paymentOption(route, path, config), ...(batch ? [batchOption(route, path, config, batch)] : [])],
       // payment-identifier (optional): a client that names its payment gets idempotent retries.
       extensions: { ...bazaarExtension(route, path, url), [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() },
     };
@@ -135,18 +191,21 @@ interface V1PaymentRequiredBody {
 const toV1Body = (doc: PaymentRequiredBody, network: X402Network): V1PaymentRequiredBody => ({
   x402Version: 1,
   error: doc.error,
-  accepts: doc.accepts.map((a) => ({
-    scheme: a.scheme,
-    network: usdcFor(network).v1Name,
-    maxAmountRequired: a.maxAmountRequired,
-    resource: doc.resource.url,
-    description: a.description,
-    mimeType: a.mimeType,
-    payTo: a.payTo,
-    maxTimeoutSeconds: a.maxTimeoutSeconds,
-    asset: a.asset,
-    extra: a.extra,
-  })),
+  // v1 clients know the exact scheme only.
+  accepts: doc.accepts
+    .filter((a): a is PaymentOption => a.scheme === 'exact')
+    .map((a) => ({
+      scheme: a.scheme,
+      network: usdcFor(network).v1Name,
+      maxAmountRequired: a.maxAmountRequired,
+      resource: doc.resource.url,
+      description: a.description,
+      mimeType: a.mimeType,
+      payTo: a.payTo,
+      maxTimeoutSeconds: a.maxTimeoutSeconds,
+      asset: a.asset,
+      extra: a.extra,
+    })),
 });
 
 /** Standard base64 of UTF-8 JSON, the encoding of every x402 header. */
@@ -174,5 +233,5 @@ const baseUrl = (publicBaseUrl: string | undefined, domainName: string | undefin
 const resourceUrl = (publicBaseUrl: string | undefined, domainName: string | undefined, path: string, rawQuery: string): string =>
   `${baseUrl(publicBaseUrl, domainName)}${path}${rawQuery ? `?${rawQuery}` : ''}`;
 
-export { baseUrl, buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl, toV1Body, V1_BODY_HEADER };
-export type { PaymentRequiredBody, PaymentOption, V1PaymentRequiredBody };
+export { baseUrl, batchOption, buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl, toV1Body, V1_BODY_HEADER };
+export type { BatchPaymentOption, BatchTerms, PaymentRequiredBody, PaymentOption, V1PaymentRequiredBody };

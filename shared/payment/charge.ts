@@ -11,12 +11,13 @@
 import { PaymentError } from '../errors/errors';
 import { proLane } from './pro-lane';
 import { isChargeable } from '../routes/table';
-import { buildPaymentRequired } from './challenge';
+import { paymentRequiredFor } from './payment-required';
+import { batchLane } from './batch-lane';
 import { exactLane } from './exact-lane';
 import type { AnswerToStore, Budget, ChargeOutcome, Credentials, Grant, Lane, LaneId, PaidCall, PaymentDeps, SettleOutcome } from './lane';
 
 /** Every lane, by id: adding a lane is one module and one entry here. */
-const LANES = { 'x402-exact': exactLane, pro: proLane } as const satisfies Record<LaneId, Lane<never>>;
+const LANES = { 'x402-exact': exactLane, 'x402-batch': batchLane, pro: proLane } as const satisfies Record<LaneId, Lane<never>>;
 
 /** The x402 lanes, by the scheme their payloads name. */
 const BY_SCHEME: ReadonlyMap<string, Lane<never>> = new Map(
@@ -32,10 +33,6 @@ const schemeOf = (payload: unknown): unknown => {
   const p = payload as { accepted?: { scheme?: unknown }; scheme?: unknown } | null;
   return p?.accepted?.scheme ?? p?.scheme;
 };
-
-/** The 402 of a call: every x402 lane's option, `error` the reason. */
-const challenge = (call: PaidCall, deps: PaymentDeps, error = 'PAYMENT_REQUIRED') =>
-  buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, error);
 
 /**
  * Decides how a call is paid, before any data is read.
@@ -55,7 +52,10 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
       if (deps.config.X402_ENFORCE || opts.challenge) {
         return {
           type: 'refused',
-          refusal: { error: new PaymentError('PAYMENT_REQUIRED', 'this route is paid: pay with x402 or a Pro key'), required: challenge(call, deps) },
+          refusal: {
+            error: new PaymentError('PAYMENT_REQUIRED', 'this route is paid: pay with x402 or a Pro key'),
+            required: await paymentRequiredFor(call, deps),
+          },
         };
       }
       return { type: 'free', reason: 'demo' };
@@ -72,7 +72,7 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
         type: 'refused',
         refusal: {
           error: new PaymentError('INVALID_PAYMENT', credentials.message, { reason: credentials.reason, ...credentials.details }),
-          required: challenge(call, deps, credentials.reason),
+          required: await paymentRequiredFor(call, deps, credentials.reason),
         },
       };
     case 'x402': {
@@ -84,7 +84,7 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
             error: new PaymentError('INVALID_PAYMENT', 'the payment is not an x402 payment payload (v1 or v2) naming its scheme', {
               reason: 'invalid_payload',
             }),
-            required: challenge(call, deps, 'invalid_payload'),
+            required: await paymentRequiredFor(call, deps, 'invalid_payload'),
           },
         };
       }
@@ -97,7 +97,7 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
             reason: 'scheme_mismatch',
             got: scheme ?? null,
           }),
-          required: challenge(call, deps, 'scheme_mismatch'),
+          required: await paymentRequiredFor(call, deps, 'scheme_mismatch'),
         },
       };
     }

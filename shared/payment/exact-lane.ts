@@ -23,7 +23,8 @@ import type { X402Network } from '../config';
 import { PaymentError, ServiceUnavailableError, type HttpError } from '../errors/errors';
 import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
-import { buildPaymentRequired, paymentOption, type PaymentOption } from './challenge';
+import { paymentOption, type PaymentOption } from './challenge';
+import { paymentRequiredFor } from './payment-required';
 import { checkSignature, checkTerms, type ExpectedPayment } from './checks';
 import { FacilitatorUnavailableError, PaymentIdConflictError, PaymentInProgressError, SettlementPendingError } from './errors';
 import { classifyFacilitatorError, isSettledBeforeSending, isSettlementPending, reasonFromFacilitator, type FacilitatorClient } from './facilitator';
@@ -126,11 +127,11 @@ const bestEffort = async (deps: PaymentDeps, what: string, fn: () => Promise<unk
 };
 
 /** A refusal that carries a fresh challenge (error = the reason), so a client can pay again correctly. */
-const invalidPayment = (call: PaidCall, deps: PaymentDeps, refusal: Omit<PaymentRefusal, 'ok'>): ChargeOutcome => ({
+const invalidPayment = async (call: PaidCall, deps: PaymentDeps, refusal: Omit<PaymentRefusal, 'ok'>): Promise<ChargeOutcome> => ({
   type: 'refused',
   refusal: {
     error: new PaymentError('INVALID_PAYMENT', refusal.message, { reason: refusal.reason, ...refusal.details }),
-    required: buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, refusal.reason),
+    required: await paymentRequiredFor(call, deps, refusal.reason),
   },
 });
 
@@ -552,13 +553,7 @@ const settleFailed = async (g: ExactGrant, deps: PaymentDeps, f: { transaction: 
         facilitator_reason: f.reason,
         stage: 'settlement',
       }),
-      required: buildPaymentRequired(
-        g.call.route,
-        g.call.resource.path,
-        g.call.resource.url,
-        deps.config,
-        reasonFromFacilitator(f.reason, 'settlement_failed'),
-      ),
+      required: await paymentRequiredFor(g.call, deps, reasonFromFacilitator(f.reason, 'settlement_failed')),
       settlement: settlementOf(g, f.transaction, false),
     },
   };

@@ -12,10 +12,11 @@ import type { CreditLedger } from '../pro/credit-port';
 import type { RouteDef } from '../routes/table';
 import type { PaymentRequiredBody } from './challenge';
 import type { FacilitatorClient } from './facilitator';
+import type { BatchChannelStore } from './batch/channel-store';
 import type { PaymentLedger } from './ledger';
 
 /** Every lane, by the id metrics and grants carry. */
-const LANE_IDS = ['x402-exact', 'pro'] as const;
+const LANE_IDS = ['x402-exact', 'x402-batch', 'pro'] as const;
 type LaneId = (typeof LANE_IDS)[number];
 
 /** What a buyer presented, decoded by the transport (never a raw header). */
@@ -61,6 +62,10 @@ interface Settlement {
   transaction: string;
   network: string;
   payer: string;
+  /** batch-settlement: the deposit taken with this call, if any. */
+  amount?: string;
+  /** batch-settlement: what the client keeps of its channel (charged amount, channel state). */
+  extra?: Record<string, unknown>;
 }
 
 /** What a settled call tells its buyer. */
@@ -109,6 +114,8 @@ interface PaymentDeps {
   ledger: PaymentLedger;
   credits: CreditLedger;
   facilitator: FacilitatorClient;
+  /** Escrow channels of the batch-settlement lane. */
+  channels?: BatchChannelStore;
   now: () => Date;
   log: PaymentLog;
 }

@@ -5,6 +5,7 @@
  */
 import { METRIC, type MetricsSink } from '../observability/metrics';
 import type { ProGrant } from './pro-lane';
+import type { BatchLaneGrant } from './batch-lane';
 import type { ExactGrant } from './exact-lane';
 import type { Grant, Refusal, SettleOutcome } from './lane';
 
@@ -21,6 +22,7 @@ const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutc
   }
   metrics.count(METRIC.paidCalls, 1, { lane: grant.lane });
   if (grant.lane === 'pro') metrics.count(METRIC.creditsDebited, (grant as ProGrant).usage.credits);
+  else if (grant.lane === 'x402-batch') metrics.count(METRIC.revenueAtomic, Number((grant as BatchLaneGrant).batch.amount));
   else if ((grant as ExactGrant).mode === 'settle') {
     metrics.count(METRIC.settlements);
     metrics.count(METRIC.revenueAtomic, Number((grant as ExactGrant).amount));

@@ -4,7 +4,8 @@
  * Every outcome of a keyed call says what is left of the key's budget.
  */
 import { PaymentError, RateLimitedError, ServiceUnavailableError, UnauthorizedError, type HttpError } from '../errors/errors';
-import { buildPaymentRequired } from './challenge';
+import type { PaymentRequiredBody } from './challenge';
+import { paymentRequiredFor } from './payment-required';
 import type { Budget, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, SettleOutcome } from './lane';
 import { usdToCredits } from '../routes/pricing';
 import type { KeyRecord, UsageEntry } from '../pro/credit-port';
@@ -42,7 +43,7 @@ const rateLimited = (hash: string, perSecond: number, nowMs: number): number | n
   return w.count > perSecond ? Math.ceil((w.start + RATE_WINDOW_MS - nowMs) / 1000) : null;
 };
 
-const refused = (error: HttpError, budget?: Budget, required?: ReturnType<typeof buildPaymentRequired>): ChargeOutcome => ({
+const refused = (error: HttpError, budget?: Budget, required?: PaymentRequiredBody): ChargeOutcome => ({
   type: 'refused',
   refusal: { error, ...(budget ? { budget } : {}), ...(required ? { required } : {}) },
 });
@@ -87,7 +88,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
       );
     case 'quota_exceeded': {
       // The call can still be paid with x402: the refusal carries the payment requirements.
-      const required = buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, 'quota_exceeded');
+      const required = await paymentRequiredFor(call, deps, 'quota_exceeded');
       const error = new PaymentError('QUOTA_EXCEEDED', 'this Pro key has no credits left for this call; pay this call with x402 instead (accepts)', {
         credits_required: price,
         credits_remaining: debit.record?.creditsLeft ?? 0,

@@ -36,7 +36,7 @@ import type { Config, X402Network } from '../../config';
 import type { RouteDef } from '../../routes/table';
 import { usdToAtomic } from '../../routes/pricing';
 import { usdcFor } from '../assets';
-import { paymentOption, type PaymentOption } from '../challenge';
+import { batchOption, type BatchPaymentOption, type BatchTerms } from '../challenge';
 import { classifyFacilitatorError } from '../facilitator';
 import { type BatchChannelStore, type BatchSale, isClosing, isPendingLive, type StoredChannel } from './channel-store';
 import { BatchPayloadSchema, type BatchPayload, checkChannel, MIN_WITHDRAW_DELAY_S, MAX_WITHDRAW_DELAY_S, voucherSignedByAuthorizer } from './voucher';
@@ -125,43 +125,19 @@ interface ChannelStateExtra {
   chargedCumulativeAmount: string;
 }
 
-/** The 402's batch-settlement option: x402 v2 requirements plus the spec's v1 body fields, like the exact option. */
-interface BatchPaymentOption extends Omit<PaymentOption, 'scheme' | 'extra'> {
-  scheme: 'batch-settlement';
-  extra: {
-    name: string;
-    version: string;
-    receiverAuthorizer: Address;
-    withdrawDelay: number;
-    minDeposit: string;
-    assetTransferMethod: 'eip3009';
-    /** Corrective 402 only: the server's view of the channel. */
-    channelState?: ChannelStateExtra;
-    /** Corrective 402 only: the last voucher the buyer signed, so it can check the charged amount is its own. */
-    voucherState?: { signedMaxClaimable: string; signature: string };
-  };
-}
-
 /**
- * The batch-settlement payment option of a priced route: the same price, asset and pay-to as the
- * exact option, with the channel terms a client needs to open or use a channel.
+ * The batch-settlement payment option of a priced route (challenge.ts `batchOption` with this lane's terms).
  * @param path the requested path (accepts[].resource)
  */
-const offer = (route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>, path: string, config: BatchLaneConfig): BatchPaymentOption => {
-  const base = paymentOption(route, path, { X402_NETWORK: config.network, X402_PAY_TO: config.payTo, X402_MAX_TIMEOUT_SECONDS: config.maxTimeoutSeconds });
-  const minDeposit = BigInt(config.minDeposit) > BigInt(base.amount) ? config.minDeposit : base.amount;
-  return {
-    ...base,
-    scheme: SCHEME,
-    extra: {
-      ...base.extra,
-      receiverAuthorizer: config.receiverAuthorizer,
-      withdrawDelay: config.withdrawDelaySeconds,
-      minDeposit,
-      assetTransferMethod: 'eip3009',
-    },
-  };
-};
+const offer = (route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>, path: string, config: BatchLaneConfig): BatchPaymentOption =>
+  batchOption(route, path, { X402_NETWORK: config.network, X402_PAY_TO: config.payTo, X402_MAX_TIMEOUT_SECONDS: config.maxTimeoutSeconds }, termsOf(config));
+
+/** The terms the 402 states, from the lane's settings. */
+const termsOf = (config: BatchLaneConfig): BatchTerms => ({
+  receiverAuthorizer: config.receiverAuthorizer,
+  withdrawDelay: config.withdrawDelaySeconds,
+  minDeposit: config.minDeposit,
+});
 
 /** What authorize needs to know about the call. */
 interface BatchCallContext {
@@ -576,7 +552,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
 
 type BatchLane = ReturnType<typeof createBatchLane>;
 
-export { createBatchLane, offer, batchLaneConfig, REASON as BATCH_REASON, DEFAULT_WITHDRAW_DELAY_S };
+export { createBatchLane, offer, termsOf, batchLaneConfig, REASON as BATCH_REASON, DEFAULT_WITHDRAW_DELAY_S };
 export type {
   BatchLane,
   BatchLaneConfig,
