@@ -174,7 +174,11 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
     expect(res.structuredContent).toMatchObject({
       x402Version: 2,
       resource: { url: 'mcp://tool/get_price' },
-      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '10000', payTo: stack.payments!.payTo }],
+      // The spec's exact option first; the local facilitator offers batch-settlement too.
+      accepts: [
+        { scheme: 'exact', network: 'eip155:84532', amount: '10000', payTo: stack.payments!.payTo },
+        { scheme: 'batch-settlement', network: 'eip155:84532', amount: '10000', payTo: stack.payments!.payTo },
+      ],
     });
     const bazaar = (res.structuredContent as any).extensions.bazaar;
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
@@ -271,7 +275,8 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
     const before = await net.chain.balanceOf(buyer.address);
     const res = await client.callTool({ name: 'get_decision_pack', arguments: { sector: 'energy' }, _meta: { 'x402/payment': payload } });
     expect(res.isError).toBe(true);
-    expect(res.structuredContent).toMatchObject({ x402Version: 2, accepts: [{ amount: usdToAtomic(findRoute('GET /v1/decision/{sector}')!.priceUsd!) }] });
+    const dear = usdToAtomic(findRoute('GET /v1/decision/{sector}')!.priceUsd!);
+    expect(res.structuredContent).toMatchObject({ x402Version: 2, accepts: [{ scheme: 'exact', amount: dear }, { scheme: 'batch-settlement', amount: dear }] });
     expect(await net.chain.balanceOf(buyer.address)).toBe(before);
   });
 });

@@ -126,7 +126,13 @@ describe('x402 on the local chain (ganache + local facilitator + official client
       accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000', resource: `${stack.url}/v1/price/CL`, payTo: net.payTo }],
     });
     // The header stays the v2 challenge, for v2 clients.
-    expect(unb64(challenge.headers.get('payment-required'))).toMatchObject({ x402Version: 2, accepts: [{ network: 'eip155:84532', amount: '10000' }] });
+    expect(unb64(challenge.headers.get('payment-required'))).toMatchObject({
+      x402Version: 2,
+      accepts: [
+        { scheme: 'exact', network: 'eip155:84532', amount: '10000' },
+        { scheme: 'batch-settlement', network: 'eip155:84532', amount: '10000' },
+      ],
+    });
 
     const before = await balances(buyer.address);
     const res = await pay(`${stack.url}/v1/price/CL`, { headers: { 'X402-Version': '1' } });
