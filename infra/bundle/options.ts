@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import { federalHolidayTable } from './federal-holidays';
 import { precomputedFamilyOf, precomputedRouteSchemas } from './route-schemas';
 
 /**
@@ -68,7 +69,7 @@ const bundleOptions = (name: string, entry: string, outdir: string): BuildOption
     sourcesContent: false,
     external: [...RUNTIME_PROVIDED],
     banner: { js: ESM_REQUIRE_BANNER },
-    plugins: [x402OnZod4, mcpWithoutAjv, ...(family ? [precomputedRouteSchemas(family)] : [])],
+    plugins: [x402OnZod4, mcpWithoutAjv, federalHolidayTable, ...(family ? [precomputedRouteSchemas(family)] : [])],
     metafile: true,
     logLevel: 'warning',
   };

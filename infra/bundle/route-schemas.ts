@@ -9,6 +9,7 @@
 import { basename } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Plugin } from 'esbuild';
+import { bazaarExtension } from '../../shared/payment/bazaar';
 import { routeJsonSchemas } from '../../shared/payment/route-json-schemas';
 import { FAMILY_ROUTES, type Family } from '../../shared/routes/table';
 
@@ -44,7 +45,44 @@ export const toolInputJsonSchema = () => {
 `;
 };
 
+/**
+ * What stands in for bazaar.ts in `family`'s bundle: each route's discovery extension as the
+ * library builds it for the route's template, with what a request changes filled in at run time
+ * (the query it asked with, the path parameters it names), so the bundle carries no
+ * @x402/extensions. The bundle test holds a bundled 402's extension to the library's.
+ */
+const precomputedBazaarModule = (family: Family): string => {
+  const table = Object.fromEntries(
+    FAMILY_ROUTES[family].routes
+      .filter((r) => r.priceKey !== null)
+      .map((r) => {
+        const template = r.path.replace(/\{(\w+)\}/g, ':$1');
+        const names = [...template.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+        // The path-parameter matcher of the library's enrichment, built here for this template.
+        const pattern = `^${template
+          .split(/:\w+/)
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('([^/]+)')}$`;
+        return [r.id, { extension: bazaarExtension(r, template, `https://template.invalid${template}`).bazaar, names, pattern }];
+      }),
+  );
+  return `// Generated at build time by infra/bundle/route-schemas.ts for the ${family} family.
+const TABLE = JSON.parse(${JSON.stringify(JSON.stringify(table))});
+export const bazaarExtension = (route, path, url) => {
+  const entry = TABLE[route.id];
+  if (!entry || path.startsWith('mcp://')) throw new Error('no discovery extension for ' + route.id + ' ' + path + ' in the ${family} bundle');
+  const t = entry.extension;
+  let query = {};
+  try { query = Object.fromEntries(new URL(url).searchParams); } catch { query = {}; }
+  const m = entry.names.length ? path.match(new RegExp(entry.pattern)) : null;
+  const pathParams = entry.names.length ? { pathParams: m ? Object.fromEntries(entry.names.map((n, i) => [n, m[i + 1]])) : {} } : {};
+  return { bazaar: { ...t, info: { ...t.info, input: { ...t.info.input, queryParams: query, ...pathParams } } } };
+};
+`;
+};
+
 const ROUTE_JSON_SCHEMAS = /[\\/]shared[\\/]payment[\\/]route-json-schemas\.ts$/;
+const BAZAAR = /[\\/]shared[\\/]payment[\\/]bazaar\.ts$/;
 const ZOD_JSON_SCHEMA = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]core[\\/](json-schema-processors|to-json-schema)\.js$/;
 
 /** A module with the same exports as zod's JSON Schema module at `path`, each a function that throws. */
@@ -60,8 +98,9 @@ const precomputedRouteSchemas = (family: Family): Plugin => ({
   name: 'precomputed-route-schemas',
   setup(b) {
     b.onLoad({ filter: ROUTE_JSON_SCHEMAS }, () => ({ contents: precomputedModule(family), loader: 'js' }));
+    b.onLoad({ filter: BAZAAR }, () => ({ contents: precomputedBazaarModule(family), loader: 'js' }));
     b.onLoad({ filter: ZOD_JSON_SCHEMA }, (args) => ({ contents: throwingStub(args.path), loader: 'js' }));
   },
 });
 
-export { PRECOMPUTED, precomputedFamilyOf, precomputedModule, precomputedRouteSchemas };
+export { PRECOMPUTED, precomputedBazaarModule, precomputedFamilyOf, precomputedModule, precomputedRouteSchemas };

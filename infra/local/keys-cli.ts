@@ -153,15 +153,27 @@ switch (command) {
     const byRoute = new Map<string, number>();
     for (const r of await ledger.list())
       for (const u of await ledger.usage(r.hash, month)) if (!u.refundedAt) byRoute.set(u.route, (byRoute.get(u.route) ?? 0) + u.credits);
+    // x402 revenue from the sales records, every lane: in total and per lane and route.
     const sales = await new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE).salesOfMonth(month);
+    const usdcOf = (atomic: bigint) => `${atomic / 1_000_000n}.${String(atomic % 1_000_000n).padStart(6, '0')}`;
     const atomic = sales.reduce((n, s) => n + BigInt(s.amount), 0n);
-    const usdc = `${atomic / 1_000_000n}.${String(atomic % 1_000_000n).padStart(6, '0')}`;
+    const byLaneRoute = new Map<string, { lane: string; route: string; count: number; atomic: bigint }>();
+    for (const sale of sales) {
+      const k = `${sale.lane} ${sale.route}`;
+      const row = byLaneRoute.get(k) ?? { lane: sale.lane, route: sale.route, count: 0, atomic: 0n };
+      row.count++;
+      row.atomic += BigInt(sale.amount);
+      byLaneRoute.set(k, row);
+    }
+    const laneRows = [...byLaneRoute.values()].sort((a, b) => `${a.lane} ${a.route}`.localeCompare(`${b.lane} ${b.route}`));
     if (values.csv) {
       for (const [route, credits] of byRoute) console.log([month, 'route', JSON.stringify(route), '', '', '', '', credits, usd(credits)].join(','));
-      console.log([month, 'x402', 'sales', sales.length, '', '', '', '', usdc].join(','));
+      for (const r of laneRows) console.log([month, 'x402', `${r.lane} ${JSON.stringify(r.route)}`, r.count, '', '', '', r.atomic, usdcOf(r.atomic)].join(','));
+      console.log([month, 'x402', 'sales', sales.length, '', '', '', '', usdcOf(atomic)].join(','));
     } else {
       for (const [route, credits] of [...byRoute].sort()) console.log(`${month}  route ${route}: ${credits} credits (${usd(credits)} USD list)`);
-      console.log(`${month}  x402: ${sales.length} settled sales, ${atomic} USDC atomic units = ${usdc} USDC`);
+      for (const r of laneRows) console.log(`${month}  x402 ${r.lane} ${r.route}: ${r.count} sales, ${r.atomic} USDC atomic units = ${usdcOf(r.atomic)} USDC`);
+      console.log(`${month}  x402: ${sales.length} sales, ${atomic} USDC atomic units = ${usdcOf(atomic)} USDC`);
     }
     break;
   }

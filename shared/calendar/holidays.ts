@@ -6,8 +6,8 @@
  * One-off closures by executive order (24 and 26 December 2025) are not holidays here: the
  * releases they moved are in announced.ts.
  */
-import { allForYear } from '@18f/us-federal-holidays';
 import { addDays } from '../dates';
+import { observedHolidays } from './federal-holidays';
 
 const cache = new Map<number, ReadonlyMap<string, string>>();
 
@@ -15,7 +15,7 @@ const cache = new Map<number, ReadonlyMap<string, string>>();
 const holidaysOf = (year: number): ReadonlyMap<string, string> => {
   let map = cache.get(year);
   if (!map) {
-    const all = [...allForYear(year), ...allForYear(year + 1)].map((h) => [h.dateString, h.name] as const);
+    const all = [...observedHolidays(year), ...observedHolidays(year + 1)].map((h) => [h.date, h.name] as const);
     map = new Map(all.filter(([d]) => d.startsWith(`${year}-`)));
     cache.set(year, map);
   }

@@ -4,8 +4,9 @@
  * validity window and the EIP-712 signature. They are pure (a clock is passed in) and cheap, so
  * a bad or foreign payment never costs a facilitator round trip or a store write.
  */
-import { authorizationTypes } from '@x402/evm';
-import { getAddress, isAddressEqual, type Address } from 'viem';
+import { AUTHORIZATION_TYPES } from './evm/constants';
+import type { Address } from 'viem';
+import { getAddress, isAddressEqual } from './evm/address';
 import type { UsdcAsset } from './assets';
 import type { DecodedPayment, PaymentRefusal } from './payload';
 import { recoverTypedDataSigner } from './signer';
@@ -58,7 +59,7 @@ const refuse = (reason: string, message: string, details?: Record<string, unknow
 /** The EIP-712 typed data a payer signs for this authorization (the token's own domain). */
 const typedDataOf = (p: DecodedPayment, asset: UsdcAsset) => ({
   domain: { name: asset.eip712.name, version: asset.eip712.version, chainId: asset.chainId, verifyingContract: asset.address },
-  types: authorizationTypes,
+  types: AUTHORIZATION_TYPES,
   primaryType: 'TransferWithAuthorization' as const,
   message: {
     from: getAddress(p.authorization.from),

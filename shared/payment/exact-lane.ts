@@ -17,7 +17,8 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { getAddress, isAddressEqual, type Address } from 'viem';
+import type { Address } from 'viem';
+import { getAddress, isAddressEqual } from './evm/address';
 import { Semaphore } from '../concurrency/semaphore';
 import type { X402Network } from '../config';
 import { PaymentError, ServiceUnavailableError, type HttpError } from '../errors/errors';

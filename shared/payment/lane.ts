@@ -12,7 +12,7 @@ import type { CreditLedger } from '../pro/credit-port';
 import type { RouteDef } from '../routes/table';
 import type { PaymentRequiredBody } from './challenge';
 import type { FacilitatorClient } from './facilitator';
-import type { BatchChannelStore } from './batch/channel-store';
+import type { ChannelLaneStore } from './batch/channel-store';
 import type { PaymentLedger } from './ledger';
 
 /** Every lane, by the id metrics and grants carry. */
@@ -115,7 +115,7 @@ interface PaymentDeps {
   credits: CreditLedger;
   facilitator: FacilitatorClient;
   /** Escrow channels of the batch-settlement lane. */
-  channels?: BatchChannelStore;
+  channels?: ChannelLaneStore;
   now: () => Date;
   log: PaymentLog;
 }

@@ -25,9 +25,9 @@
  * used, and a proof is bound to the path it was first presented for. A CLAIMED proof is never taken
  * over: its holder may have reached /settle. Items that may expire carry `expires_at` (DynamoDB TTL).
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CREDITS_WATCH_INDEX, TTL_ATTRIBUTE } from '../store/tables';
-import { saleItem, saleOfItem, salePartitions, shardOf, type SaleRecord } from './sales';
+import { hashShard, saleItem, salesOfMonth, type SaleRecord } from './sales';
 
 type ClaimState = 'CLAIMED' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'UNPAID';
 
@@ -169,7 +169,7 @@ interface ReconcileLedger extends PaymentLedger {
 const claimPk = (payer: string) => `X402#${payer.toLowerCase()}`;
 const claimSk = (nonce: string) => `NONCE#${nonce.toLowerCase()}`;
 const bindingKey = (payer: string, id: string) => ({ pk: `X402ID#${payer.toLowerCase()}`, sk: `ID#${id}` });
-const watchPk = (k: ClaimKey) => `X402WATCH#${shardOf(`${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}`, WATCH_SHARDS)}`;
+const watchPk = (k: ClaimKey) => `X402WATCH#${hashShard(`${k.payer.toLowerCase()}#${k.nonce.toLowerCase()}`, WATCH_SHARDS)}`;
 const epochS = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
 
 const isConditionFailure = (err: unknown): boolean => {
@@ -437,18 +437,7 @@ class DynamoPaymentLedger implements PaymentLedger {
 /** The ledger with the reconciler's and finance's reads and writes (see ReconcileLedger). */
 class DynamoReconcileLedger extends DynamoPaymentLedger implements ReconcileLedger {
   async salesOfMonth(month: string): Promise<SaleRecord[]> {
-    const shards = await Promise.all(
-      salePartitions(month).map(async (pk) => {
-        const out: SaleRecord[] = [];
-        const pages = paginateQuery(
-          { client: this.doc },
-          { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } },
-        );
-        for await (const page of pages) for (const i of page.Items ?? []) out.push(saleOfItem(i));
-        return out;
-      }),
-    );
-    return shards.flat().sort((a, b) => a.settledAt.localeCompare(b.settledAt) || a.saleId.localeCompare(b.saleId));
+    return salesOfMonth(this.doc, this.table, month);
   }
 
   async listWatched(limitPerShard = 100): Promise<WatchEntry[]> {

@@ -1,83 +1,149 @@
 /**
- * Sales records of the x402 lanes in the credit table, as finance reads them: one item per paid
- * call, filed by the month of settlement in SALE_SHARDS partitions so that one month's sales never
- * sit on one hot key (a DynamoDB partition takes about 1,000 write units a second; a sale is one).
+ * Sales records in the credit table: one item per paid call, for finance (revenue per route and
+ * lane). The same shape serves every x402 lane (exact writes lane 'x402-exact', batch 'x402-batch'):
  *
- *   pk X402SALE#<yyyy-mm>#<shard>   sk <settled_at>#<sale id>
+ *   pk  X402SALE#<yyyy-mm>#<shard>     shard = first byte of sha256(sale id) % 16
+ *   sk  <settled_at ISO>#<sale id>
  *
- * shard = first byte of sha256(sale id) mod SALE_SHARDS; a month is read as one Query per shard.
- * The sale id names the payment: `<payer>#<nonce>` for an EIP-3009 authorization (exact lane).
+ * A month's sales are 16 partitions, so a busy month never concentrates its writes on one
+ * partition; a month is read with one Query per shard. Amounts are USDC atomic units as decimal
+ * strings (never floats). `transaction` is the on-chain transaction that moved the money: for the
+ * batch lane the claim that covers the call, '' until it is known.
  */
 import { createHash } from 'node:crypto';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 
-/** Partitions per month: 16 x ~1,000 writes/s, far beyond the API's throttle. */
+/** How many partitions a month's sales are spread over. */
 const SALE_SHARDS = 16;
 
-/** Which x402 lane took the money. */
-type SaleLane = 'x402-exact' | 'x402-batch';
+type SaleLane = 'x402-batch' | 'x402-exact';
 
-/** A settled sale, as finance reads it. Amounts are USDC atomic units (decimal strings). */
+/** One paid call, as finance reads it. */
 interface SaleRecord {
-  lane: SaleLane;
-  /** Unique per paid call within its lane. */
+  /** Unique per paid call; for the batch lane `batch:<channel id>:<cumulative amount after the call>`. */
   saleId: string;
-  payer: string;
+  lane: SaleLane;
+  /** Route id from the route table, e.g. `GET /v1/price/{code}`. */
+  route: string;
+  path: string;
+  /** USDC atomic units, decimal string. */
   amount: string;
   asset: string;
   network: string;
   payTo: string;
-  route: string;
-  path: string;
-  /** The on-chain transaction that moved the money ('' until known). */
+  payer: string;
+  /** Transaction that moved the money; '' while not yet known (batch: before the claim). */
   transaction: string;
+  /** When the call was paid (ISO 8601, UTC). */
   settledAt: string;
   requestId: string;
-  /** Lane-specific identifiers (exact: the EIP-3009 nonce). */
+  /** exact: the EIP-3009 nonce of the authorization (the sale id is `<payer>#<nonce>`). */
   nonce?: string;
+  /** Lane-specific fields (batch: channel_id, cumulative_amount), stored as attributes. */
+  extra?: Readonly<Record<string, string>>;
 }
 
-const shardOf = (id: string, shards: number): number => createHash('sha256').update(id).digest()[0]! % shards;
+/** Key of a sale item. */
+interface SaleKey {
+  pk: string;
+  sk: string;
+}
 
-const salePk = (month: string, shard: number) => `X402SALE#${month}#${shard}`;
+/** The shard of an id among `shards` partitions: first byte of its SHA-256, modulo `shards`. */
+const hashShard = (id: string, shards: number): number => createHash('sha256').update(id, 'utf8').digest()[0]! % shards;
 
-/** The partition keys of one month's sales, one per shard. */
-const salePartitions = (month: string): string[] => Array.from({ length: SALE_SHARDS }, (_, i) => salePk(month, i));
+/** The shard of a sale id. */
+const saleShard = (saleId: string): number => hashShard(saleId, SALE_SHARDS);
 
-/** The credit-table item of a sale. */
-const saleItem = (sale: SaleRecord) => ({
-  pk: salePk(sale.settledAt.slice(0, 7), shardOf(sale.saleId, SALE_SHARDS)),
+/** The partition key of a month's shard. */
+const salePk = (month: string, shard: number): string => `X402SALE#${month}#${shard}`;
+
+/** Where a sale lives. */
+const saleKey = (sale: Pick<SaleRecord, 'saleId' | 'settledAt'>): SaleKey => ({
+  pk: salePk(sale.settledAt.slice(0, 7), saleShard(sale.saleId)),
   sk: `${sale.settledAt}#${sale.saleId}`,
-  lane: sale.lane,
+});
+
+/** The credit-table item of a sale (attribute names as finance queries them). */
+const saleItem = (sale: SaleRecord): Record<string, string> => ({
+  ...saleKey(sale),
+  ...sale.extra,
   sale_id: sale.saleId,
-  payer: sale.payer.toLowerCase(),
+  lane: sale.lane,
+  route: sale.route,
+  path: sale.path,
   amount: sale.amount,
   asset: sale.asset,
   network: sale.network,
   pay_to: sale.payTo,
-  route: sale.route,
-  path: sale.path,
+  payer: sale.payer.toLowerCase(),
   transaction: sale.transaction,
   settled_at: sale.settledAt,
   request_id: sale.requestId,
   ...(sale.nonce !== undefined ? { nonce: sale.nonce.toLowerCase() } : {}),
 });
 
-/** A sale read back from its item. */
-const saleOfItem = (i: Record<string, unknown>): SaleRecord => ({
-  lane: (i.lane as SaleLane | undefined) ?? 'x402-exact',
-  saleId: String(i.sale_id ?? `${String(i.payer)}#${String(i.nonce)}`),
-  payer: String(i.payer),
-  amount: String(i.amount),
-  asset: String(i.asset),
-  network: String(i.network),
-  payTo: String(i.pay_to),
-  route: String(i.route),
-  path: String(i.path),
-  transaction: String(i.transaction ?? ''),
-  settledAt: String(i.settled_at),
-  requestId: String(i.request_id),
-  ...(i.nonce !== undefined ? { nonce: String(i.nonce) } : {}),
-});
+const CORE_ATTRIBUTES = new Set([
+  'pk',
+  'sk',
+  'sale_id',
+  'lane',
+  'route',
+  'path',
+  'amount',
+  'asset',
+  'network',
+  'pay_to',
+  'payer',
+  'transaction',
+  'settled_at',
+  'request_id',
+  'nonce',
+]);
 
-export { SALE_SHARDS, saleItem, saleOfItem, salePartitions, shardOf };
-export type { SaleLane, SaleRecord };
+/** A sale back from its item. */
+const saleFromItem = (item: Record<string, unknown>): SaleRecord => {
+  const extra = Object.fromEntries(
+    Object.entries(item)
+      .filter(([k]) => !CORE_ATTRIBUTES.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
+  return {
+    saleId: String(item.sale_id),
+    lane: item.lane as SaleLane,
+    route: String(item.route),
+    path: String(item.path),
+    amount: String(item.amount),
+    asset: String(item.asset),
+    network: String(item.network),
+    payTo: String(item.pay_to),
+    payer: String(item.payer),
+    transaction: String(item.transaction),
+    settledAt: String(item.settled_at),
+    requestId: String(item.request_id),
+    ...(item.nonce !== undefined ? { nonce: String(item.nonce) } : {}),
+    ...(Object.keys(extra).length ? { extra } : {}),
+  };
+};
+
+/** Finance's read: a calendar month's sales of every lane, one Query per shard, oldest first. */
+/**
+ * @param month YYYY-MM (UTC)
+ */
+const salesOfMonth = async (doc: DynamoDBDocumentClient, table: string, month: string): Promise<SaleRecord[]> => {
+  const shards = await Promise.all(
+    Array.from({ length: SALE_SHARDS }, async (_, shard) => {
+      const out: SaleRecord[] = [];
+      const pages = paginateQuery(
+        { client: doc },
+        { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': salePk(month, shard) } },
+      );
+      for await (const page of pages) for (const item of page.Items ?? []) out.push(saleFromItem(item));
+      return out;
+    }),
+  );
+  return shards.flat().sort((a, b) => (a.settledAt < b.settledAt ? -1 : a.settledAt > b.settledAt ? 1 : 0));
+};
+
+export { SALE_SHARDS, hashShard, saleShard, salePk, saleKey, saleItem, saleFromItem, salesOfMonth };
+export type { SaleRecord, SaleKey, SaleLane };

@@ -1,11 +1,14 @@
 /**
- * Who signed an EIP-712 message, from a 65-byte ECDSA signature. viem hashes the typed data and
- * derives the address; @noble/secp256k1 (the small audited curve library by noble-curves' author)
- * recovers the key. viem's own recoverTypedDataAddress pulls all of @noble/curves into each paid
- * function's bundle (about 35 KB of 300) for the same answer, which the tests check against it.
+ * Who signed an EIP-712 message, from a 65-byte ECDSA signature: the typed data hashed by
+ * ./evm/typed-data.ts, the key recovered by @noble/secp256k1 (the small audited curve library by
+ * noble-curves' author), the address derived with keccak. viem's recoverTypedDataAddress would pull
+ * all of @noble/curves and viem's encoders into each paid function's bundle (about 50 KB of 300) for
+ * the same answer, which the tests check against it.
  */
 import { Point, recoverPublicKey } from '@noble/secp256k1';
-import { getAddress, hashTypedData, hexToBytes, keccak256, type Address, type Hex, type HashTypedDataParameters } from 'viem';
+import type { Address, Hex } from 'viem';
+import { getAddress } from './evm/address';
+import { hashTypedData, keccak256, type TypedData } from './evm/typed-data';
 
 /** Half the secp256k1 group order: a larger `s` is the malleated twin of a valid signature. */
 const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -18,13 +21,9 @@ type SignatureProblem = 'malformed' | 'high_s' | 'unrecoverable';
  * own ECRecover refuses it (FiatToken v2.2), so it could never settle.
  * @param signature 0x + 65 bytes: r, s, v
  */
-const recoverTypedDataSigner = (typedData: HashTypedDataParameters, signature: Hex): { signer: Address } | { problem: SignatureProblem } => {
-  let bytes: Uint8Array;
-  try {
-    bytes = hexToBytes(signature);
-  } catch {
-    return { problem: 'malformed' };
-  }
+const recoverTypedDataSigner = (typedData: TypedData, signature: Hex): { signer: Address } | { problem: SignatureProblem } => {
+  if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(signature)) return { problem: 'malformed' };
+  const bytes = Uint8Array.from(Buffer.from(signature.slice(2), 'hex'));
   const v = bytes[64];
   if (bytes.length !== 65 || v === undefined) return { problem: 'malformed' };
   const recovery = v >= 27 ? v - 27 : v;
@@ -34,7 +33,7 @@ const recoverTypedDataSigner = (typedData: HashTypedDataParameters, signature: H
   recovered[0] = recovery;
   recovered.set(bytes.subarray(0, 64), 1);
   try {
-    const key = recoverPublicKey(recovered, hexToBytes(hashTypedData(typedData)), { prehash: false });
+    const key = recoverPublicKey(recovered, Buffer.from(hashTypedData(typedData).slice(2), 'hex'), { prehash: false });
     // The address is the last 20 bytes of keccak256 over the uncompressed key without its 0x04 prefix.
     const uncompressed = Point.fromBytes(key).toBytes(false);
     return { signer: getAddress(`0x${keccak256(uncompressed.subarray(1)).slice(-40)}`) };

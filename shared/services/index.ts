@@ -12,7 +12,7 @@ import { createMetrics, METRIC_SERVICE, type MetricsSink } from '../observabilit
 import type { SecretReader } from '../config/secret-reader';
 import { createFacilitatorClient } from '../payment/facilitator';
 import { facilitatorAuth } from '../payment/facilitator-auth';
-import { DynamoChannelStore } from '../payment/batch/dynamo-channel-store';
+import { DynamoChannelLane } from '../payment/batch/dynamo-channel-store';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
@@ -73,7 +73,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
     credits: overrides.payment?.credits ?? new DynamoCreditLane(doc!, config.CREDITS_TABLE),
     facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret)),
-    ...(overrides.payment?.channels || doc ? { channels: overrides.payment?.channels ?? new DynamoChannelStore(doc!, config.CREDITS_TABLE) } : {}),
+    ...(overrides.payment?.channels || doc ? { channels: overrides.payment?.channels ?? new DynamoChannelLane(doc!, config.CREDITS_TABLE) } : {}),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
   };

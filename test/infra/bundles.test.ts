@@ -16,7 +16,9 @@ import { PaymentPayloadSchema, PaymentRequiredSchema } from '@x402/core/schemas'
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_LIMITS_KB, bundleFunctions } from '../../infra/bundle/options';
+import { holidayTableModule, TABLE_YEARS } from '../../infra/bundle/federal-holidays';
 import { PRECOMPUTED } from '../../infra/bundle/route-schemas';
+import { observedHolidays } from '../../shared/calendar/federal-holidays';
 import { z as x402Zod } from '../../infra/bundle/x402-zod';
 import { loadConfig } from '../../shared/config';
 import { buildPaymentRequired } from '../../shared/payment/challenge';
@@ -127,6 +129,24 @@ describe('data bundles with precomputed route schemas (infra/bundle/route-schema
     },
     30_000,
   );
+});
+
+describe('US federal holidays as a build-time table (infra/bundle/federal-holidays.ts)', () => {
+  it('no bundle carries the holiday library or its date engine', () => {
+    for (const [path, output] of Object.entries(metafile.outputs).filter(([p]) => p.endsWith('.mjs'))) {
+      const engine = Object.keys(output.inputs).filter((p) => /node_modules[\\/](dayjs|@18f)[\\/]/.test(p));
+      expect(engine, path).toEqual([]);
+    }
+  });
+
+  it('answers every year of its table as the library does, and refuses a year outside it', async () => {
+    const file = join(outdir, 'federal-holidays-table.mjs');
+    writeFileSync(file, holidayTableModule());
+    const bundled = (await import(file)) as { observedHolidays: (y: number) => Array<{ date: string; name: string }> };
+    expect(TABLE_YEARS.from).toBeLessThanOrEqual(1986); // EIA's daily history begins in 1986
+    for (let y = TABLE_YEARS.from; y <= TABLE_YEARS.to; y++) expect(bundled.observedHolidays(y), String(y)).toEqual(observedHolidays(y));
+    expect(() => bundled.observedHolidays(TABLE_YEARS.to + 1)).toThrow(/no US federal holidays/);
+  });
 });
 
 describe('MCP bundle without Ajv (infra/bundle/mcp-no-ajv.ts)', () => {

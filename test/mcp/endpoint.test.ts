@@ -276,7 +276,13 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
     const res = await client.callTool({ name: 'get_decision_pack', arguments: { sector: 'energy' }, _meta: { 'x402/payment': payload } });
     expect(res.isError).toBe(true);
     const dear = usdToAtomic(findRoute('GET /v1/decision/{sector}')!.priceUsd!);
-    expect(res.structuredContent).toMatchObject({ x402Version: 2, accepts: [{ scheme: 'exact', amount: dear }, { scheme: 'batch-settlement', amount: dear }] });
+    expect(res.structuredContent).toMatchObject({
+      x402Version: 2,
+      accepts: [
+        { scheme: 'exact', amount: dear },
+        { scheme: 'batch-settlement', amount: dear },
+      ],
+    });
     expect(await net.chain.balanceOf(buyer.address)).toBe(before);
   });
 });

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
+import { DynamoReconcileLedger } from '../../shared/payment/ledger';
+import type { SaleRecord } from '../../shared/payment/sales';
 import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { createDocumentClient } from '../../shared/store/client';
@@ -53,6 +55,51 @@ describe('npm run usage', () => {
     const routeTotal = rows.filter((r) => r[1] === 'route').reduce((n, r) => n + Number(r[7]), 0);
     expect(routeTotal).toBe(rows.filter((r) => /^[0-9a-f]{12}$/.test(r[1]!)).reduce((n, r) => n + Number(r[7]), 0));
     expect(rows.find((r) => r[1] === 'x402')).toEqual([month, 'x402', 'sales', '0', '', '', '', '', '0.000000']);
+  }, 60_000);
+
+  it('reports x402 revenue per lane and route from the sales records, summing to the total', async () => {
+    const finance = new DynamoReconcileLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
+    const month = '2026-10';
+    const sale = (lane: SaleRecord['lane'], i: number, route: string, amount: string): SaleRecord => ({
+      lane,
+      saleId: `${lane}:${i}`,
+      payer: '0x90f79bf6eb2c4f870365e785982e1f101e93b906',
+      amount,
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      network: 'eip155:84532',
+      payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      route,
+      path: '/x',
+      transaction: '',
+      settledAt: `${month}-15T10:00:${String(i).padStart(2, '0')}.000Z`,
+      requestId: `r${i}`,
+    });
+    const sales = [
+      sale('x402-exact', 1, 'GET /v1/price/{code}', '10000'),
+      sale('x402-exact', 2, 'GET /v1/price/{code}', '10000'),
+      sale('x402-batch', 3, 'GET /v1/price/{code}', '10000'),
+      sale('x402-batch', 4, 'GET /v1/decision/all', '250000'),
+    ];
+    for (const s of sales) await finance.recordSale(s);
+    const { stdout } = await run(join(process.cwd(), 'node_modules', '.bin', 'tsx'), ['infra/local/keys-cli.ts', 'usage', '--csv', '--month', month], {
+      env: {
+        ...process.env,
+        DYNAMODB_ENDPOINT: stack.config.DYNAMODB_ENDPOINT,
+        CREDITS_TABLE: stack.config.CREDITS_TABLE,
+        OBSERVATIONS_TABLE: stack.config.OBSERVATIONS_TABLE,
+      },
+    });
+    const x402 = stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','))
+      .filter((r) => r[1] === 'x402');
+    expect(x402).toEqual([
+      [month, 'x402', 'x402-batch "GET /v1/decision/all"', '1', '', '', '', '250000', '0.250000'],
+      [month, 'x402', 'x402-batch "GET /v1/price/{code}"', '1', '', '', '', '10000', '0.010000'],
+      [month, 'x402', 'x402-exact "GET /v1/price/{code}"', '2', '', '', '', '20000', '0.020000'],
+      [month, 'x402', 'sales', '4', '', '', '', '', '0.280000'],
+    ]);
   }, 60_000);
 
   it('npm run keys: issue prints the key once; list/show never print it; rotate carries credits and revokes the old key', async () => {

@@ -14,7 +14,7 @@
  * and MemoryChannelStore (one process, for unit tests).
  */
 import type { Channel, ChannelStorage, ChannelUpdateResult } from '@x402/evm/batch-settlement/server';
-import type { SaleKey, SaleRecord } from './sale-record';
+import type { SaleKey, SaleRecord } from '../sales';
 
 /** A channel as this service stores it: the library's record plus the refund fence. */
 interface StoredChannel extends Channel {
@@ -46,6 +46,9 @@ interface OpenSale {
   amount: string;
   sale: SaleKey;
 }
+
+/** What the lane needs of the store: a channel, and a change to it (with the sales it books). */
+type ChannelLaneStore = Pick<BatchChannelStore, 'get' | 'change'>;
 
 interface BatchChannelStore extends ChannelStorage {
   get(channelId: string): Promise<StoredChannel | undefined>;
@@ -93,4 +96,4 @@ const openSaleOf = (sale: BatchSale, key: SaleKey): OpenSale => ({
 });
 
 export { isPendingLive, isClosing, normalizeChannelId, openSaleOf };
-export type { BatchChannelStore, StoredChannel, BatchSale, ChannelChange, OpenSale };
+export type { BatchChannelStore, StoredChannel, BatchSale, ChannelChange, OpenSale, ChannelLaneStore };

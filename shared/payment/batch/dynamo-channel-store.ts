@@ -17,8 +17,17 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChannelUpdateResult } from '@x402/evm/batch-settlement/server';
-import { type BatchChannelStore, type BatchSale, type ChannelChange, normalizeChannelId, type OpenSale, openSaleOf, type StoredChannel } from './channel-store';
-import { saleItem, saleKey } from './sale-record';
+import {
+  type BatchChannelStore,
+  type ChannelLaneStore,
+  type BatchSale,
+  type ChannelChange,
+  normalizeChannelId,
+  type OpenSale,
+  openSaleOf,
+  type StoredChannel,
+} from './channel-store';
+import { saleItem, saleKey } from '../sales';
 
 const SHARDS = 16;
 const shardOf = (channelId: string): number => Number.parseInt(channelId.slice(2, 4), 16) % SHARDS;
@@ -65,36 +74,22 @@ class StoreConflictError extends Error {
   }
 }
 
-class DynamoChannelStore implements BatchChannelStore {
+/**
+ * What the paid functions use of the channel store: read a channel and change it (the lane). The
+ * settlement job's listing, open sales and cursor are DynamoChannelStore's, so paid bundles carry
+ * none of them.
+ */
+class DynamoChannelLane implements ChannelLaneStore {
   /** The version each record this store handed out was read or written at (for seeded changes). */
   private readonly versions = new WeakMap<StoredChannel, number>();
 
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly table: string,
+    protected readonly doc: DynamoDBDocumentClient,
+    protected readonly table: string,
   ) {}
 
   async get(channelId: string): Promise<StoredChannel | undefined> {
     return (await this.read(normalizeChannelId(channelId))).channel;
-  }
-
-  async list(): Promise<StoredChannel[]> {
-    const shards = await Promise.all(
-      Array.from({ length: SHARDS }, async (_, shard) => {
-        const out: StoredChannel[] = [];
-        const pages = paginateQuery(
-          { client: this.doc },
-          { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `X402CHANNEL#${shard}` }, ConsistentRead: true },
-        );
-        for await (const page of pages) for (const item of page.Items ?? []) out.push(item.channel as StoredChannel);
-        return out;
-      }),
-    );
-    return shards.flat();
-  }
-
-  async updateChannel(channelId: string, update: (current: StoredChannel | undefined) => StoredChannel | undefined): Promise<ChannelUpdateResult> {
-    return this.change(channelId, (current) => ({ channel: update(current) }));
   }
 
   async change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange, seed?: StoredChannel): Promise<ChannelUpdateResult> {
@@ -123,6 +118,37 @@ class DynamoChannelStore implements BatchChannelStore {
       }
     }
     throw new StoreConflictError(id);
+  }
+
+  protected async read(id: string): Promise<{ channel: StoredChannel | undefined; version: number | undefined }> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: channelKey(id), ConsistentRead: true }));
+    if (!res.Item) return { channel: undefined, version: undefined };
+    const channel = res.Item.channel as StoredChannel;
+    const version = Number(res.Item.version);
+    this.versions.set(channel, version);
+    return { channel, version };
+  }
+}
+
+/** The channel store of the settlement job: the lane's operations, plus listing, open sales and the job's cursor. */
+class DynamoChannelStore extends DynamoChannelLane implements BatchChannelStore {
+  async list(): Promise<StoredChannel[]> {
+    const shards = await Promise.all(
+      Array.from({ length: SHARDS }, async (_, shard) => {
+        const out: StoredChannel[] = [];
+        const pages = paginateQuery(
+          { client: this.doc },
+          { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `X402CHANNEL#${shard}` }, ConsistentRead: true },
+        );
+        for await (const page of pages) for (const item of page.Items ?? []) out.push(item.channel as StoredChannel);
+        return out;
+      }),
+    );
+    return shards.flat();
+  }
+
+  async updateChannel(channelId: string, update: (current: StoredChannel | undefined) => StoredChannel | undefined): Promise<ChannelUpdateResult> {
+    return this.change(channelId, (current) => ({ channel: update(current) }));
   }
 
   async openSales(): Promise<OpenSale[]> {
@@ -176,15 +202,6 @@ class DynamoChannelStore implements BatchChannelStore {
   async setJobCursor(block: bigint): Promise<void> {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...CURSOR_KEY, block: block.toString() } }));
   }
-
-  private async read(id: string): Promise<{ channel: StoredChannel | undefined; version: number | undefined }> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: channelKey(id), ConsistentRead: true }));
-    if (!res.Item) return { channel: undefined, version: undefined };
-    const channel = res.Item.channel as StoredChannel;
-    const version = Number(res.Item.version);
-    this.versions.set(channel, version);
-    return { channel, version };
-  }
 }
 
 /** The compare-and-swap condition: the version read, or no item when none was read. */
@@ -223,4 +240,4 @@ const closeWrites = (table: string, o: OpenSale, transaction: string): TransactI
   { Delete: { TableName: table, Key: openKey(o), ConditionExpression: 'attribute_exists(pk)' } },
 ];
 
-export { DynamoChannelStore, StoreConflictError };
+export { DynamoChannelLane, DynamoChannelStore, StoreConflictError };

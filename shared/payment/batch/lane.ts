@@ -31,14 +31,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
-import { getAddress, isAddressEqual, type Address } from 'viem';
+import type { Address } from 'viem';
+import { getAddress, isAddressEqual } from '../evm/address';
 import type { Config, X402Network } from '../../config';
 import type { RouteDef } from '../../routes/table';
 import { usdToAtomic } from '../../routes/pricing';
 import { usdcFor } from '../assets';
 import { batchOption, type BatchPaymentOption, type BatchTerms } from '../challenge';
 import { classifyFacilitatorError } from '../facilitator';
-import { type BatchChannelStore, type BatchSale, isClosing, isPendingLive, type StoredChannel } from './channel-store';
+import { type BatchSale, type ChannelLaneStore, isClosing, isPendingLive, type StoredChannel } from './channel-store';
 import { BatchPayloadSchema, type BatchPayload, checkChannel, MIN_WITHDRAW_DELAY_S, MAX_WITHDRAW_DELAY_S, voucherSignedByAuthorizer } from './voucher';
 
 const SCHEME = 'batch-settlement';
@@ -184,7 +185,7 @@ type CommitResult = { ok: true; receipt: SettleResponse } | BatchRefusal;
 
 interface BatchLaneDeps {
   config: BatchLaneConfig;
-  store: BatchChannelStore;
+  store: ChannelLaneStore;
   facilitator: Pick<FacilitatorClient, 'verify' | 'settle'>;
   now: () => Date;
   /** Reservation ids (default random UUIDs). */

@@ -5,7 +5,7 @@
  */
 import type { ChannelUpdateResult } from '@x402/evm/batch-settlement/server';
 import { type BatchChannelStore, type ChannelChange, normalizeChannelId, type OpenSale, openSaleOf, type StoredChannel } from './channel-store';
-import { saleKey, type SaleRecord } from './sale-record';
+import { saleKey, type SaleRecord } from '../sales';
 
 const openKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => `${o.channelId}#${o.cumulative}`;
 

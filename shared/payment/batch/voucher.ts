@@ -8,8 +8,10 @@
  * ("x402 Batch Settlement", "1", chain id, BATCH_SETTLEMENT_ADDRESS): the same hashes the official
  * client signs, the facilitator checks and the escrow contract recomputes.
  */
-import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, voucherTypes } from '@x402/evm';
-import { getAddress, hashTypedData, isAddressEqual, type Address, type Hex } from 'viem';
+import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, VOUCHER_TYPES } from '../evm/constants';
+import type { Address, Hex } from 'viem';
+import { getAddress, isAddressEqual } from '../evm/address';
+import { hashTypedData } from '../evm/typed-data';
 import * as z from 'zod';
 import { recoverTypedDataSigner } from '../signer';
 
@@ -150,7 +152,7 @@ const voucherSignedByAuthorizer = (config: ChannelConfig, voucher: VoucherFields
   const recovered = recoverTypedDataSigner(
     {
       domain: escrowDomain(chainId),
-      types: voucherTypes,
+      types: VOUCHER_TYPES,
       primaryType: 'Voucher',
       message: { channelId: voucher.channelId as Hex, maxClaimableAmount: BigInt(voucher.maxClaimableAmount) },
     },
@@ -159,5 +161,14 @@ const voucherSignedByAuthorizer = (config: ChannelConfig, voucher: VoucherFields
   return 'signer' in recovered && isAddressEqual(recovered.signer, config.payerAuthorizer as Address);
 };
 
-export { BatchPayloadSchema, MIN_WITHDRAW_DELAY_S, MAX_WITHDRAW_DELAY_S, channelIdOf, checkChannel, escrowDomain, voucherSignedByAuthorizer };
+export {
+  BatchPayloadSchema,
+  MIN_WITHDRAW_DELAY_S,
+  MAX_WITHDRAW_DELAY_S,
+  channelIdOf,
+  checkChannel,
+  escrowDomain,
+  voucherSignedByAuthorizer,
+  CHANNEL_CONFIG_TYPES,
+};
 export type { BatchPayload, ChannelConfig, ChannelTerms, VoucherFields };

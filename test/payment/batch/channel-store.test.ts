@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchChannelStore, BatchSale, StoredChannel } from '../../../shared/payment/batch/channel-store';
 import { DynamoChannelStore, StoreConflictError } from '../../../shared/payment/batch/dynamo-channel-store';
 import { MemoryChannelStore } from '../../../shared/payment/batch/memory-channel-store';
-import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
-import { saleShard } from '../../../shared/payment/batch/sale-record';
+import { salesOfMonth } from '../../../shared/payment/sales';
+import { saleShard } from '../../../shared/payment/sales';
 import { createDocumentClient } from '../../../shared/store/client';
 import { startTestStore, type TestStore } from '../../helpers/store';
 

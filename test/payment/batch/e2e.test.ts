@@ -16,7 +16,7 @@ import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel
 import { viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
 import { BATCH_REASON } from '../../../shared/payment/batch/lane';
 import { createChannelManager, runBatchSettlement } from '../../../shared/payment/batch/settle-job';
-import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
+import { salesOfMonth } from '../../../shared/payment/sales';
 import { startTestStore, type TestStore } from '../../helpers/store';
 import { startBatchHarness, type Harness } from './harness';
 import { countingFacilitator, laneOn, readChannel, readReceiver } from './helpers';

@@ -15,7 +15,7 @@ import type { BatchChannelStore } from '../../../shared/payment/batch/channel-st
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
 import { BATCH_REASON, offer, type BatchGrant } from '../../../shared/payment/batch/lane';
 import { MemoryChannelStore } from '../../../shared/payment/batch/memory-channel-store';
-import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
+import { salesOfMonth } from '../../../shared/payment/sales';
 import { createDocumentClient } from '../../../shared/store/client';
 import { startTestStore, type TestStore } from '../../helpers/store';
 import { callOf, DECISION_ROUTE, handVoucher, laneConfigFor, laneOn, officialBuyer, paymentRequiredFor, PRICE_ROUTE, readChannel } from './helpers';

@@ -18,8 +18,8 @@ import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel
 import { viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
 import { BATCH_REASON, type BatchPaymentOption } from '../../../shared/payment/batch/lane';
 import { batchSettlementDeps, createChannelManager, runBatchSettlement } from '../../../shared/payment/batch/settle-job';
-import type { SaleRecord } from '../../../shared/payment/batch/sale-record';
-import { salesOfMonth } from '../../../shared/payment/batch/sales-of-month';
+import type { SaleRecord } from '../../../shared/payment/sales';
+import { salesOfMonth } from '../../../shared/payment/sales';
 import { startTestStore, type TestStore } from '../../helpers/store';
 import { callOf, laneOn, officialBuyer, paymentRequiredFor, PRICE_ROUTE, readChannel, readReceiver } from './helpers';
 
