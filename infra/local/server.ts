@@ -130,7 +130,9 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
       const url = requestUrl(req.url ?? '/', host);
       if (!url) return writeResult(res, jsonError(400, 'BAD_REQUEST', 'the request target is not a path'));
       const method = (req.method ?? 'GET').toUpperCase();
-      const match = matchRoute(method, url.pathname);
+      // HEAD is served by the GET route (API Gateway: a HEAD route beside each GET, same function).
+      const head = method === 'HEAD';
+      const match = matchRoute(head ? 'GET' : method, url.pathname);
       if (match === 'method') return writeResult(res, jsonError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`));
       const family = match ? match.route.family : DEFAULT_FAMILY;
       let body: Buffer | undefined;
@@ -143,7 +145,8 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
       let result: Awaited<ReturnType<FamilyLambdaHandler>>;
       try {
         // The event (its time, the deadline of its context) starts when the request is handled, as a Lambda's does.
-        const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body });
+        const routeKey = match ? (head ? `HEAD ${match.route.path}` : match.route.id) : '$default';
+        const event = buildEventV2({ req, url, routeKey, pathParameters: match?.pathParameters, body });
         result = await lambdas[family](event, buildContext(`local-${family}`, event.requestContext.requestId));
       } finally {
         gate.leave();
