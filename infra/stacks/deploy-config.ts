@@ -24,7 +24,18 @@ const TESTNET_ONLY_FACILITATORS = [/^https:\/\/(www\.)?x402\.org\//];
 const ZERO_ADDRESS = /^0x0{40}$/;
 
 /** Context keys this app reads; everything else in the context belongs to CDK. */
-const CONTEXT_KEYS = ['stage', 'payTo', 'facilitatorUrl', 'x402Enforce', 'maxTimeoutSeconds', 'publicBaseUrl', 'rpcUrl', 'logRetentionDays'] as const;
+const CONTEXT_KEYS = [
+  'stage',
+  'payTo',
+  'facilitatorUrl',
+  'x402Enforce',
+  'maxTimeoutSeconds',
+  'publicBaseUrl',
+  'rpcUrl',
+  'logRetentionDays',
+  'mcpRegistryName',
+  'operatorContact',
+] as const;
 
 // `-c key=value` gives strings; cdk.json may give numbers or booleans.
 const ctxString = z
@@ -108,6 +119,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     [ENV.X402_MAX_TIMEOUT_SECONDS]: ctx.maxTimeoutSeconds || undefined,
     [ENV.PUBLIC_BASE_URL]: ctx.publicBaseUrl || undefined,
     [ENV.X402_RPC_URL]: ctx.rpcUrl || undefined,
+    [ENV.MCP_REGISTRY_NAME]: ctx.mcpRegistryName || undefined,
+    [ENV.OPERATOR_CONTACT]: ctx.operatorContact || undefined,
   };
   // The functions parse exactly this at cold start: check it with the same schema now.
   const asConfig = ConfigSchema.safeParse({ ...definedOnly(x402), [ENV.OBSERVATIONS_TABLE]: 'synth-check', [ENV.CREDITS_TABLE]: 'synth-check' });
@@ -118,6 +131,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
       [ENV.X402_MAX_TIMEOUT_SECONDS]: 'maxTimeoutSeconds',
       [ENV.PUBLIC_BASE_URL]: 'publicBaseUrl',
       [ENV.X402_RPC_URL]: 'rpcUrl',
+      [ENV.MCP_REGISTRY_NAME]: 'mcpRegistryName',
+      [ENV.OPERATOR_CONTACT]: 'operatorContact',
     };
     for (const i of asConfig.error.issues) {
       const key = String(i.path[0] ?? '');
