@@ -5,7 +5,9 @@
  * official x402 clients and facilitator code therefore treat the token as Base Sepolia USDC
  * (same address, same EIP-712 domain "USDC"/"2", 6 decimals).
  */
-import ganache from 'ganache';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Address, type Hex, type PublicClient } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { USDC_BY_NETWORK } from '../../../shared/payment/assets';
@@ -21,6 +23,25 @@ const USDC_ADDRESS: Address = USDC_BY_NETWORK[NETWORK].address;
 const ACCOUNT_COUNT = 10;
 /** USDC minted to each development account: 1,000 USDC in atomic units. */
 const MINT_PER_ACCOUNT = 1_000_000_000n;
+
+/**
+ * Loads ganache. Its last release (7.9) ships µWS server binaries for Node 14-20 only; on a newer
+ * Node its µWS loader printed a "Cannot find module …/uws_linux_x64_137.node" stack and then used its
+ * Node.js implementation. With no binary for this Node, that implementation is put in the module
+ * cache under µWS's entry point first (node documents adding require.cache entries), so ganache gets
+ * it without the detour.
+ */
+const loadGanache = async () => {
+  const fromGanache = createRequire(createRequire(import.meta.url).resolve('ganache'));
+  const entry = fromGanache.resolve('@trufflesuite/uws-js-unofficial');
+  const pkg = dirname(dirname(entry));
+  if (!existsSync(join(pkg, 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`)) && !fromGanache.cache[entry]) {
+    const fallback = join(pkg, 'dist', 'index.js');
+    fromGanache(fallback);
+    fromGanache.cache[entry] = fromGanache.cache[fallback];
+  }
+  return (await import('ganache')).default;
+};
 
 /** viem chain of the local chain: Base Sepolia's id, served from loopback. */
 const localBaseSepolia = (rpcUrl: string) =>
@@ -62,6 +83,7 @@ interface LocalChainOptions {
  */
 const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain> => {
   const contracts = compileContracts();
+  const ganache = await loadGanache();
   const server = ganache.server({
     chain: { chainId: CHAIN_ID, networkId: CHAIN_ID },
     wallet: { mnemonic: DEV_MNEMONIC, totalAccounts: ACCOUNT_COUNT, defaultBalance: 10_000 },
