@@ -130,7 +130,10 @@ describe('discovery documents', () => {
     expect(prices.observations.length).toBeGreaterThan(20);
     for (const o of prices.observations) {
       expect(html, o.instrument).not.toContain(`${o.value} ${o.unit}`);
-      expect(html, o.instrument).not.toMatch(new RegExp(`>\\s*${String(o.value).replace('.', '\\.')}\\s*<`));
+      // Not in the instrument's row either, in any form (a number token of its own).
+      const row = html.slice(html.indexOf(`<td data-label="code"><code>${o.instrument}</code>`)).split('</tr>')[0]!;
+      expect(row.length, o.instrument).toBeGreaterThan(50);
+      expect(row, o.instrument).not.toMatch(new RegExp(`(^|[^\\d.])${String(o.value).replace('.', '\\.')}(?![\\d])`));
     }
     for (const r of PAID_ROUTES.filter((x) => !x.freeWhen)) expect(html).toContain(`${r.priceUsd} USD`);
     const links = [...html.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]!);
