@@ -73,4 +73,4 @@ const buildAgentCard = (baseUrl: string) => ({
   }),
 });
 
-export { buildAgentCard, A2A_PROTOCOL_VERSION };
+export { buildAgentCard };

@@ -204,4 +204,4 @@ const TERMS_TXT = [
   '',
 ].join('\n');
 
-export { buildLlmsTxt, buildLlmsFullTxt, buildSkillMd, creditsText, examplePath, TERMS_TXT };
+export { buildLlmsTxt, buildLlmsFullTxt, buildSkillMd, examplePath, TERMS_TXT };
