@@ -82,8 +82,11 @@ describe.skipIf(!existsSync(CHROMIUM))('pages in headless Chromium, at phone and
       });
       expect(errors, errors.join('\n')).toEqual([]);
       if (status !== undefined) expect([200, 202], name).toContain(status);
-      const hrefs: string[] = await page.$$eval('a', (as) => as.map((a) => (a as unknown as { href: string }).href));
-      for (const href of new Set(hrefs.filter((h) => h.startsWith('http')))) expect((await page.request.get(href)).status(), href).toBe(200);
+      // The links are the same at every width: followed once.
+      if (size === WIDTHS[0]) {
+        const hrefs: string[] = await page.$$eval('a', (as) => as.map((a) => (a as unknown as { href: string }).href));
+        for (const href of new Set(hrefs.filter((h) => h.startsWith('http')))) expect((await page.request.get(href)).status(), href).toBe(200);
+      }
       await page.close();
     }
   };
