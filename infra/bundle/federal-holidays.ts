@@ -59,7 +59,10 @@ const federalHolidayTable: Plugin = {
   name: 'federal-holiday-table',
   setup(b) {
     let contents: string | undefined;
-    b.onLoad({ filter: FEDERAL_HOLIDAYS }, () => ({ contents: (contents ??= holidayTableModule()), loader: 'js' }));
+    b.onLoad({ filter: FEDERAL_HOLIDAYS }, () => {
+      contents ??= holidayTableModule();
+      return { contents, loader: 'js' };
+    });
   },
 };
 

@@ -1,7 +1,8 @@
 /**
  * One `npm start` per data folder. The embedded store keeps its data in LevelDB, which one process may
  * open at a time; a second dynalite on the same folder dies with an uncaught "Database is closed". A pid
- * file claims the folder first, so the second start says what is wrong instead.
+ * file claims the folder first, so the second start says what is wrong instead. The holder also writes
+ * where its store answers, so the operator CLIs use that store whatever port it was given.
  */
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,4 +54,38 @@ const claimDataDir = (dir: string): (() => void) => {
   };
 };
 
-export { claimDataDir, DataDirInUseError };
+const STORE_FILE = 'npm-start.store';
+
+/**
+ * Records where the store of the process holding `dir` answers (its endpoint URL).
+ * @returns the removal, for when the process stops
+ */
+const recordStoreEndpoint = (dir: string, endpoint: string): (() => void) => {
+  const file = join(dir, STORE_FILE);
+  writeFileSync(file, endpoint);
+  return () => {
+    try {
+      unlinkSync(file);
+    } catch {
+      // Already gone.
+    }
+  };
+};
+
+/** The live process holding `dir` and where its store answers (null until it says), or null when none does. */
+const holderOf = (dir: string): { pid: number; endpoint: string | null } | null => {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(dir, 'npm-start.pid'), 'utf8'));
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !isAlive(pid)) return null;
+  try {
+    return { pid, endpoint: readFileSync(join(dir, STORE_FILE), 'utf8').trim() || null };
+  } catch {
+    return { pid, endpoint: null };
+  }
+};
+
+export { claimDataDir, recordStoreEndpoint, holderOf, DataDirInUseError };

@@ -4,7 +4,9 @@
  * conditions are dynalite's), each returning the image it replaced, and when any is refused
  * restores those images and answers TransactionCanceledException with CancellationReasons, as
  * DynamoDB does. Plain (non-transactional) writes may interleave, so this
- * is all-or-nothing but not isolated: enough for a local runtime and tests, not a database.
+ * is all-or-nothing but not isolated: enough for a local runtime and tests, not a database. As in
+ * DynamoDB, a ClientRequestToken (the SDK sets one and keeps it across retries) makes a retry of an
+ * applied call a success that writes nothing.
  */
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -25,6 +27,7 @@ interface TransactItem {
 
 const TARGET = 'DynamoDB_20120810.TransactWriteItems';
 
+/** The request body; rejects when the client goes away before sending all of it. */
 const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     let body = '';
@@ -34,7 +37,13 @@ const readBody = (req: IncomingMessage): Promise<string> =>
     });
     req.on('end', () => resolve(body));
     req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client went away before sending the whole request'));
+    });
   });
+
+/** DynamoDB honours a ClientRequestToken for 10 minutes: a retry of an applied call succeeds without applying it again. */
+const TOKEN_TTL_MS = 10 * 60_000;
 
 const reply = (res: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body);
@@ -89,15 +98,45 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
     return { ok: true };
   };
 
+  /** Applied tokens: when each expires and what it applied. */
+  const tokens = new Map<string, { until: number; items: string }>();
+  const remember = (token: string, items: string) => {
+    const now = Date.now();
+    for (const [t, v] of tokens) if (v.until < now) tokens.delete(t);
+    tokens.set(token, { until: now + TOKEN_TTL_MS, items });
+  };
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers['x-amz-target'] !== TARGET) {
       for (const l of inner) l.call(server, req, res);
       return;
     }
+    // Read now, not when the call's turn comes: a client that gave up (the SDK destroys a request at
+    // its timeout, then retries) is then skipped instead of holding up every call behind it forever.
+    const received = readBody(req).catch(() => null);
+    let gone = false;
+    res.on('close', () => {
+      if (!res.writableFinished) gone = true;
+    });
     const job = queue.then(async () => {
-      const body = JSON.parse(await readBody(req)) as { TransactItems: TransactItem[] };
+      const text = await received;
+      // Nobody will read the answer: apply nothing, the retry (same token) will.
+      if (text === null || gone) return;
+      const body = JSON.parse(text) as { TransactItems: TransactItem[]; ClientRequestToken?: string };
+      const items = JSON.stringify(body.TransactItems);
+      const seen = body.ClientRequestToken ? tokens.get(body.ClientRequestToken) : undefined;
+      if (seen && seen.until >= Date.now()) {
+        if (seen.items === items) return reply(res, 200, {});
+        return reply(res, 400, {
+          __type: 'com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException',
+          message: 'the ClientRequestToken was used with other parameters',
+        });
+      }
       const result = await run(body.TransactItems);
-      if (result.ok) return reply(res, 200, {});
+      if (result.ok) {
+        if (body.ClientRequestToken) remember(body.ClientRequestToken, items);
+        return reply(res, 200, {});
+      }
       reply(res, 400, {
         __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
         message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${result.reasons.map((r) => r.Code).join(', ')}]`,

@@ -26,6 +26,10 @@ const startEmbeddedStore = async (port = 0, path?: string): Promise<EmbeddedStor
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
+  // The SDK's agent keeps idle sockets with no deadline of its own, so any keep-alive timeout here races
+  // its next call on a loaded machine (the store's timer runs before it reads the call: ECONNRESET,
+  // and a retry spent). Both ends are this machine's: idle sockets stay until their client lets go.
+  server.keepAliveTimeout = 0;
   addTransactWriteItems(server, `http://127.0.0.1:${actual}`);
   return {
     endpoint: `http://127.0.0.1:${actual}`,

@@ -14,7 +14,7 @@ import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { PLAN_IDS, type PlanId } from '../../shared/pro/plans';
 import { createDocumentClient } from '../../shared/store/client';
 import { ensureTables } from './embedded-store';
-import { connectLocalStore } from './store-connection';
+import { connectLocalStore, StoreHeldError } from './store-connection';
 
 const USAGE = `usage: npm run keys -- <command> [--aws]
   issue [--plan monthly|yearly] [--label TEXT] [--test]   create a key (printed once)
@@ -51,7 +51,7 @@ if (values.aws) {
   if (!process.env.CREDITS_TABLE) fail('--aws needs CREDITS_TABLE (the data stack output CreditsTableName) and AWS_REGION');
   env = { ...env, DYNAMODB_ENDPOINT: undefined };
 } else {
-  const local = await connectLocalStore(process.env);
+  const local = await connectLocalStore(process.env).catch((err: unknown) => (err instanceof StoreHeldError ? fail(err.message) : Promise.reject(err)));
   close = local.close;
   env.DYNAMODB_ENDPOINT = local.endpoint;
   await ensureTables(local.endpoint, { observations: env.OBSERVATIONS_TABLE!, credits: env.CREDITS_TABLE! });

@@ -71,6 +71,46 @@ const answerClientError = (err: NodeJS.ErrnoException, socket: Socket): void => 
   );
 };
 
+/**
+ * Keep-alive: what the server advertises, and how long it really keeps an idle socket. A client
+ * reuses an idle socket until the advertised timeout less a margin (undici, which fetch uses: 2 s
+ * after reading the answer), while node:http counts its own timeout from the moment it wrote the
+ * answer. On a loaded machine a loop turn can last seconds, so the two clocks drift apart: the server
+ * closed sockets on which the client had just sent the next request (ECONNRESET). Closing an idle
+ * socket a minute after the advertised timeout leaves that race to a loop stalled for a minute.
+ */
+const KEEP_ALIVE_ADVERTISED_S = 5;
+const KEEP_ALIVE_IDLE_MS = 65_000;
+
+/**
+ * Requests handled at once; the others wait their turn before anything starts (the way a Lambda
+ * instance takes one request at a time and API Gateway holds the rest). The handlers, the embedded
+ * store and every timeout share this process's event loop: admitting every request of a burst let a
+ * loaded machine stretch each store call past its timeout (503 with nothing wrong in the store).
+ */
+const MAX_IN_FLIGHT = 16;
+
+/** A counting gate: `enter` resolves when a slot is free, `leave` frees it for the next waiter. */
+const admission = (limit: number) => {
+  let inFlight = 0;
+  const waiting: Array<() => void> = [];
+  return {
+    enter: async (): Promise<void> => {
+      if (inFlight < limit) {
+        inFlight++;
+        return;
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    // The slot passes straight to the next waiter, so a newcomer cannot overtake the queue.
+    leave: (): void => {
+      const next = waiting.shift();
+      if (next) next();
+      else inFlight--;
+    },
+  };
+};
+
 interface LocalServer {
   server: Server;
   url: string;
@@ -82,14 +122,19 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
   const lambdas = buildFamilyLambdas(services);
   // The domain every event names: our own address once listening (a Host header is the client's to forge).
   let domainName = host;
+  const gate = admission(MAX_IN_FLIGHT);
   const server = createServer(async (req, res) => {
+    // Node advertises its keepAliveTimeout unless the answer names its own Keep-Alive.
+    res.setHeader('keep-alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`);
     try {
       // API Gateway refuses over-long request lines before any Lambda runs.
       if ((req.url ?? '').length > MAX_URL_LENGTH) return writeResult(res, jsonError(414, 'URI_TOO_LONG', 'request URL is too long'));
       const url = requestUrl(req.url ?? '/', host);
       if (!url) return writeResult(res, jsonError(400, 'BAD_REQUEST', 'the request target is not a path'));
       const method = (req.method ?? 'GET').toUpperCase();
-      const match = matchRoute(method, url.pathname);
+      // HEAD is served by the GET route (API Gateway: a HEAD route beside each GET, same function).
+      const head = method === 'HEAD';
+      const match = matchRoute(head ? 'GET' : method, url.pathname);
       if (match === 'method') return writeResult(res, jsonError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`));
       const family = match ? match.route.family : DEFAULT_FAMILY;
       let body: Buffer | undefined;
@@ -98,8 +143,16 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
         body = await readBody(req, MAX_BODY_BYTES).catch(() => undefined);
         if (!body) return writeResult(res, jsonError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`));
       }
-      const event = buildEventV2({ req, url, routeKey: match ? match.route.id : '$default', pathParameters: match?.pathParameters, body, domainName });
-      const result = await lambdas[family](event, buildContext(`local-${family}`, event.requestContext.requestId));
+      await gate.enter();
+      let result: Awaited<ReturnType<FamilyLambdaHandler>>;
+      try {
+        // The event (its time, the deadline of its context) starts when the request is handled, as a Lambda's does.
+        const routeKey = match ? (head ? `HEAD ${match.route.path}` : match.route.id) : '$default';
+        const event = buildEventV2({ req, url, routeKey, pathParameters: match?.pathParameters, body, domainName });
+        result = await lambdas[family](event, buildContext(`local-${family}`, event.requestContext.requestId));
+      } finally {
+        gate.leave();
+      }
       writeResult(res, result);
     } catch (err) {
       // Handlers map their own errors; reaching here means the runtime itself failed.
@@ -108,6 +161,7 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
       else res.end();
     }
   });
+  server.keepAliveTimeout = KEEP_ALIVE_IDLE_MS;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

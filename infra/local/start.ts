@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { claimDataDir, DataDirInUseError } from './data-dir-lock';
+import { claimDataDir, DataDirInUseError, recordStoreEndpoint } from './data-dir-lock';
 import { startLocalStack } from './stack';
 
 const port = Number(process.env.PORT ?? 8787);
@@ -30,6 +30,9 @@ const stack = await startLocalStack({ port, dynamoPort, dataDir, env: process.en
     process.exit(1);
   },
 );
+// The operator CLIs find this store through the data folder, whatever DYNAMODB_PORT it was given.
+const forgetEndpoint = recordStoreEndpoint(dataDir, stack.storeEndpoint);
+process.on('exit', () => forgetEndpoint());
 console.log(`embedded DynamoDB at ${stack.storeEndpoint} (data in ${dataDir})`);
 console.log(`commodity data service listening on ${stack.url}`);
 console.log(`try: curl ${stack.url}/v1/price/CL`);

@@ -90,6 +90,13 @@ const isHeavyRoute = (r: Pick<RouteDef, 'family' | 'path'>): boolean =>
   r.family === 'snapshot' || r.family === 'decision' || r.family === 'mcp' || r.path.startsWith('/v1/history/');
 
 /**
+ * The API Gateway route keys of an entry. An HTTP API matches HEAD only to a HEAD route (a GET route
+ * does not take it; `$default` would answer 404), so each GET route gets a HEAD twin on the same
+ * function, which answers it as the GET without a body and without payment (shared/http/family-handler.ts).
+ */
+const routeKeysOf = (r: Pick<RouteDef, 'id' | 'method' | 'path'>): string[] => (r.method === 'GET' ? [r.id, `HEAD ${r.path}`] : [r.id]);
+
+/**
  * HTTP API, family functions and their grants.
  * @example new ApiStack(app, 'commodity-data-prod-api', { config, observations: data.observations, credits: data.credits });
  */
@@ -148,10 +155,9 @@ class ApiStack extends Stack {
     // HttpStage has no per-route setting; the CloudFormation stage does (RouteSettings: JSON by route
     // key, so the property names are CloudFormation's own).
     (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
-      ROUTES.filter(isHeavyRoute).map((r) => [
-        r.id,
-        { ThrottlingRateLimit: HEAVY_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: HEAVY_ROUTE_THROTTLE.burstLimit },
-      ]),
+      ROUTES.filter(isHeavyRoute).flatMap((r) =>
+        routeKeysOf(r).map((key) => [key, { ThrottlingRateLimit: HEAVY_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: HEAVY_ROUTE_THROTTLE.burstLimit }]),
+      ),
     );
 
     // Every URL the service writes (402 resource.url, discovery documents) comes from configuration:
@@ -180,13 +186,15 @@ class ApiStack extends Stack {
     // API-wide permission (scopePermissionToRoute: false): its source ARN api/*/*/* does not match the
     // $default route's api/<stage>/$default, so the JSON 404 would become API Gateway's 500.
     const integrations = new Map([...functions].map(([family, fn]) => [family, new HttpLambdaIntegration(`${pascal(family)}Integration`, fn)]));
-    const routes = ROUTES.map(
-      (r) =>
-        new HttpRoute(this, `Route ${r.id}`, {
-          httpApi: this.api,
-          routeKey: HttpRouteKey.with(r.path, HttpMethod[r.method]),
-          integration: integrations.get(r.family)!,
-        }),
+    const routes = ROUTES.flatMap((r) =>
+      routeKeysOf(r).map(
+        (key) =>
+          new HttpRoute(this, `Route ${key}`, {
+            httpApi: this.api,
+            routeKey: HttpRouteKey.with(r.path, HttpMethod[key.split(' ')[0] as keyof typeof HttpMethod]),
+            integration: integrations.get(r.family)!,
+          }),
+      ),
     );
     routes.push(new HttpRoute(this, 'Route $default', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration: integrations.get('discovery')! }));
     for (const route of routes) {
@@ -253,5 +261,5 @@ class ApiStack extends Stack {
   }
 }
 
-export { ApiStack, familyCharges, isHeavyRoute, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE, SETTLE_BATCHES_EVERY_MINUTES };
+export { ApiStack, familyCharges, isHeavyRoute, routeKeysOf, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE, SETTLE_BATCHES_EVERY_MINUTES };
 export type { ApiStackProps };

@@ -43,6 +43,8 @@ const CONTEXT_KEYS = [
   'stripePriceMonthly',
   'stripePriceYearly',
   'secretsRevision',
+  'mcpRegistryName',
+  'operatorContact',
 ] as const;
 
 // `-c key=value` gives strings; cdk.json may give numbers or booleans.
@@ -169,6 +171,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     [ENV.X402_MAX_TIMEOUT_SECONDS]: ctx.maxTimeoutSeconds || undefined,
     [ENV.PUBLIC_BASE_URL]: ctx.publicBaseUrl || undefined,
     [ENV.X402_RPC_URL]: ctx.rpcUrl || undefined,
+    [ENV.MCP_REGISTRY_NAME]: ctx.mcpRegistryName || undefined,
+    [ENV.OPERATOR_CONTACT]: ctx.operatorContact || undefined,
   };
   // The functions parse exactly this at cold start: check it with the same schema now.
   // Without publicBaseUrl the API stack gives the functions the HTTP API's own endpoint.
@@ -188,6 +192,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
       [ENV.X402_RPC_URL]: 'rpcUrl',
       [ENV.STRIPE_PRICE_MONTHLY]: 'stripePriceMonthly',
       [ENV.STRIPE_PRICE_YEARLY]: 'stripePriceYearly',
+      [ENV.MCP_REGISTRY_NAME]: 'mcpRegistryName',
+      [ENV.OPERATOR_CONTACT]: 'operatorContact',
     };
     for (const i of asConfig.error.issues) {
       const key = String(i.path[0] ?? '');

@@ -57,6 +57,16 @@ const ConfigSchema = z
     [ENV.NASS_API_KEY]: z.string().min(1).optional(),
     [ENV.FAS_API_KEY]: z.string().min(1).optional(),
     [ENV.PUBLIC_BASE_URL]: z.string().url().optional(),
+    // The MCP Registry name of this deployment (server.json): a namespace the operator owns
+    // (io.github.<user>/… or reverse DNS of their domain). The default is the registry's anonymous
+    // namespace, which only development registries accept.
+    [ENV.MCP_REGISTRY_NAME]: z
+      .string()
+      .regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/, 'expected namespace/name, e.g. io.github.alice/commodity-data')
+      .max(200)
+      .default('io.modelcontextprotocol.anonymous/commodity-data'),
+    // How people reach the operator (the Pro page without online checkout, OpenAPI info.contact): an email address or an https URL.
+    [ENV.OPERATOR_CONTACT]: z.union([z.email(), z.url({ protocol: /^https$/ })], 'expected an email address or an https URL').optional(),
     [ENV.PRO_RATE_LIMIT_PER_SECOND]: z.coerce.number().int().min(1).max(10_000).default(50), // calls per second per Pro key and process
     // Pro checkout (Stripe). Absent: the /pro page says checkout is off and keys come from operators.
     [ENV.STRIPE_SECRET_ARN]: z.string().startsWith('arn:').optional(), // Pro function: JSON secret {STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET}

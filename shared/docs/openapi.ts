@@ -69,6 +69,7 @@ const parametersOf = (r: RouteDef, components: Record<string, unknown>) => {
 };
 
 const paidResponses = (r: RouteDef) => ({
+  401: errorResponse('INVALID_API_KEY: the Pro key in Authorization is malformed, unknown or revoked; nothing was charged.'),
   402: {
     description:
       'Payment required. x402: the PaymentRequired object (also base64 in the PAYMENT-REQUIRED header); pay and retry with PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). ' +
@@ -77,6 +78,7 @@ const paidResponses = (r: RouteDef) => ({
     content: json({ oneOf: [ref('PaymentRequired'), ref('Error')] }),
   },
   409: errorResponse('PAYMENT_ID_CONFLICT: the x402 payment-identifier id was already used with another payment or resource; nothing was charged.'),
+  429: errorResponse('RATE_LIMITED: too many calls per second with one Pro key; retry after Retry-After seconds. Nothing was charged.'),
   502: errorResponse('The payment facilitator could not be reached; nothing was charged.'),
   504: errorResponse(`Settlement still pending; retry the same request with the same payment header to receive the data (${r.id}).`),
 });
@@ -92,11 +94,21 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
     .filter(Boolean)
     .join(' ');
   const okHeaders: Json = { 'X-Request-Id': REQUEST_ID };
+  // Free GET answers carry a validator (shared/http/family-handler.ts): If-None-Match gets a 304.
+  const cacheable = !paid && r.method === 'GET';
+  if (cacheable) okHeaders.ETag = header('Validator of this answer; send it back in If-None-Match to get a 304 while it is unchanged.');
   if (paid) {
     okHeaders['PAYMENT-RESPONSE'] = header('x402 v2: base64 settlement receipt {success, transaction, network, payer}.');
     okHeaders['X-PAYMENT-RESPONSE'] = header('x402 v1: the same receipt under the v1 name.');
   }
   const body = r.mimeType === 'application/json' ? json(toSchema(r.output, 'output', components)) : { [r.mimeType]: { schema: { type: 'string' } } };
+  // The route's own other answers (202 pending, 303 redirect, 405 refusals): below 400 with its body, from 400 the error body.
+  const answers = Object.fromEntries(
+    Object.entries(r.answers ?? {}).map(([status, description]) => [
+      status,
+      Number(status) >= 400 ? errorResponse(description) : { description, headers: { 'X-Request-Id': REQUEST_ID }, content: body },
+    ]),
+  );
   return {
     operationId: operationIdOf(r),
     summary: r.summary,
@@ -109,12 +121,13 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
     ...(typicalBodyKb(r.id) !== null ? { 'x-typical-body-kb': typicalBodyKb(r.id) } : {}),
     responses: {
       200: { description: 'OK', headers: okHeaders, content: body },
+      ...(cacheable ? { 304: { description: 'Not Modified: the ETag sent in If-None-Match still matches; no body.' } } : {}),
       400: errorResponse('Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged.'),
       404: errorResponse(
         'Unknown instrument, series, sector or root (the valid values are listed; checked before any payment), or NO_DATA that no release will fill (not live, or not in the replayed samples; `covered` lists what is).',
       ),
-      ...(r.method === 'GET' && r.family === 'mcp' ? { 405: errorResponse('An event-stream GET: this MCP endpoint is stateless (Allow: POST).') } : {}),
       ...(paid ? paidResponses(r) : {}),
+      ...answers,
       503: errorResponse(
         'Retryable, nothing charged: no data stored yet (NO_DATA), the store is unavailable (STORE_UNAVAILABLE), or the request ran out of time before its payment could be settled (PAYMENT_NOT_SETTLED).',
       ),
@@ -122,12 +135,21 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
   };
 };
 
+/** OpenAPI's contact object: the operator's (an email address or a URL) when configured, else the agent briefing. */
+const contactOf = (baseUrl: string, operator?: string) =>
+  operator === undefined
+    ? { name: 'Operator', url: `${baseUrl}/llms.txt` }
+    : operator.includes('://')
+      ? { name: 'Operator', url: operator }
+      : { name: 'Operator', email: operator };
+
 /**
  * Pure: the OpenAPI document.
  * @param baseUrl the public base URL, used in links
  * @param serverUrl the `servers` entry: the configured public URL, else `/` (the origin that served the document)
+ * @param operatorContact OPERATOR_CONTACT, if configured
  */
-const buildOpenApi = (baseUrl: string, serverUrl = baseUrl) => {
+const buildOpenApi = (baseUrl: string, serverUrl = baseUrl, operatorContact?: string) => {
   const components: Record<string, unknown> = {};
   toSchema(ErrorBody, 'output', components);
   toSchema(PaymentRequiredBody, 'output', components);
@@ -144,7 +166,7 @@ const buildOpenApi = (baseUrl: string, serverUrl = baseUrl) => {
       description:
         'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS), paid per call with x402 (USDC) or Pro credits. ' +
         'Every price is also in x-price-usd and x-price-atomic (USDC has 6 decimals).',
-      contact: { name: 'Operator', url: `${baseUrl}/llms.txt` },
+      contact: contactOf(baseUrl, operatorContact),
       license: { name: 'Data licenses per source (see terms)', url: `${baseUrl}/terms.txt` },
     },
     servers: [{ url: serverUrl }],

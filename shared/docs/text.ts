@@ -1,13 +1,13 @@
 /**
- * The text discovery documents (llms.txt, llms-full.txt, SKILL.md, terms.txt) and the agent
- * card, generated from the route table and the catalog. Header names are the x402 packages' own.
+ * The text discovery documents (llms.txt, llms-full.txt, SKILL.md, terms.txt), generated from
+ * the route table and the catalog. Header names are the x402 packages' own.
  */
 import * as z from 'zod';
 import { INSTRUMENTS } from '../catalog/instruments';
 import { INVENTORY_KEYS } from '../catalog/inventory';
 import { FREE_ROUTES, PAID_ROUTES, ROUTES, type RouteDef } from '../routes/table';
 import { usdToAtomic, usdToCredits } from '../routes/pricing';
-import { API_VERSION, SERVICE_NAME, SERVICE_SUMMARY } from './identity';
+import { SERVICE_NAME, SERVICE_SUMMARY } from './identity';
 import { buildMethodsText } from './methods';
 
 /** A value each path or query parameter accepts, for example requests. */
@@ -28,8 +28,11 @@ const examplePath = (r: RouteDef): string => {
   return query.length ? `${path}?${query.map((a) => `${a.name}=${SAMPLE_ARGS[a.name] ?? ''}`).join('&')}` : path;
 };
 
+/** "1 credit", "3 credits". */
+const creditsText = (n: number) => `${n} credit${n === 1 ? '' : 's'}`;
+
 const priceText = (r: RouteDef) =>
-  r.priceUsd ? `${r.priceUsd} USD (${usdToCredits(r.priceUsd)} credits, ${usdToAtomic(r.priceUsd)} USDC atomic units)` : 'free';
+  r.priceUsd ? `${r.priceUsd} USD (${creditsText(usdToCredits(r.priceUsd))}, ${usdToAtomic(r.priceUsd)} USDC atomic units)` : 'free';
 
 const link = (baseUrl: string, r: RouteDef) => `- [${r.method} ${r.path}](${baseUrl}${examplePath(r)}): ${r.summary}; ${priceText(r)}`;
 
@@ -58,7 +61,7 @@ const buildLlmsTxt = (baseUrl: string) =>
     ),
     '',
     '## Optional',
-    `- [Agent card](${baseUrl}/.well-known/agent.json): who we are, skills, payment and MCP details`,
+    `- [Agent card](${baseUrl}/.well-known/agent-card.json): A2A agent card (who we are, skills, how to pay and reach the MCP server)`,
     `- [Terms](${baseUrl}/terms.txt): data licenses per source, no warranty, payment finality`,
     '',
   ].join('\n');
@@ -180,45 +183,6 @@ const buildSkillMd = (baseUrl: string) =>
     '',
   ].join('\n');
 
-/**
- * Pure: the agent card, in A2A v1.0 field names where they apply. The service has no A2A JSON-RPC
- * endpoint and says so: payment and MCP details sit under a named extension.
- */
-const buildAgentCard = (baseUrl: string) => ({
-  name: SERVICE_NAME,
-  description: SERVICE_SUMMARY,
-  version: API_VERSION,
-  provider: { organization: SERVICE_NAME, url: baseUrl },
-  documentationUrl: `${baseUrl}/llms-full.txt`,
-  capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
-  defaultInputModes: ['application/json'],
-  defaultOutputModes: ['application/json'],
-  skills: [...new Set(PAID_ROUTES.map((r) => r.family))].map((family) => {
-    const routes = PAID_ROUTES.filter((r) => r.family === family);
-    return {
-      id: family,
-      name: family,
-      description: routes.map((r) => `${r.summary} (${r.priceUsd} USD)`).join('; '),
-      tags: ['commodities', family],
-      examples: routes.map((r) => `${r.method} ${baseUrl}${examplePath(r)}`),
-    };
-  }),
-  extensions: {
-    'commodity-data/access': {
-      a2a_endpoint: null,
-      note: 'This card describes an HTTP API and an MCP server; there is no A2A JSON-RPC endpoint.',
-      openapi: `${baseUrl}/openapi.json`,
-      x402: {
-        resources: `${baseUrl}/.well-known/x402`,
-        request_headers: ['PAYMENT-SIGNATURE', 'X-PAYMENT'],
-        response_headers: ['PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE'],
-      },
-      pro: { header: 'Authorization: Bearer', credit_usd: '0.01' },
-      mcp: { endpoint: `${baseUrl}/api/mcp`, transport: 'streamable-http', server_json: `${baseUrl}/.well-known/mcp/server.json` },
-    },
-  },
-});
-
 const TERMS_TXT = [
   'Terms of use',
   '',
@@ -240,4 +204,4 @@ const TERMS_TXT = [
   '',
 ].join('\n');
 
-export { buildLlmsTxt, buildLlmsFullTxt, buildSkillMd, buildAgentCard, TERMS_TXT };
+export { buildLlmsTxt, buildLlmsFullTxt, buildSkillMd, examplePath, TERMS_TXT };

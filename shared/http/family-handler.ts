@@ -132,19 +132,37 @@ const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParamete
   throw new z.ZodError(issues.filter((i) => !notFoundOf([i])));
 };
 
+/**
+ * The route a request names, path words folded to lower case as parameters are: API Gateway matches
+ * `/v1/decision/All` to `GET /v1/decision/{sector}` (its literal sibling is `…/all`), so the parameter
+ * route hands it to the literal one when the folded words spell it.
+ */
+const resolveRoute = (
+  routes: ReadonlyMap<string, RouteDef>,
+  routeKey: string,
+  pathParameters: Event['pathParameters'],
+): { route: RouteDef; pathParameters: Event['pathParameters'] } | null => {
+  const route = routes.get(routeKey);
+  if (!route || !pathParameters) return route ? { route, pathParameters } : null;
+  const folded = route.path.replace(/\{(\w+)\}/g, (whole, name: string) => pathParameters[name]?.toLowerCase() ?? whole);
+  const literal = routes.get(`${route.method} ${folded}`);
+  return literal && literal !== route ? { route: literal, pathParameters: undefined } : { route, pathParameters };
+};
+
 /** Route resolution and input validation; bad input never reaches a store or a payment. */
 const routeLayer = (routes: ReadonlyMap<string, RouteDef>, services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'routeLayer',
   before: async (request) => {
     const { event, context } = request;
     context.service = { requestId: requestIdOf(event, context), charge: true };
-    const route = routes.get(event.routeKey);
+    const resolved = resolveRoute(routes, event.routeKey, event.pathParameters);
+    const route = resolved?.route;
     if (!route) {
       throw new NotFoundError('NOT_FOUND', `no route for ${event.requestContext?.http?.method ?? ''} ${event.rawPath ?? ''}`.trim(), {
         hint: 'GET /v1/catalog lists the instruments; GET /openapi.json lists the routes',
       });
     }
-    const input = parseRouteInput(route, event.pathParameters, event.queryStringParameters);
+    const input = parseRouteInput(route, resolved.pathParameters, event.queryStringParameters);
     context.service.route = route;
     context.service.request = {
       route,
@@ -191,6 +209,24 @@ const withValidators = (route: RouteDef, res: Result, ifNoneMatch: string | unde
   return matches ? { statusCode: 304, headers, body: '' } : { ...res, headers };
 };
 
+/**
+ * HEAD of a GET route (API Gateway routes it as `HEAD /path`) is that GET without its body, and free:
+ * it runs through the stack without the payment layer, so it never challenges, debits or claims.
+ * @returns the event as the GET it stands for, or null when the request is not a HEAD
+ */
+const headAsGet = (event: Event): Event | null => {
+  if (!event.routeKey?.startsWith('HEAD ')) return null;
+  const routeKey = `GET ${event.routeKey.slice('HEAD '.length)}`;
+  return { ...event, routeKey, requestContext: { ...event.requestContext, routeKey, http: { ...event.requestContext.http, method: 'GET' } } };
+};
+
+/** A HEAD answer: the GET's status and headers, its length, no body. */
+const withoutBody = (result: Result): Result => {
+  const body = result.body ?? '';
+  const length = result.isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
+  return { ...result, headers: { ...result.headers, 'content-length': String(length) }, body: '', isBase64Encoded: false };
+};
+
 /** The middy stack of a family, with the payment layer when one is given. */
 const familyStack = <F extends Family>(
   routes: FamilyRoutes<F>,
@@ -202,28 +238,35 @@ const familyStack = <F extends Family>(
   const missing = routes.routes.filter((r) => !byId[r.id]).map((r) => r.id);
   if (missing.length) throw new Error(`family ${routes.family} has no handler for: ${missing.join(', ')}`);
 
-  const stack = middy<Event, Result, Error, ServiceContext>()
-    .use(observabilityLayer(services))
-    .use(errorLayer(services))
-    .use(routeLayer(new Map(routes.routes.map((r) => [r.id, r])), services));
-  if (payment) stack.use(payment);
-  stack.handler(async (_event, context) => {
-    const { request, route, requestId } = context.service;
-    const result = await (byId[route!.id] as (req: HandlerRequest) => Promise<HandlerResult>)(request!);
-    if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
-      const checked = route!.output.safeParse(result.body);
-      if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
-    }
-    context.service.charge = result.charge !== false;
-    return withValidators(route!, toResponse(route!, result, requestId), request!.headers['if-none-match']);
-  });
-  // Lambda hands in a plain Context; routeLayer attaches `service` before anything reads it.
-  const run = stack as unknown as FamilyLambdaHandler;
+  const build = (paymentLayer?: MiddlewareObj<Event, Result, Error, ServiceContext>) => {
+    const stack = middy<Event, Result, Error, ServiceContext>()
+      .use(observabilityLayer(services))
+      .use(errorLayer(services))
+      .use(routeLayer(new Map(routes.routes.map((r) => [r.id, r])), services));
+    if (paymentLayer) stack.use(paymentLayer);
+    stack.handler(async (_event, context) => {
+      const { request, route, requestId } = context.service;
+      const result = await (byId[route!.id] as (req: HandlerRequest) => Promise<HandlerResult>)(request!);
+      if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
+        const checked = route!.output.safeParse(result.body);
+        if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
+      }
+      context.service.charge = result.charge !== false;
+      return withValidators(route!, toResponse(route!, result, requestId), request!.headers['if-none-match']);
+    });
+    // Lambda hands in a plain Context; routeLayer attaches `service` before anything reads it.
+    return stack as unknown as FamilyLambdaHandler;
+  };
+  const run = build(payment);
+  const runFree = payment ? build() : run;
   // Every answer, whichever layer produced it (an early 402 included), carries the security headers.
   return async (event, context) => {
-    const result = await run(event, context);
+    const get = headAsGet(event);
+    const result = get ? await runFree(get, context) : await run(event, context);
     const extra = (context as Partial<ServiceContext>).service?.answerHeaders;
-    return { ...result, headers: { ...SECURITY_HEADERS, ...result.headers, ...extra } };
+    const secured = { ...result, headers: { ...SECURITY_HEADERS, ...result.headers, ...extra } };
+    // An unknown path's HEAD ($default) has no body either.
+    return get || event.requestContext?.http?.method === 'HEAD' ? withoutBody(secured) : secured;
   };
 };
 

@@ -1,17 +1,19 @@
 /**
  * The MCP Registry `server.json` of this deployment, generated from the same server info as the
- * endpoint. The registry name is reverse-DNS of the public host (api.example.com ->
- * com.example.api/commodity-data), so it names the operator's own domain.
+ * endpoint. Its name is the operator's (configuration: MCP_REGISTRY_NAME): a registry name is a
+ * namespace its publisher proves to own, which no host name the request arrived on can stand for.
  */
 import { SERVER_INFO } from './server';
 
 const REGISTRY_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 
-const registryNameOf = (baseUrl: string): string => `${new URL(baseUrl).hostname.split('.').reverse().join('.')}/${SERVER_INFO.name}`;
-
-const buildServerJson = (baseUrl: string) => ({
+/**
+ * Pure: the registry entry.
+ * @param registryName the configured MCP Registry name (namespace/name)
+ */
+const buildServerJson = (baseUrl: string, registryName: string) => ({
   $schema: REGISTRY_SCHEMA,
-  name: registryNameOf(baseUrl),
+  name: registryName,
   title: SERVER_INFO.title,
   description: 'Primary-source commodity data (EIA, FRED, World Bank, CFTC, USDA, USGS), paid per call.',
   version: SERVER_INFO.version,

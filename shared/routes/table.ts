@@ -63,6 +63,11 @@ interface RouteSpec {
   readonly mcp?: McpSpec;
   /** A free route whose function still reads and writes the credit table (MCP tool payments, Pro checkout). */
   readonly usesCredits?: true;
+  /**
+   * Answers of this route besides 200 and the errors every route shares, by status, with what they
+   * mean (OpenAPI declares them): below 400 the body is the route's output, from 400 the error body.
+   */
+  readonly answers?: Readonly<Record<number, string>>;
 }
 
 const text = z.string();
@@ -464,7 +469,20 @@ const DISCOVERY_ROUTES = defineFamily(
       'GET /llms-full.txt': { family: 'discovery', summary: 'Full agent reference', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
       'GET /openapi.json': { family: 'discovery', summary: 'OpenAPI 3.1 description', params: none, query: anyQuery, output: S.OpenApiBody },
       'GET /SKILL.md': { family: 'discovery', summary: 'Agent skill manifest', params: none, query: anyQuery, output: text, mimeType: 'text/markdown' },
-      'GET /.well-known/agent.json': { family: 'discovery', summary: 'Agent card', params: none, query: anyQuery, output: S.AgentCardBody },
+      'GET /.well-known/agent-card.json': {
+        family: 'discovery',
+        summary: 'A2A agent card (protocol 0.3.0)',
+        params: none,
+        query: anyQuery,
+        output: S.AgentCardBody,
+      },
+      'GET /.well-known/agent.json': {
+        family: 'discovery',
+        summary: 'A2A agent card (the path of A2A before 0.3)',
+        params: none,
+        query: anyQuery,
+        output: S.AgentCardBody,
+      },
       'GET /.well-known/x402.json': { family: 'discovery', summary: 'Payment resource catalog', params: none, query: anyQuery, output: S.X402CatalogBody },
       'GET /.well-known/x402': {
         family: 'discovery',
@@ -484,7 +502,14 @@ const MCP_ROUTES = defineFamily('mcp', () => {
   const sseStream = z.string().startsWith('event: message\n');
   const mcpRpc = z.union([rpcMessage, z.array(rpcMessage), sseStream]);
   return {
-    'GET /api/mcp': { family: 'mcp', summary: 'List of MCP tool names (discovery)', params: none, query: anyQuery, output: S.McpToolListBody },
+    'GET /api/mcp': {
+      family: 'mcp',
+      summary: 'List of MCP tool names (discovery)',
+      params: none,
+      query: anyQuery,
+      output: S.McpToolListBody,
+      answers: { 405: 'An event-stream GET: this MCP endpoint is stateless (Allow: POST).' },
+    },
     'POST /api/mcp': {
       family: 'mcp',
       summary: 'MCP Streamable HTTP endpoint (JSON-RPC)',
@@ -493,7 +518,14 @@ const MCP_ROUTES = defineFamily('mcp', () => {
       output: mcpRpc,
       usesCredits: true,
     },
-    'DELETE /api/mcp': { family: 'mcp', summary: 'No MCP sessions to end: 405, Allow: POST', params: none, query: anyQuery, output: mcpRpc },
+    'DELETE /api/mcp': {
+      family: 'mcp',
+      summary: 'No MCP sessions to end: 405, Allow: POST',
+      params: none,
+      query: anyQuery,
+      output: mcpRpc,
+      answers: { 405: 'Always: a stateless MCP endpoint has no session to end (Allow: POST).' },
+    },
     'GET /.well-known/mcp/server.json': { family: 'mcp', summary: 'MCP Registry server.json', params: none, query: anyQuery, output: S.McpServerJsonBody },
   } as const satisfies FamilySpecs<'mcp'>;
 });
@@ -510,6 +542,7 @@ const PRO_ROUTES = defineFamily(
         query: anyQuery,
         output: S.CheckoutBody,
         usesCredits: true,
+        answers: { 303: 'The checkout session: Location is its Stripe Checkout page (a browser form follows it); the body has the same URL.' },
       },
       'POST /pro/webhook': {
         family: 'pro',
@@ -527,6 +560,7 @@ const PRO_ROUTES = defineFamily(
         output: text,
         mimeType: 'text/html',
         usesCredits: true,
+        answers: { 202: 'Stripe has not confirmed this session yet: a page that says so; reload it in a few seconds.' },
       },
     }) as const satisfies FamilySpecs<'pro'>,
 );

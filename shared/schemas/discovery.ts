@@ -1,10 +1,10 @@
 /**
- * Bodies of the free discovery routes. Health, catalog and calendar are strict; the documents
- * that follow outside formats (OpenAPI, the agent card, the x402 resource list) pin the fields
- * clients rely on and let the format's own optional fields through.
+ * Bodies of the free discovery routes. Each is strict (a key it does not name is a drift), except
+ * the OpenAPI document, whose format allows fields and extensions of its own.
  */
 import * as z from 'zod';
 import { FreshnessClass, HealthStatus, IsoDateSchema, IsoDateTimeSchema, SourceFreshness } from './common';
+import { PaymentRequiredBody } from './errors';
 
 const HealthBody = z.strictObject({
   status: HealthStatus,
@@ -81,22 +81,83 @@ const CalendarBody = z.strictObject({
   ),
 });
 
-const OpenApiBody = z.object({
-  openapi: z.string().startsWith('3.1'),
-  info: z.object({ title: z.string(), version: z.string() }),
+/** A JSON Schema (the documents publish the route table's schemas as JSON Schema). */
+const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+/**
+ * OpenAPI 3.1: the fields clients rely on are pinned, every other field of the format (and `x-`
+ * extensions) is allowed, as the format allows them.
+ */
+const OpenApiBody = z.looseObject({
+  openapi: z.string().regex(/^3\.1\.\d+$/),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  servers: z.array(z.looseObject({ url: z.string() })),
+  tags: z.array(z.looseObject({ name: z.string() })),
   paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.looseObject({ schemas: z.record(z.string(), z.unknown()), securitySchemes: z.record(z.string(), z.unknown()) }),
 });
 
-const AgentCardBody = z.object({ name: z.string(), description: z.string(), version: z.string() });
+/** An A2A security scheme in OpenAPI's shape (the two payment lanes). */
+const A2aSecurityScheme = z.union([
+  z.strictObject({ type: z.literal('apiKey'), in: z.enum(['header', 'query', 'cookie']), name: z.string(), description: z.string() }),
+  z.strictObject({ type: z.literal('http'), scheme: z.string(), description: z.string() }),
+]);
 
-const X402CatalogBody = z.object({
+/**
+ * The agent card: an A2A AgentCard of protocol 0.3.0 (its required fields, the optional ones this
+ * service fills, and no other). How to reach the service sits in one extension under
+ * `capabilities.extensions`, as A2A places extensions.
+ */
+const AgentCardBody = z.strictObject({
+  protocolVersion: z.literal('0.3.0'),
+  name: z.string(),
+  description: z.string(),
+  url: z.string(),
+  preferredTransport: z.string(),
+  version: z.string(),
+  provider: z.strictObject({ organization: z.string(), url: z.string() }),
+  documentationUrl: z.string(),
+  capabilities: z.strictObject({
+    streaming: z.boolean(),
+    pushNotifications: z.boolean(),
+    stateTransitionHistory: z.boolean(),
+    extensions: z.array(z.strictObject({ uri: z.string(), description: z.string(), required: z.boolean(), params: z.record(z.string(), z.unknown()) })),
+  }),
+  securitySchemes: z.record(z.string(), A2aSecurityScheme),
+  security: z.array(z.record(z.string(), z.array(z.string()))),
+  defaultInputModes: z.array(z.string()),
+  defaultOutputModes: z.array(z.string()),
+  skills: z.array(z.strictObject({ id: z.string(), name: z.string(), description: z.string(), tags: z.array(z.string()), examples: z.array(z.string()) })),
+});
+
+/** /.well-known/x402(.json): every chargeable route with the payment option its 402 offers and its JSON Schemas. */
+const X402CatalogBody = z.strictObject({
   x402Version: z.number().int(),
-  resources: z.array(z.object({ url: z.string(), accepts: z.array(z.object({ scheme: z.string(), network: z.string(), payTo: z.string() })) })),
+  enforced: z.boolean(),
+  resources: z.array(
+    z.strictObject({
+      method: z.string(),
+      url: z.string(),
+      route: z.string(),
+      description: z.string(),
+      mimeType: z.string(),
+      price_usd: z.string(),
+      price_atomic: z.string().regex(/^\d+$/),
+      typical_body_kb: z.number().nullable(),
+      accepts: PaymentRequiredBody.shape.accepts,
+      input: z.strictObject({ path: JsonSchemaObject, query: JsonSchemaObject }),
+      output: JsonSchemaObject,
+    }),
+  ),
+  /** Priced routes that are free under this configuration (the curve stubs while indicative futures are off). */
+  free_while_stubbed: z.array(z.string()),
 });
 
-const McpToolListBody = z.object({
+/** GET /api/mcp: the tools with their routes and prices (null: free under this configuration). */
+const McpToolListBody = z.strictObject({
+  transport: z.literal('streamable-http'),
   endpoint: z.string(),
-  tools: z.array(z.object({ name: z.string(), price_usd: z.string().nullable() })),
+  tools: z.array(z.strictObject({ name: z.string(), route: z.string(), price_usd: z.string().nullable(), description: z.string() })),
 });
 
 export { HealthBody, CatalogBody, CalendarBody, OpenApiBody, AgentCardBody, X402CatalogBody, McpToolListBody };

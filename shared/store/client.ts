@@ -18,9 +18,16 @@ const createDocumentClient = (config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'AWS_RE
   const client = new DynamoDBClient({
     region: config.AWS_REGION,
     maxAttempts: 3,
-    // Connecting gets a third of the request timeout (1 s by default). It includes the wait for a free
-    // socket, which is long only when many calls share one client (the local runtime under load).
-    requestHandler: { connectionTimeout: Math.round(timeoutMs / 3), requestTimeout: timeoutMs, throwOnRequestTimeout: true },
+    // Connecting gets a third of the request timeout (1 s by default). The SDK counts the wait for a free
+    // socket as connecting, and its pool holds 50: the embedded store (one client shared by every
+    // request of the local runtime, on loopback) gets as many sockets as calls, so that a busy store
+    // is not mistaken for one that cannot be reached. A Lambda makes few calls at a time: the default.
+    requestHandler: {
+      connectionTimeout: Math.round(timeoutMs / 3),
+      requestTimeout: timeoutMs,
+      throwOnRequestTimeout: true,
+      ...(local ? { httpAgent: { maxSockets: Number.POSITIVE_INFINITY } } : {}),
+    },
     ...(local ? { endpoint: local, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, {

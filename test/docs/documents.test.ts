@@ -2,7 +2,9 @@
  * The discovery documents as served: their formats (llmstxt.org, Agent Skills, A2A agent card),
  * that every route of the table is in each with its price, and their caching validators.
  */
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { usdToAtomic } from '../../shared/routes/pricing';
@@ -71,13 +73,25 @@ describe('discovery documents', () => {
     expect(body).toContain('PAYMENT-SIGNATURE');
   });
 
-  it('the agent card uses A2A field names and claims no A2A endpoint', async () => {
-    const card = (await getJson(stack.url, '/.well-known/agent.json')).body;
-    expect(card).toMatchObject({ name: expect.any(String), version: '0.1.0', defaultInputModes: ['application/json'], capabilities: { streaming: false } });
+  it('the agent card is an A2A 0.3.0 AgentCard (validated against the A2A JSON schema) at both well-known paths, and claims no A2A endpoint', async () => {
+    // test/docs/fixtures/README.md names the schema's source: a2aproject/A2A v0.3.0, specification/json/a2a.json.
+    const a2a = JSON.parse(readFileSync(new URL('./fixtures/a2a-v0.3.0.json', import.meta.url), 'utf8'));
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const validate = ajv.compile({ ...a2a, $ref: '#/definitions/AgentCard' });
+    const card = (await getJson(stack.url, '/.well-known/agent-card.json')).body;
+    expect(validate(card) ? [] : validate.errors).toEqual([]);
+    expect((await getJson(stack.url, '/.well-known/agent.json')).body).toEqual(card);
+    // The validator has teeth: the fields the issue found missing are required.
+    for (const field of ['url', 'protocolVersion', 'capabilities']) {
+      const { [field]: _dropped, ...without } = card;
+      expect(validate(without), field).toBe(false);
+    }
+    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: stack.url, version: '0.1.0', defaultInputModes: ['application/json'] });
     expect(card.documentationUrl).toBe(`${stack.url}/llms-full.txt`);
-    expect(card.url).toBeUndefined();
+    expect(card.extensions).toBeUndefined();
+    const access = card.capabilities.extensions.find((e: any) => e.uri === 'urn:commodity-data:a2a-extension:access:v1');
+    expect(access).toMatchObject({ required: true, params: { a2a_endpoint: null, openapi: `${stack.url}/openapi.json` } });
     expect(card.skills.map((s: any) => s.id)).toEqual(expect.arrayContaining(['price', 'inventory', 'cot', 'decision']));
-    expect(card.extensions['commodity-data/access'].a2a_endpoint).toBeNull();
   });
 
   it('/.well-known/x402 and /.well-known/x402.json list every chargeable route with price, payment option and schemas', async () => {
@@ -93,17 +107,57 @@ describe('discovery documents', () => {
     }
   });
 
-  it('GET / is a page for people: instruments with their latest value, routes with prices, and links that all answer', async () => {
+  it('GET / is a page for people: what is sold (unit, cadence, latest as_of, staleness) but no paid figure, routes with prices, links that all answer', async () => {
     const res = await fetch(`${stack.url}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
     const html = await res.text();
-    const cl = (await getJson(stack.url, '/v1/price/CL')).body;
-    expect(html).toContain(`${cl.value} ${cl.unit}`);
-    for (const r of PAID_ROUTES) expect(html).toContain(`${r.priceUsd} USD`);
+    const catalog = (await getJson(stack.url, '/v1/catalog')).body;
+    for (const i of catalog.instruments.filter((x: any) => x.live)) {
+      expect(html, i.code).toContain(`<code>${i.code}</code>`);
+      if (i.latest_as_of) expect(html, i.code).toContain(i.latest_as_of);
+    }
+    // The figures themselves are sold: none is on the page.
+    const prices = (
+      await getJson(
+        stack.url,
+        `/v1/prices?codes=${catalog.instruments
+          .filter((x: any) => x.live)
+          .map((x: any) => x.code)
+          .join(',')}`,
+      )
+    ).body;
+    expect(prices.observations.length).toBeGreaterThan(20);
+    for (const o of prices.observations) {
+      expect(html, o.instrument).not.toContain(`${o.value} ${o.unit}`);
+      // Not in the instrument's row either, in any form (a number token of its own).
+      const row = html.slice(html.indexOf(`<td data-label="code"><code>${o.instrument}</code>`)).split('</tr>')[0]!;
+      expect(row.length, o.instrument).toBeGreaterThan(50);
+      expect(row, o.instrument).not.toMatch(new RegExp(`(^|[^\\d.])${String(o.value).replace('.', '\\.')}(?![\\d])`));
+    }
+    for (const r of PAID_ROUTES.filter((x) => !x.freeWhen)) expect(html).toContain(`${r.priceUsd} USD`);
     const links = [...html.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]!);
-    expect(links.length).toBeGreaterThan(30);
+    expect(links.length).toBeGreaterThan(10);
     for (const href of new Set(links)) expect((await fetch(`${stack.url}${href}`)).status, href).toBe(200);
+  });
+
+  it('GET / lists the curve and calendar stubs as free while stubbed, and names the stale data when /health is degraded', async () => {
+    const html = await text(`${stack.url}/`);
+    const rowOf = (path: string) => html.slice(html.indexOf(`<td data-label="route"><code>GET ${path}</code>`)).split('</tr>')[0]!;
+    for (const r of PAID_ROUTES.filter((x) => x.freeWhen)) {
+      expect(rowOf(r.path), r.id).toContain('free while stubbed');
+      expect(rowOf(r.path), r.id).not.toContain(`${r.priceUsd} USD`);
+    }
+    expect(rowOf('/v1/price/{code}')).toContain('0.01 USD');
+    const health = (await getJson(stack.url, '/health')).body;
+    // The replayed samples end in 2025-2026: some sources are stale today (README "What the demo data holds").
+    expect(health.status).toBe('degraded');
+    expect(html).toContain('Some data is stale');
+    for (const s of health.sources) {
+      if (s.stale) expect(html, s.id).toContain(s.name);
+    }
+    const staleCode = (await getJson(stack.url, '/v1/catalog')).body.instruments.find((i: any) => i.stale === true);
+    expect(html.slice(html.indexOf(`<td data-label="code"><code>${staleCode.code}</code>`)).split('</tr>')[0]).toContain('class="stale"');
   });
 
   it('the catalog gives each served instrument its latest as_of, staleness and only the routes that serve it', async () => {

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
-import { FREE_ROUTES, PAID_ROUTES, isChargeable } from '../../shared/routes';
+import { examplePath } from '../../shared/docs/text';
+import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
+import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
+import { FREE_ROUTES, PAID_ROUTES, findRoute, isChargeable, ROUTES, usdToAtomic, usdToCredits } from '../../shared/routes';
+import { createDocumentClient } from '../../shared/store/client';
 import { SOURCES } from '../../shared/sources/registry';
 import { expectError } from '../helpers/contract';
 import { getJson, startTestStack } from '../helpers/stack';
@@ -101,10 +105,85 @@ describe('free discovery routes over HTTP', () => {
     expectError(await get('/api/mcp', { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) }), 413, 'PAYLOAD_TOO_LARGE');
   });
 
+  it("server.json's registry name is the configured one (default: the registry's anonymous namespace), never the reversed host", async () => {
+    const name = (await get('/.well-known/mcp/server.json')).body.name;
+    expect(name).toBe('io.modelcontextprotocol.anonymous/commodity-data');
+    expect(name).not.toContain('127');
+  });
+
   it('GET /api/mcp lists one tool per paid route plus the free catalog, calendar and health tools', async () => {
     const res = await get('/api/mcp');
     expect(res.body.tools).toHaveLength(PAID_ROUTES.length + 3);
     expect(res.body.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(['get_crack_spread', 'get_catalog', 'get_release_calendar', 'get_health']));
+  });
+});
+
+describe('HEAD, path words and small things (enforced)', () => {
+  let stack: LocalStack;
+  const key = generateKey();
+  beforeAll(async () => {
+    stack = await startTestStack({ X402_ENFORCE: '1', MCP_REGISTRY_NAME: 'io.github.alice/commodity-data' });
+    const ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
+    await ledger.put({ ...newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }), creditsLeft: 10_000 });
+  });
+  afterAll(async () => stack?.close());
+
+  it('answers HEAD on every GET route as the GET without a body, and free (no challenge, no debit)', async () => {
+    const ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
+    const before = (await ledger.get(hashKey(key)))!.creditsLeft;
+    let chargedByGets = 0;
+    for (const r of ROUTES.filter((x) => x.method === 'GET')) {
+      const path = r.id === 'GET /pro/success' ? '/pro/success?session_id=cs_test_unknown' : examplePath(r);
+      const head = await fetch(`${stack.url}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${key}` } });
+      expect(await head.text(), r.id).toBe('');
+      expect(head.headers.get('payment-required'), r.id).toBeNull();
+      expect(head.headers.get('x-credits-charged'), r.id).toBeNull();
+      // The GET it stands for: free routes as they are, paid ones paid with the Pro key.
+      const get = await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const body = await get.text();
+      chargedByGets += Number(get.headers.get('x-credits-charged') ?? 0);
+      expect(head.status, r.id).toBe(get.status);
+      expect(head.headers.get('content-type'), r.id).toBe(get.headers.get('content-type'));
+      // Bodies that do not change from one call to the next: the same length.
+      if (['/llms.txt', '/openapi.json', '/SKILL.md', '/terms.txt', '/.well-known/agent-card.json', '/.well-known/x402'].includes(r.path))
+        expect(Number(head.headers.get('content-length')), r.id).toBe(Buffer.byteLength(body));
+    }
+    expect(chargedByGets).toBeGreaterThan(0);
+    expect((await ledger.get(hashKey(key)))!.creditsLeft).toBe(before - chargedByGets);
+    // An unknown path and a POST-only path: their GET statuses, no body.
+    const unknown = await fetch(`${stack.url}/v2/nowhere`, { method: 'HEAD' });
+    expect([unknown.status, await unknown.text()]).toEqual([404, '']);
+    const postOnly = await fetch(`${stack.url}/pro/checkout`, { method: 'HEAD' });
+    expect([postOnly.status, await postOnly.text()]).toEqual([405, '']);
+  });
+
+  it('folds the case of every path word: /v1/decision/All and /v1/snapshot/ALL are the all-sector routes', async () => {
+    const challenge = async (path: string) => {
+      const res = await getJson(stack.url, path);
+      expect(res.status, path).toBe(402);
+      return res.body.accepts[0].amount as string;
+    };
+    const decisionAll = await challenge('/v1/decision/all');
+    expect(decisionAll).toBe(usdToAtomic(findRoute('GET /v1/decision/all')!.priceUsd!));
+    expect(await challenge('/v1/decision/All')).toBe(decisionAll);
+    expect(await challenge('/v1/decision/ALL')).toBe(decisionAll);
+    expect(await challenge('/v1/snapshot/ALL')).toBe(usdToAtomic(findRoute('GET /v1/snapshot/all')!.priceUsd!));
+    expect(await challenge('/v1/decision/Energy')).toBe(usdToAtomic(findRoute('GET /v1/decision/{sector}')!.priceUsd!));
+    const paid = await getJson(stack.url, '/v1/decision/All', { headers: { authorization: `Bearer ${key}` } });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get('x-credits-charged')).toBe(String(usdToCredits(findRoute('GET /v1/decision/all')!.priceUsd!)));
+    expectError(await getJson(stack.url, '/v1/decision/mars'), 404, 'UNKNOWN_SECTOR');
+  });
+
+  it("server.json's registry name comes from configuration, not from the host", async () => {
+    expect((await getJson(stack.url, '/.well-known/mcp/server.json')).body.name).toBe('io.github.alice/commodity-data');
+  });
+
+  it('llms.txt says "1 credit" and "3 credits"', async () => {
+    const text = await (await fetch(`${stack.url}/llms.txt`)).text();
+    expect(text).toContain('(1 credit, 10000 USDC atomic units)');
+    expect(text).toContain('(3 credits, 30000 USDC atomic units)');
+    expect(text).not.toMatch(/\b1 credits\b/);
   });
 });
 

@@ -51,6 +51,7 @@ const CASES: Record<RouteId, string[]> = {
   'GET /llms-full.txt': ['/llms-full.txt'],
   'GET /openapi.json': ['/openapi.json'],
   'GET /SKILL.md': ['/SKILL.md'],
+  'GET /.well-known/agent-card.json': ['/.well-known/agent-card.json'],
   'GET /.well-known/agent.json': ['/.well-known/agent.json'],
   'GET /.well-known/x402.json': ['/.well-known/x402.json'],
   'GET /.well-known/x402': ['/.well-known/x402'],

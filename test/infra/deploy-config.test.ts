@@ -50,6 +50,15 @@ describe('readDeployConfig', () => {
     expect(cfg.logRetention).toBe(RetentionDays.TWO_WEEKS);
   });
 
+  it("passes the MCP Registry name and the operator's contact to the functions, checked as they check them", () => {
+    const cfg = readDeployConfig(ctx({ mcpRegistryName: 'com.example/commodity-data', operatorContact: 'https://example.com/contact' }));
+    expect(cfg.apiEnvironment).toMatchObject({ [ENV.MCP_REGISTRY_NAME]: 'com.example/commodity-data', [ENV.OPERATOR_CONTACT]: 'https://example.com/contact' });
+    expect(problemsOf({ mcpRegistryName: 'api.example.com', operatorContact: 'call us' })).toEqual([
+      expect.stringMatching(/^mcpRegistryName \(MCP_REGISTRY_NAME\): expected namespace\/name/),
+      expect.stringMatching(/^operatorContact \(OPERATOR_CONTACT\): expected an email address or an https URL/),
+    ]);
+  });
+
   it('uses Base mainnet in prod and keeps logs three months by default', () => {
     const cfg = readDeployConfig(ctx(PROD));
     expect(cfg.apiEnvironment[ENV.X402_NETWORK]).toBe('eip155:8453');

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionEntry, missingEntries, ServiceFunction } from '../../infra/constructs/service-function';
-import { familyCharges, HEAVY_ROUTE_THROTTLE, isHeavyRoute, STAGE_THROTTLE } from '../../infra/stacks/api-stack';
+import { familyCharges, HEAVY_ROUTE_THROTTLE, isHeavyRoute, routeKeysOf, STAGE_THROTTLE } from '../../infra/stacks/api-stack';
 import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES } from '../../shared/routes/table';
@@ -37,7 +37,7 @@ describe('CDK app (staging)', () => {
     it('has one route per route-table entry, with its exact route key, integrated with its family function', () => {
       const routes = s.templates.api.findResources('AWS::ApiGatewayV2::Route');
       const byKey = new Map(Object.values(routes).map((r: any) => [r.Properties.RouteKey as string, r]));
-      expect(Object.keys(routes)).toHaveLength(ROUTES.length + 1);
+      expect(Object.keys(routes)).toHaveLength(ROUTES.flatMap(routeKeysOf).length + 1);
       for (const r of ROUTES) {
         const route = byKey.get(r.id);
         expect(route, r.id).toBeDefined();
@@ -67,6 +67,20 @@ describe('CDK app (staging)', () => {
       expect(JSON.stringify(onIndex[0].Properties.Roles)).toContain('ReconcilePaymentsFunctionRole');
     });
 
+    it('answers HEAD on every GET route: a HEAD route beside each GET (an HTTP API routes HEAD only to HEAD), on the same function', () => {
+      const routes = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Route')) as any[];
+      const byKey = new Map(routes.map((r) => [r.Properties.RouteKey as string, r]));
+      const gets = ROUTES.filter((r) => r.method === 'GET');
+      expect(gets.length).toBeGreaterThan(30);
+      for (const r of gets) {
+        const head = byKey.get(`HEAD ${r.path}`);
+        expect(head, `HEAD ${r.path}`).toBeDefined();
+        expect(integrationOf(s.templates.api, head), `HEAD ${r.path}`).toEqual(integrationOf(s.templates.api, byKey.get(r.id)));
+      }
+      // No HEAD twin for routes that are not GET.
+      for (const r of ROUTES.filter((x) => x.method !== 'GET')) expect(byKey.has(`HEAD ${r.path}`) && !gets.some((g) => g.path === r.path), r.id).toBe(false);
+    });
+
     it('throttles the stage, and the bundle routes (snapshots, decision packs, history, MCP) lower on their own', () => {
       const stages = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Stage')) as any[];
       expect(stages).toHaveLength(1);
@@ -80,12 +94,10 @@ describe('CDK app (staging)', () => {
         'GET /v1/history/{code}',
         'POST /api/mcp',
       ];
-      expect(Object.keys(RouteSettings).sort()).toEqual(
-        ROUTES.filter(isHeavyRoute)
-          .map((r) => r.id)
-          .sort(),
-      );
-      for (const key of heavy) expect(RouteSettings[key], key).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+      expect(Object.keys(RouteSettings).sort()).toEqual(ROUTES.filter(isHeavyRoute).flatMap(routeKeysOf).sort());
+      // A HEAD runs the same handler as its GET (free): it is throttled like it.
+      for (const key of [...heavy, 'HEAD /v1/snapshot/all', 'HEAD /v1/history/{code}'])
+        expect(RouteSettings[key], key).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
       expect(RouteSettings['GET /v1/price/{code}']).toBeUndefined();
       expect(HEAVY_ROUTE_THROTTLE.rateLimit).toBeLessThan(STAGE_THROTTLE.rateLimit);
     });

@@ -42,7 +42,7 @@ const scripted = () => {
     },
   };
   const client: FacilitatorClient = {
-    verify: (p, r) => {
+    verify: (p) => {
       calls.verify++;
       return f.verify(p);
     },

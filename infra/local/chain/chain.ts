@@ -9,7 +9,9 @@
  * Blocks are mined at once by default; `blockTime` (X402_LOCAL_BLOCK_TIME) mines one every N
  * seconds instead, so Base's 2 s blocks can be reproduced.
  */
-import ganache from 'ganache';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Address, type Hex, type PublicClient } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '@x402/evm';
@@ -28,6 +30,25 @@ const ACCOUNT_COUNT = 10;
 const MINT_PER_ACCOUNT = 1_000_000_000n;
 /** How often clients of the local chain look for a receipt (ms). */
 const RECEIPT_POLL_MS = 100;
+
+/**
+ * Loads ganache. Its last release (7.9) ships µWS server binaries for Node 14-20 only; on a newer
+ * Node its µWS loader printed a "Cannot find module …/uws_linux_x64_137.node" stack and then used its
+ * Node.js implementation. With no binary for this Node, that implementation is put in the module
+ * cache under µWS's entry point first (node documents adding require.cache entries), so ganache gets
+ * it without the detour.
+ */
+const loadGanache = async () => {
+  const fromGanache = createRequire(createRequire(import.meta.url).resolve('ganache'));
+  const entry = fromGanache.resolve('@trufflesuite/uws-js-unofficial');
+  const pkg = dirname(dirname(entry));
+  if (!existsSync(join(pkg, 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`)) && !fromGanache.cache[entry]) {
+    const fallback = join(pkg, 'dist', 'index.js');
+    fromGanache(fallback);
+    fromGanache.cache[entry] = fromGanache.cache[fallback];
+  }
+  return (await import('ganache')).default;
+};
 
 /** viem chain of the local chain: Base Sepolia's id, served from loopback. */
 const localBaseSepolia = (rpcUrl: string) =>
@@ -79,6 +100,7 @@ const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain
   const contracts = compileContracts();
   const blockTime = opts.blockTime ?? 0;
   if (!Number.isFinite(blockTime) || blockTime < 0) throw new Error(`blockTime must be a number of seconds >= 0, got ${blockTime}`);
+  const ganache = await loadGanache();
   const server = ganache.server({
     chain: { chainId: CHAIN_ID, networkId: CHAIN_ID },
     wallet: { mnemonic: DEV_MNEMONIC, totalAccounts: ACCOUNT_COUNT, defaultBalance: 10_000 },

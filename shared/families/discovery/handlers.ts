@@ -3,7 +3,8 @@
  * `$default` route, which answers every unknown path with a JSON 404.
  */
 import { buildOpenApi } from '../../docs/openapi';
-import { buildAgentCard, buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
+import { buildAgentCard } from '../../docs/agent-card';
+import { buildLlmsFullTxt, buildLlmsTxt, buildSkillMd, TERMS_TXT } from '../../docs/text';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
 import { loadLatest } from '../price/load';
 import { computedOnce } from '../computed-cache';
@@ -31,8 +32,11 @@ const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
 const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
   'GET /': async ({ services }) => {
     const live = INSTRUMENTS.filter((i) => i.sourceId);
-    const latest = await Promise.all(live.map(async (i) => [i.code, await loadLatest(services, i.code).catch(() => null)] as const));
-    return { body: buildHomePage(new Map(latest)) };
+    const [latest, sources] = await Promise.all([
+      Promise.all(live.map(async (i) => [i.code, (await loadLatest(services, i.code).catch(() => null))?.as_of ?? null] as const)),
+      loadFreshness(services),
+    ]);
+    return { body: buildHomePage({ latestAsOf: new Map(latest), status: overallStatus(sources), sources, config: services.config }) };
   },
   'GET /health': health,
   'GET /v1/catalog': async ({ services }) => {
@@ -57,8 +61,11 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
       ),
     };
   },
-  'GET /openapi.json': async (req) => ({ body: buildOpenApi(baseUrlOf(req), req.services.config.PUBLIC_BASE_URL ?? '/') }),
+  'GET /openapi.json': async (req) => ({
+    body: buildOpenApi(baseUrlOf(req), req.services.config.PUBLIC_BASE_URL ?? '/', req.services.config.OPERATOR_CONTACT),
+  }),
   'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req)) }),
+  'GET /.well-known/agent-card.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
   'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
   'GET /.well-known/x402.json': async (req) => ({ body: buildX402Catalog(req.services.config, baseUrlOf(req)) }),
   'GET /.well-known/x402': async (req) => ({ body: buildX402Catalog(req.services.config, baseUrlOf(req)) }),

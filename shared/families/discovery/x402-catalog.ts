@@ -25,7 +25,7 @@ const buildX402Catalog = (config: Config, baseUrl: string) => ({
     route: r.id,
     description: r.mcp?.description ?? r.summary,
     mimeType: r.mimeType,
-    price_usd: r.priceUsd,
+    price_usd: r.priceUsd!,
     price_atomic: usdToAtomic(r.priceUsd!),
     typical_body_kb: typicalBodyKb(r.id),
     accepts: [paymentOption(r, r.path, config)],

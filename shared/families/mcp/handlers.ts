@@ -60,7 +60,7 @@ const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
   'DELETE /api/mcp': async () => {
     throw notAllowed('DELETE');
   },
-  'GET /.well-known/mcp/server.json': async (req) => ({ body: buildServerJson(baseUrlOf(req)) }),
+  'GET /.well-known/mcp/server.json': async (req) => ({ body: buildServerJson(baseUrlOf(req), req.services.config.MCP_REGISTRY_NAME) }),
 });
 
 export { mcpHandlers };

@@ -27,7 +27,10 @@ const accountsOf = (services: Services): DynamoCreditLedger => {
 };
 
 const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
-  'GET /pro': async ({ services }) => ({ body: plansPage(checkoutEnabled(services.config)), headers: { 'cache-control': 'no-store' } }),
+  'GET /pro': async ({ services }) => ({
+    body: plansPage({ checkout: checkoutEnabled(services.config), contact: services.config.OPERATOR_CONTACT }),
+    headers: { 'cache-control': 'no-store' },
+  }),
   'POST /pro/checkout': async (req) => {
     const plan = planOf(req.rawBody, req.headers['content-type']);
     if (!plan) throw new BadRequestError('INVALID_PARAMETER', `plan must be one of ${PLAN_IDS.join(', ')}`, { valid: PLAN_IDS });

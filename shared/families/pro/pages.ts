@@ -1,16 +1,23 @@
-/** The Pro pages people see: plans (with or without online checkout) and the one-time key page. */
+/** The Pro pages people see: plans (with or without online checkout) and the pages of a bought key. */
+import { esc, htmlPage } from '../../docs/html';
 import { PLANS } from '../../pro/plans';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const HOME_LINK =
+  '<p><a href="/">Home</a> · <a href="/llms.txt">API reference for agents</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/terms.txt">Terms</a></p>';
 
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">` +
-  `<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem}` +
-  `code{background:#f3f3f3;padding:.1rem .3rem;word-break:break-all}.plan{border:1px solid #ccc;border-radius:.5rem;padding:1rem;margin:1rem 0}</style></head>` +
-  `<body>${body}</body></html>`;
+/** How to reach the operator: a mailto link for an email address, else the configured https URL. */
+const contactLink = (contact: string): string => {
+  const href = contact.includes('@') && !contact.includes('://') ? `mailto:${contact}` : contact;
+  return `<a href="${esc(href)}">${esc(contact)}</a>`;
+};
 
-const plansPage = (checkout: boolean): string =>
-  page(
+/**
+ * Pure: the plans page.
+ * @param checkout whether Stripe checkout is configured
+ * @param contact the operator's contact (OPERATOR_CONTACT), if configured
+ */
+const plansPage = ({ checkout, contact }: { checkout: boolean; contact?: string | undefined }): string =>
+  htmlPage(
     'Pro keys: commodity data service',
     `<h1>Pro keys</h1><p>A Pro key pays for calls with prepaid credits instead of x402: send <code>Authorization: Bearer &lt;key&gt;</code>. ` +
       `1 credit = 0.01 USD of a route's list price (a 0.02 USD route costs 2 credits). Every answer says what is left.</p>` +
@@ -27,26 +34,37 @@ const plansPage = (checkout: boolean): string =>
         .join('') +
       (checkout
         ? '<p>Payment is handled by Stripe. Your key is shown once, right after payment.</p>'
-        : '<p><strong>Online checkout is not available on this deployment.</strong> Ask the operator for a key; operators issue them with ' +
-          '<code>npm run keys -- issue --plan monthly</code>.</p>') +
-      '<p><a href="/llms.txt">API reference for agents</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/terms.txt">Terms</a></p>',
+        : '<p><strong>Online checkout is not available on this deployment.</strong> ' +
+          (contact
+            ? `To buy a key, write to the operator: ${contactLink(contact)}.`
+            : 'This deployment has published no operator contact; pay per call with x402 instead (see the home page).') +
+          ' Operators issue keys with <code>npm run keys -- issue --plan monthly</code>.</p>') +
+      HOME_LINK,
   );
 
+/** Pure: the one-time page of a bought key. */
 const keyPage = (key: string, hint: string): string =>
-  page(
+  htmlPage(
     'Your Pro key',
     `<h1>Your Pro key</h1><p>This is the only time the key is shown. Store it now (a password manager or a secret store).</p>` +
-      `<p><code id="key">${escapeHtml(key)}</code></p><p>It appears later only as <code>${escapeHtml(hint)}</code>. Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
+      `<p><code id="key">${esc(key)}</code></p><p>It appears later only as <code>${esc(hint)}</code>. Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>` +
+      HOME_LINK,
   );
 
+/** Pure: the page of a key that was already shown. */
 const shownPage = (): string =>
-  page(
+  htmlPage(
     'Key already shown',
     '<h1>This key was already shown</h1><p>For safety a key is shown only once. If you lost it, ask the operator to rotate it ' +
-      '(<code>npm run keys -- rotate &lt;id&gt;</code>): the new key keeps your plan and credits and the old one stops working.</p>',
+      '(<code>npm run keys -- rotate &lt;id&gt;</code>): the new key keeps your plan and credits and the old one stops working.</p>' +
+      HOME_LINK,
   );
 
+/** Pure: the page of a checkout Stripe has not confirmed yet (202). */
 const pendingPage = (): string =>
-  page('Payment being confirmed', '<h1>Payment being confirmed</h1><p>Stripe has not confirmed the payment yet. Reload this page in a few seconds.</p>');
+  htmlPage(
+    'Payment being confirmed',
+    `<h1>Payment being confirmed</h1><p>Stripe has not confirmed the payment yet. Reload this page in a few seconds.</p>${HOME_LINK}`,
+  );
 
 export { plansPage, keyPage, shownPage, pendingPage };
