@@ -12,6 +12,7 @@ import { runSource, type RunResult } from '../../shared/sources/runner';
 import type { LocalPaymentNetwork } from './chain';
 import { startLocalPaymentsIfEnabled } from './chain/hook';
 import { ensureTables, startEmbeddedStore, type EmbeddedStore } from './embedded-store';
+import { startLocalSchedules } from './schedules';
 import { startLocalServer, type LocalServer } from './server';
 
 interface LocalStackOptions {
@@ -25,6 +26,8 @@ interface LocalStackOptions {
   overrides?: ServiceOverrides;
   /** Seed from the bundled samples when a source has never run (default true). */
   seed?: boolean;
+  /** Run the reconciler and the batch settlement on timers, as EventBridge does (npm start with the local chain; tests run them themselves). */
+  schedules?: boolean;
   log?: (line: string) => void;
 }
 
@@ -76,6 +79,7 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     }
   }
   const server = await startLocalServer(services, opts.port ?? 0);
+  const stopSchedules = opts.schedules && payments ? startLocalSchedules(services, log) : () => undefined;
   return {
     url: server.url,
     storeEndpoint: store.endpoint,
@@ -86,6 +90,7 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     store,
     payments,
     close: async () => {
+      stopSchedules();
       await server.close();
       services.doc?.destroy();
       await store.close();

@@ -22,7 +22,7 @@ try {
 process.on('exit', () => release());
 
 // The process environment is read once, here, and handed to the stack as its settings.
-const stack = await startLocalStack({ port, dynamoPort, dataDir, env: process.env, log: (l) => console.log(l) }).catch(
+const stack = await startLocalStack({ port, dynamoPort, dataDir, env: process.env, schedules: true, log: (l) => console.log(l) }).catch(
   (err: NodeJS.ErrnoException & { port?: number }) => {
     if (err.code !== 'EADDRINUSE') throw err;
     const which = err.port === dynamoPort ? `DYNAMODB_PORT=${dynamoPort} (the embedded store)` : `PORT=${port}`;

@@ -181,7 +181,9 @@ const buildOpenApi = (baseUrl: string, serverUrl = baseUrl, operatorContact?: st
           name: 'PAYMENT-SIGNATURE',
           description:
             'x402: call without payment, read the 402 PaymentRequired, sign an EIP-3009 USDC authorization for accepts[0] and retry with the base64 payment payload ' +
-            'in PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1). The receipt comes back in PAYMENT-RESPONSE / X-PAYMENT-RESPONSE.',
+            'in PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1). The receipt comes back in PAYMENT-RESPONSE / X-PAYMENT-RESPONSE. ' +
+            'When the 402 also lists scheme batch-settlement (same price), one USDC deposit into an escrow channel pays many calls with a signed cumulative voucher each ' +
+            '(@x402/evm/batch-settlement/client); see /llms.txt.',
         },
         proKey: { type: 'http', scheme: 'bearer', description: 'A prepaid Pro key: Authorization: Bearer cds_live_… (1 credit = 0.01 USD of list price).' },
       },

@@ -6,7 +6,8 @@
  * buyer can resynchronise, the corrective option (the channel's state) in place of the offered one.
  */
 import { PaymentError } from '../errors/errors';
-import { createBatchLane, type BatchGrant, type BatchLane, type BatchLaneConfig, type BatchRefusal } from './batch/lane';
+import type { BatchLaneConfig } from './batch/config';
+import { createBatchLane, type BatchGrant, type BatchLane, type BatchRefusal } from './batch/lane';
 import { batchLaneConfigOf } from './batch-terms';
 import { paymentRequiredFor } from './payment-required';
 import { FacilitatorUnavailableError } from './errors';

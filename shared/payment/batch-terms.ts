@@ -6,7 +6,7 @@
  */
 import type { Address } from 'viem';
 import type { Config } from '../config';
-import { batchLaneConfig, type BatchLaneConfig } from './batch/lane';
+import { batchLaneConfig, type BatchLaneConfig } from './batch/config';
 import type { FacilitatorClient } from './facilitator';
 
 /** How long an unanswered or refused ask is kept before the facilitator is asked again. */
@@ -39,7 +39,7 @@ const batchLaneConfigOf = (
     config: receiverAuthorizerOf(facilitator, config.X402_NETWORK).then(
       (authorizer) => (authorizer ? batchLaneConfig(config, authorizer) : null),
       () => {
-        // Not kept: ask again once the minute is over.
+        // A failed ask is kept FAILURE_KEPT_MS, then the facilitator is asked again.
         setTimeout(() => known.delete(facilitator), FAILURE_KEPT_MS).unref?.();
         return null;
       },

@@ -2,7 +2,7 @@
  * The x402 payment requirements of a call, as every refusal that asks to pay (again) states them:
  * the spec's `exact` option, and the `batch-settlement` option when the facilitator offers it.
  */
-import { termsOf } from './batch/lane';
+import { termsOf } from './batch/config';
 import { batchLaneConfigForChallenge } from './batch-terms';
 import { buildPaymentRequired, type PaymentRequiredBody } from './challenge';
 import type { PaidCall, PaymentDeps } from './lane';

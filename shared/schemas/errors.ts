@@ -13,8 +13,7 @@ const ErrorBody = z
   })
   .meta({ id: 'Error', description: 'Every error answer: a stable code, a message, whether a retry can succeed, and details.' });
 
-const PaymentOption = z.object({
-  scheme: z.literal('exact'),
+const optionFields = {
   network: z.string(),
   amount: z.string().regex(/^\d+$/),
   maxAmountRequired: z.string().regex(/^\d+$/),
@@ -24,8 +23,26 @@ const PaymentOption = z.object({
   payTo: z.string(),
   asset: z.string(),
   maxTimeoutSeconds: z.number().int(),
-  extra: z.object({ name: z.string(), version: z.string() }),
+};
+
+/** x402 `exact`: one signed USDC transfer authorization per call, settled on chain before the answer. */
+const ExactOption = z.object({ scheme: z.literal('exact'), ...optionFields, extra: z.object({ name: z.string(), version: z.string() }) });
+
+/** x402 `batch-settlement`: a deposit into an escrow channel once, then a cumulative voucher per call. */
+const BatchOption = z.object({
+  scheme: z.literal('batch-settlement'),
+  ...optionFields,
+  extra: z.object({
+    name: z.string(),
+    version: z.string(),
+    receiverAuthorizer: z.string(),
+    withdrawDelay: z.number().int(),
+    minDeposit: z.string().regex(/^\d+$/),
+    assetTransferMethod: z.string(),
+  }),
 });
+
+const PaymentOption = z.discriminatedUnion('scheme', [ExactOption, BatchOption]);
 
 const PaymentRequiredBody = z
   .object({

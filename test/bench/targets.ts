@@ -18,6 +18,9 @@
  *                BatchWrite loop writing the same items
  *   memory       RSS of an `npm start` process after 10,000 mixed requests vs after start (the
  *                server in its own process, as a user runs it; the load comes from this one)
+ *   x402 lanes   issue 23's rows from test/bench/batch-lane.ts (its own process): batch vs exact
+ *                repeat-call p50 with 2 s blocks, on-chain transactions per 1,000 calls, and our
+ *                own work per voucher
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -510,6 +513,16 @@ const main = async () => {
     }
   }
   agent.destroy();
+
+  // Issue 23: the x402 lanes on the local chain with 2 s blocks, in their own process (its own stack and chain).
+  {
+    const r = spawnSync(join('node_modules', '.bin', 'tsx'), ['test/bench/batch-lane.ts', '--json'], { encoding: 'utf8', maxBuffer: 2 ** 24 });
+    const lines = r.stdout.trimEnd().split('\n');
+    const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
+    console.log(lines.join('\n'));
+    if (r.status !== 0) record('x402 batch bench (test/bench/batch-lane.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
+    for (const row of rows) record(row.what, row.value, row.target, row.ok);
+  }
 
   // Bundles, as CDK builds them.
   // Inside node_modules so that the bundles resolve the AWS SDK (external, as on Lambda) from the project.

@@ -139,6 +139,7 @@ describe('alarms (staging)', () => {
           const settled: SettleOutcome = { type: 'settled', receipt: {} };
           countSettlement(metrics, { lane: 'x402-exact', callId: 'c1', mode: 'settle', amount: '10000' } as Grant, settled);
           countSettlement(metrics, { lane: 'pro', callId: 'c2', usage: { credits: 1 } } as Grant, settled);
+          countSettlement(metrics, { lane: 'x402-batch', callId: 'c4', batch: { amount: '10000' } } as Grant, settled);
           countSettlement(metrics, { lane: 'x402-exact', callId: 'c3', mode: 'settle' } as Grant, {
             type: 'refused',
             refusal: { error: new SettlementPendingError('pending') },

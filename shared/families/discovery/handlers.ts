@@ -15,6 +15,8 @@ import { buildHomePage } from './home';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
 import { buildX402Catalog } from './x402-catalog';
+import { batchLaneConfigForChallenge } from '../../payment/batch-terms';
+import { termsOf } from '../../payment/batch/config';
 import { loadFreshness, overallStatus } from '../freshness';
 
 const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
@@ -27,6 +29,13 @@ const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
       sources,
     },
   };
+};
+
+/** The payment catalog, with the batch-settlement option on the terms a 402 would state now. */
+const x402Catalog = async (req: Pick<HandlerRequest, 'services' | 'domainName'>) => {
+  const { config, payment } = req.services;
+  const batch = await batchLaneConfigForChallenge(payment.facilitator, config, req.services.now);
+  return { body: buildX402Catalog(config, baseUrlOf(req), batch ? termsOf(batch) : undefined) };
 };
 
 const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
@@ -67,8 +76,8 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
   'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req)) }),
   'GET /.well-known/agent-card.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
   'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
-  'GET /.well-known/x402.json': async (req) => ({ body: buildX402Catalog(req.services.config, baseUrlOf(req)) }),
-  'GET /.well-known/x402': async (req) => ({ body: buildX402Catalog(req.services.config, baseUrlOf(req)) }),
+  'GET /.well-known/x402.json': x402Catalog,
+  'GET /.well-known/x402': x402Catalog,
   'GET /terms.txt': async () => ({ body: TERMS_TXT }),
 });
 

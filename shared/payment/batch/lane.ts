@@ -33,14 +33,13 @@ import type { FacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import type { Address } from 'viem';
 import { getAddress, isAddressEqual } from '../evm/address';
-import type { Config, X402Network } from '../../config';
 import type { RouteDef } from '../../routes/table';
-import { usdToAtomic } from '../../routes/pricing';
 import { usdcFor } from '../assets';
-import { batchOption, type BatchPaymentOption, type BatchTerms } from '../challenge';
+import { batchOption, type BatchPaymentOption } from '../challenge';
+import { termsOf, type BatchLaneConfig } from './config';
 import { classifyFacilitatorError } from '../facilitator';
 import { type BatchSale, type ChannelLaneStore, isClosing, isPendingLive, type StoredChannel } from './channel-store';
-import { BatchPayloadSchema, type BatchPayload, checkChannel, MIN_WITHDRAW_DELAY_S, MAX_WITHDRAW_DELAY_S, voucherSignedByAuthorizer } from './voucher';
+import { BatchPayloadSchema, type BatchPayload, checkChannel, voucherSignedByAuthorizer } from './voucher';
 
 const SCHEME = 'batch-settlement';
 
@@ -60,85 +59,12 @@ const REASON = Object.freeze({
   facilitator: 'facilitator_unavailable',
 } as const);
 
-/** The lane's settings (all amounts in USDC atomic units). */
-interface BatchLaneConfig {
-  network: X402Network;
-  payTo: Address;
-  maxTimeoutSeconds: number;
-  /** Signs claims and refunds of our channels: the facilitator's advertised authorizer, or our own key's address. */
-  receiverAuthorizer: Address;
-  /** How long a buyer's timed withdrawal waits (seconds): the settlement job must claim well within it. */
-  withdrawDelaySeconds: number;
-  /** The deposit buyers are asked for at least (extra.minDeposit), so one deposit serves many calls. */
-  minDeposit: string;
-  /** How long the mirrored chain state of a channel is trusted for a local voucher check. */
-  onchainStateTtlMs: number;
-  /** How long a reservation holds a channel if its request dies before commit or release. */
-  reservationTtlMs: number;
-}
-
-/** One day: far longer than the settlement job's period, so every voucher is claimed before a withdrawal completes. */
-const DEFAULT_WITHDRAW_DELAY_S = 86_400;
-/**
- * The deposit asked for: 5 USD, the most the official client deposits by default (5 times its
- * default 1 USD cap per payment), so a buyer of 0.01 calls makes one deposit per 500 calls.
- */
-const DEFAULT_MIN_DEPOSIT_USD = '5.00';
-/** The library's own cap for trusting a mirrored state (5 min); a withdrawal cannot complete in that time. */
-const DEFAULT_ONCHAIN_STATE_TTL_MS = 5 * 60_000;
-/** A request lives at most 28 s (the Lambda timeout), as a payment claim does (ledger.ts CLAIM_LIFETIME_MS). */
-const DEFAULT_RESERVATION_TTL_MS = 30_000;
-
-/**
- * The lane's settings from the service configuration.
- * @param receiverAuthorizer the facilitator's advertised `receiverAuthorizer` (GET /supported) or our own
- */
-const batchLaneConfig = (
-  config: Pick<Config, 'X402_NETWORK' | 'X402_PAY_TO' | 'X402_MAX_TIMEOUT_SECONDS'>,
-  receiverAuthorizer: Address,
-  overrides: Partial<Omit<BatchLaneConfig, 'network' | 'payTo' | 'receiverAuthorizer'>> = {},
-): BatchLaneConfig => {
-  const c: BatchLaneConfig = {
-    network: config.X402_NETWORK,
-    payTo: getAddress(config.X402_PAY_TO),
-    maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
-    receiverAuthorizer: getAddress(receiverAuthorizer),
-    withdrawDelaySeconds: DEFAULT_WITHDRAW_DELAY_S,
-    minDeposit: usdToAtomic(DEFAULT_MIN_DEPOSIT_USD),
-    onchainStateTtlMs: DEFAULT_ONCHAIN_STATE_TTL_MS,
-    reservationTtlMs: DEFAULT_RESERVATION_TTL_MS,
-    ...overrides,
-  };
-  if (c.withdrawDelaySeconds < MIN_WITHDRAW_DELAY_S || c.withdrawDelaySeconds > MAX_WITHDRAW_DELAY_S) {
-    throw new Error(`batch lane: withdrawal delay must be ${MIN_WITHDRAW_DELAY_S}-${MAX_WITHDRAW_DELAY_S} s`);
-  }
-  if (isAddressEqual(c.receiverAuthorizer, '0x0000000000000000000000000000000000000000')) throw new Error('batch lane: a receiver authorizer is required');
-  return Object.freeze(c);
-};
-
-/** The channel snapshot a response (and a corrective 402) carries. */
-interface ChannelStateExtra {
-  channelId: string;
-  balance: string;
-  totalClaimed: string;
-  withdrawRequestedAt: number;
-  refundNonce: string;
-  chargedCumulativeAmount: string;
-}
-
 /**
  * The batch-settlement payment option of a priced route (challenge.ts `batchOption` with this lane's terms).
  * @param path the requested path (accepts[].resource)
  */
 const offer = (route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>, path: string, config: BatchLaneConfig): BatchPaymentOption =>
   batchOption(route, path, { X402_NETWORK: config.network, X402_PAY_TO: config.payTo, X402_MAX_TIMEOUT_SECONDS: config.maxTimeoutSeconds }, termsOf(config));
-
-/** The terms the 402 states, from the lane's settings. */
-const termsOf = (config: BatchLaneConfig): BatchTerms => ({
-  receiverAuthorizer: config.receiverAuthorizer,
-  withdrawDelay: config.withdrawDelaySeconds,
-  minDeposit: config.minDeposit,
-});
 
 /** What authorize needs to know about the call. */
 interface BatchCallContext {
@@ -551,18 +477,17 @@ const createBatchLane = (deps: BatchLaneDeps) => {
   };
 };
 
+/** The channel snapshot a response (and a corrective 402) carries. */
+interface ChannelStateExtra {
+  channelId: string;
+  balance: string;
+  totalClaimed: string;
+  withdrawRequestedAt: number;
+  refundNonce: string;
+  chargedCumulativeAmount: string;
+}
+
 type BatchLane = ReturnType<typeof createBatchLane>;
 
-export { createBatchLane, offer, termsOf, batchLaneConfig, REASON as BATCH_REASON, DEFAULT_WITHDRAW_DELAY_S };
-export type {
-  BatchLane,
-  BatchLaneConfig,
-  BatchLaneDeps,
-  BatchGrant,
-  BatchRefusal,
-  BatchCallContext,
-  BatchPaymentOption,
-  AuthorizeResult,
-  CommitResult,
-  ChannelStateExtra,
-};
+export { createBatchLane, offer, REASON as BATCH_REASON };
+export type { BatchLane, BatchLaneDeps, BatchGrant, BatchRefusal, BatchCallContext, BatchPaymentOption, AuthorizeResult, CommitResult, ChannelStateExtra };

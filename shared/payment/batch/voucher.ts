@@ -9,6 +9,7 @@
  * client signs, the facilitator checks and the escrow contract recomputes.
  */
 import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, VOUCHER_TYPES } from '../evm/constants';
+import { MAX_WITHDRAW_DELAY_S, MIN_WITHDRAW_DELAY_S } from './config';
 import type { Address, Hex } from 'viem';
 import { getAddress, isAddressEqual } from '../evm/address';
 import { hashTypedData } from '../evm/typed-data';
@@ -20,10 +21,6 @@ const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 32 bytes of 0x
 /** uint128 fits in 39 decimal digits. */
 const Uint128String = z.string().regex(/^\d{1,39}$/, 'expected an unsigned integer as a decimal string');
 const SignatureHex = z.string().regex(/^0x(?:[0-9a-fA-F]{2}){1,4096}$/, 'expected a 0x hex signature');
-
-/** The escrow's bounds on a channel's withdrawal delay (seconds): 15 minutes to 30 days. */
-const MIN_WITHDRAW_DELAY_S = 900;
-const MAX_WITHDRAW_DELAY_S = 2_592_000;
 
 const ChannelConfigSchema = z.object({
   payer: AddressString,

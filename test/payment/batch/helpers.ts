@@ -12,7 +12,8 @@ import { BatchSettlementEvmScheme as BatchClientScheme, computeChannelId, InMemo
 import { getAddress, type Address, type HDAccount, type Hex } from 'viem';
 import type { LocalPaymentNetwork } from '../../../infra/local/chain';
 import type { BatchChannelStore } from '../../../shared/payment/batch/channel-store';
-import { batchLaneConfig, createBatchLane, type BatchLaneConfig, type BatchPaymentOption } from '../../../shared/payment/batch/lane';
+import { createBatchLane, type BatchPaymentOption } from '../../../shared/payment/batch/lane';
+import { batchLaneConfig, type BatchLaneConfig } from '../../../shared/payment/batch/config';
 import { paymentOption } from '../../../shared/payment/challenge';
 import { ROUTES } from '../../../shared/routes/table';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SETTLE_BATCHES_EVERY_MINUTES } from '../../../infra/stacks/api-stack';
 import { ENV } from '../../../shared/config/env-keys';
-import { DEFAULT_WITHDRAW_DELAY_S } from '../../../shared/payment/batch/lane';
+import { DEFAULT_WITHDRAW_DELAY_S } from '../../../shared/payment/batch/config';
 import { actionsOn, logicalId, PAY_TO, refersTo, synthService } from '../../infra/synth';
 
 describe('batch settler schedule (CDK)', () => {

@@ -12,7 +12,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme, InMemoryClientChannelStorage } from '@x402/evm/batch-settlement/client';
 import type { HDAccount } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../../infra/local/stack';
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
 import { viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
@@ -20,6 +20,8 @@ import { createChannelManager, runBatchSettlement } from '../../../shared/paymen
 import { DynamoReconcileLedger } from '../../../shared/payment/ledger';
 import { createDocumentClient } from '../../../shared/store/client';
 import { getJson, startTestStack } from '../../helpers/stack';
+import { startLocalSchedules } from '../../../infra/local/schedules';
+import { PaymentRequiredBody, X402CatalogBody } from '../../../shared/schemas';
 import { readReceiver } from './helpers';
 
 let stack: LocalStack;
@@ -57,9 +59,23 @@ describe('batch-settlement through the payment core (local runtime, 2 s blocks)'
       asset: exact.asset,
       extra: { receiverAuthorizer: stack.payments!.facilitator.receiverAuthorizer.address, assetTransferMethod: 'eip3009' },
     });
+    // The body is valid against the schema the documents declare for a 402.
+    expect(PaymentRequiredBody.safeParse(res.body).success).toBe(true);
     // x402 v1 clients read only the exact option.
     const v1 = await getJson(stack.url, '/v1/decision/all', { headers: { 'X402-Version': '1' } });
     expect(v1.body.accepts.map((a: { scheme: string }) => a.scheme)).toEqual(['exact']);
+  });
+
+  it('/.well-known/x402 lists, for every route, the same two options its 402 states', async () => {
+    const catalog = await getJson(stack.url, '/.well-known/x402');
+    expect(X402CatalogBody.safeParse(catalog.body).success).toBe(true);
+    const crack = catalog.body.resources.find((r: { route: string }) => r.route === 'GET /v1/spreads/crack');
+    const challenge = await getJson(stack.url, '/v1/spreads/crack');
+    expect(crack.accepts).toEqual(challenge.body.accepts);
+    for (const r of catalog.body.resources) {
+      expect(r.accepts.map((a: { scheme: string }) => a.scheme)).toEqual(['exact', 'batch-settlement']);
+      expect(r.accepts[1].amount).toBe(r.price_atomic);
+    }
   });
 
   it('the official client pays 40 calls with vouchers (one deposit); an error answer is not charged; MCP takes a voucher; the job settles; chain == store == finance', async () => {
@@ -124,4 +140,23 @@ describe('batch-settlement through the payment core (local runtime, 2 s blocks)'
     expect(new Set(sales.map((s) => s.route))).toEqual(new Set(['GET /v1/price/{code}', 'GET /v1/fx/{pair}']));
     expect(sales.every((s) => s.transaction === report.claims[0]!.transaction)).toBe(true);
   }, 240_000);
+
+  it("npm start's timers (as EventBridge's): the batch pass claims and settles a buyer's vouchers unasked, through the deployed wiring", async () => {
+    const net = stack.payments!;
+    const pay = wrapFetchWithPayment(fetch, batchClient(net.chain.accounts[7]!));
+    for (let i = 0; i < 3; i++) expect((await pay(`${stack.url}/v1/price/NG`)).status).toBe(200);
+    const before = await readReceiver(net);
+    const lines: string[] = [];
+    const stop = startLocalSchedules(stack.services, (l) => lines.push(l), { reconcile: 1, batches: 1 });
+    try {
+      // A pass claims and settles; the claim's events stamp the three sales in that pass or the next.
+      await vi.waitFor(() => expect(lines.some((l) => / 0 open/.test(l))).toBe(true), { timeout: 90_000, interval: 500 });
+    } finally {
+      stop();
+    }
+    const passes = lines.filter((l) => l.startsWith('settle-batches:'));
+    expect(passes[0]).toMatch(/^settle-batches: 1 vouchers claimed, 0 channels refunded, [03] sales stamped, [30] open, settled$/);
+    expect(passes.reduce((n, l) => n + Number(/(\d+) sales stamped/.exec(l)![1]), 0)).toBe(3);
+    expect((await readReceiver(net)).totalClaimed - before.totalClaimed).toBe(30_000n);
+  }, 180_000);
 });
