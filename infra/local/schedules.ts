@@ -37,8 +37,10 @@ const startLocalSchedules = (
   log: (line: string) => void,
   every_s = { reconcile: RECONCILE_EVERY_S, batches: SETTLE_BATCHES_EVERY_S },
 ): (() => void) => {
-  const { config, doc, payment, metrics } = services;
+  const { config, doc, metrics } = services;
   if (!doc) throw new Error('local schedules need the embedded store');
+  // The passes' own info lines are the summaries below; warnings and errors go to the service log.
+  const payment = { ...services.payment, log: { ...services.payment.log, info: () => undefined } };
   const ledger = new DynamoReconcileLedger(doc, config.CREDITS_TABLE, services.now);
   const stops = [
     every(

@@ -9,6 +9,8 @@ import { startLocalStack } from './stack';
 
 const port = Number(process.env.PORT ?? 8787);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
+// With X402_LOCAL_CHAIN on: a fixed RPC port, so that a buyer's script can read the chain.
+const chainPort = process.env.X402_LOCAL_CHAIN_PORT || '8545';
 const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
 mkdirSync(dataDir, { recursive: true });
 let release: () => void;
@@ -22,11 +24,16 @@ try {
 process.on('exit', () => release());
 
 // The process environment is read once, here, and handed to the stack as its settings.
-const stack = await startLocalStack({ port, dynamoPort, dataDir, env: process.env, schedules: true, log: (l) => console.log(l) }).catch(
+const stack = await startLocalStack({ port, dynamoPort, dataDir, env: { ...process.env, X402_LOCAL_CHAIN_PORT: chainPort }, schedules: true, log: (l) => console.log(l) }).catch(
   (err: NodeJS.ErrnoException & { port?: number }) => {
     if (err.code !== 'EADDRINUSE') throw err;
-    const which = err.port === dynamoPort ? `DYNAMODB_PORT=${dynamoPort} (the embedded store)` : `PORT=${port}`;
-    console.error(`${which} is in use by another process: choose free ports, e.g. PORT=8788 DYNAMODB_PORT=8001 npm start`);
+    const which =
+      err.port === dynamoPort
+        ? `DYNAMODB_PORT=${dynamoPort} (the embedded store)`
+        : err.port === Number(chainPort)
+          ? `X402_LOCAL_CHAIN_PORT=${chainPort} (the local chain)`
+          : `PORT=${port}`;
+    console.error(`${which} is in use by another process: choose free ports, e.g. PORT=8788 DYNAMODB_PORT=8001 X402_LOCAL_CHAIN_PORT=8546 npm start`);
     process.exit(1);
   },
 );

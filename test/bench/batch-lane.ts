@@ -198,8 +198,12 @@ try {
     `  floor (the voucher's EIP-712 recovery + GetItem + conditional PutItem + TransactWriteItems of 3 Puts, bare): median ${ms(floorP50)}; ours / floor ${(ownP50 / floorP50).toFixed(2)}x`,
   );
   const month = new Date().toISOString().slice(0, 7);
-  const sales = await salesOfMonth(doc, stack.config.CREDITS_TABLE, month);
-  say(`\nsales booked: ${sales.length}; open after the pass: ${pass.open}`);
+  // The next pass reads the claim's events and stamps each sale with its claim transaction.
+  const next = await runBatchSettlement(batchSettlementDeps({ config: stack.config, doc, facilitator: payment.facilitator, now: () => new Date() }));
+  const sales = (await salesOfMonth(doc, stack.config.CREDITS_TABLE, month)).filter((x) => x.lane === 'x402-batch' && x.payer === batchBuyer.address.toLowerCase());
+  say(
+    `\nthe HTTP buyer's batch sales: ${sales.length}, stamped with a claim transaction: ${sales.filter((x) => x.transaction).length}; open sales after the first pass ${pass.open}, after the next ${next.open}`,
+  );
   say(
     `load average at end: ${loadavg()
       .map((l) => l.toFixed(1))

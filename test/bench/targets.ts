@@ -405,7 +405,7 @@ const main = async () => {
   // serving the same bytes; interleaved, the order alternating each round. Our work on top of the
   // reference: the claim (overlapped with /verify) and the settlement's one transaction.
   {
-    const ours = await startServerProcess({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1' });
+    const ours = await startServerProcess({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_LOCAL_CHAIN_PORT: '0' });
     const facilitatorUrl = /x402 local facilitator at (\S+?);/.exec(ours.output)?.[1];
     const payTo = /payments go to (0x[0-9a-fA-F]{40})/.exec(ours.output)?.[1];
     if (!facilitatorUrl || !payTo) throw new Error(`paid bench: the local chain did not start:\n${ours.output}`);

@@ -1,7 +1,7 @@
 /**
  * The local stack's hook: with X402_LOCAL_CHAIN on, start the local chain (a block every
- * X402_LOCAL_BLOCK_TIME seconds, or one per transaction) and facilitator before the server; their
- * settings (X402_NETWORK, X402_FACILITATOR_URL, X402_PAY_TO, X402_RPC_URL) are returned for the
+ * X402_LOCAL_BLOCK_TIME seconds, or one per transaction, RPC on X402_LOCAL_CHAIN_PORT) and facilitator
+ * before the server; their settings (X402_NETWORK, X402_FACILITATOR_URL, X402_PAY_TO, X402_RPC_URL) are returned for the
  * stack to merge into its configuration.
  */
 import type { LocalPaymentNetwork } from './index';
@@ -22,6 +22,18 @@ const blockTimeOf = (v: string | undefined): number => {
 };
 
 /**
+ * `X402_LOCAL_CHAIN_PORT`: the chain's JSON-RPC port on 127.0.0.1 (npm start: 8545, so a buyer's
+ * script can read the chain); unset or empty: 0, a free one.
+ * @throws Error on anything but a port number
+ */
+const chainPortOf = (v: string | undefined): number => {
+  if (v === undefined || v.trim() === '') return 0;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`X402_LOCAL_CHAIN_PORT must be a port number, got "${v}"`);
+  return n;
+};
+
+/**
  * Starts the local payment network when the settings ask for it.
  * @param env the stack's settings (X402_LOCAL_CHAIN)
  * @returns the running network (its `env` points the configuration at it), or undefined when off
@@ -34,7 +46,7 @@ const startLocalPaymentsIfEnabled = async (
   // Loaded only when asked: ganache and solc are heavy, and most local runs never need them.
   const { startLocalPaymentNetwork } = await import('./index');
   const blockTime = blockTimeOf(env.X402_LOCAL_BLOCK_TIME);
-  const net = await startLocalPaymentNetwork({ blockTime });
+  const net = await startLocalPaymentNetwork({ blockTime, chainPort: chainPortOf(env.X402_LOCAL_CHAIN_PORT) });
   log(
     `x402 local chain: ganache chain 84532 at ${net.chain.rpcUrl}, USDC look-alike at ${net.chain.asset}, ` +
       (blockTime > 0 ? `a block every ${blockTime} s` : 'a block per transaction'),
