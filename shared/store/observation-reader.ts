@@ -9,7 +9,7 @@ import { addDays, addYears, isoDate } from '../dates';
 import type { Observation, StoredObservation } from '../observation/schema';
 import { toServed } from '../observation/serve';
 import { cadenceOf, judgeFigure } from '../observation/staleness';
-import type { ObservationStore, SeriesNote, SourceRunStatus } from './observation-store';
+import type { ObservationReads, SeriesNote, SourceRunStatus } from './observation-store';
 import { CACHE_TTL_S, type CacheRead, type ReadCache } from './read-cache';
 
 interface ServedWindow {
@@ -43,13 +43,21 @@ type NextReleaseOf = (sourceId: string, now: Date) => string | null;
 /** Cached, served reads of stored series. */
 class ObservationReader {
   constructor(
-    private readonly store: ObservationStore,
+    private readonly store: ObservationReads,
     private readonly cache: ReadCache,
     /** The clock that dates the staleness judgment of latest figures and their next release. */
     private readonly now: () => Date = () => new Date(),
     /** next_release_at is computed when answering, never frozen at ingestion. */
     private readonly nextReleaseOf: NextReleaseOf = () => null,
   ) {}
+
+  /**
+   * The same reads over another store view (a past instant's, shared/store/point-in-time-store.ts),
+   * another cache and a fixed clock: staleness and next releases are judged at that instant.
+   */
+  at(store: ObservationReads, cache: ReadCache, instant: Date): ObservationReader {
+    return new ObservationReader(store, cache, () => instant, this.nextReleaseOf);
+  }
 
   /** The next release of the source that wrote `stored`; undefined when the item does not name its source. */
   private nextRelease(stored: StoredObservation | undefined, now: Date): string | null | undefined {

@@ -1,0 +1,123 @@
+/**
+ * A store as it was known at a past instant (`as_known_at`): the read path (ObservationReader)
+ * runs on it unchanged. Each series answers the figures known at that instant, in the value they
+ * had then (observation/vintage.ts): current items whose known-from is at or before it, and the
+ * vintages whose interval holds it. The latest read path never comes here.
+ *
+ * Cost: a figure is never published before its as_of day, so each read is bounded by the
+ * instant's date (one more day for publishers ahead of UTC); one Query of the series and, for the
+ * read range, one of its vintage partition.
+ */
+import { addDays, isoDate } from '../dates';
+import type { StoredObservation } from '../observation/schema';
+import { asKnownAtForm, isKnownAt, knownFrom, resolveAt } from '../observation/vintage';
+import type { ObservationReads, ObservationStore, SeriesNote, SourceRunStatus } from './observation-store';
+
+/** Extra items read per page beyond those asked for: figures published after the instant are skipped. */
+const SLACK = 4;
+/** Value-less figures read to find those printed by the instant (a series has one per year at most). */
+const NOTES_READ = 100;
+
+/** Read-only view of `base` at instant `at`. */
+class PointInTimeStore implements ObservationReads {
+  private readonly t: number;
+  readonly asKnownAt: string;
+  /** The last as_of a figure known at the instant can carry. */
+  private readonly lastDate: string;
+  /** Series read empty at the instant, for the NO_DATA answer that names their first publication. */
+  private readonly emptyReads = new Set<string>();
+
+  constructor(
+    private readonly base: ObservationStore,
+    at: Date,
+  ) {
+    this.t = at.getTime();
+    this.asKnownAt = at.toISOString();
+    this.lastDate = addDays(isoDate(at), 1);
+  }
+
+  private answered(items: readonly StoredObservation[], key: string): StoredObservation[] {
+    if (items.length === 0) this.emptyReads.add(key);
+    return items.map((o) => asKnownAtForm(o, this.asKnownAt));
+  }
+
+  async latest(key: string): Promise<StoredObservation | null> {
+    return (await this.recent(key, 1))[0] ?? null;
+  }
+
+  /** The n newest figures known at the instant, newest first. */
+  async recent(key: string, n: number): Promise<StoredObservation[]> {
+    const known: StoredObservation[] = [];
+    let upper = addDays(this.lastDate, 1);
+    for (;;) {
+      const page = await this.base.before(key, upper, n + SLACK);
+      known.push(...page.filter((o) => isKnownAt(o, this.t)));
+      if (known.length >= n || page.length < n + SLACK) break;
+      upper = page.at(-1)!.as_of;
+    }
+    // A vintage can only change the answer at or above the n-th newest known figure.
+    const floor = known.length >= n ? known[n - 1]!.as_of : '0000-01-01';
+    const vintages = await this.base.vintages(key, floor, this.lastDate);
+    return this.answered(resolveAt(known, vintages, this.t).reverse().slice(0, n), key);
+  }
+
+  async window(key: string, start: string, end: string, maxItems: number): Promise<{ items: StoredObservation[]; capped: boolean }> {
+    const last = end < this.lastDate ? end : this.lastDate;
+    if (start > last) return { items: this.answered([], key), capped: false };
+    const [current, vintages] = await Promise.all([this.base.window(key, start, last, maxItems), this.base.vintages(key, start, last)]);
+    const items = resolveAt(current.items, vintages, this.t);
+    return { items: this.answered(items.slice(0, maxItems), key), capped: current.capped || items.length > maxItems };
+  }
+
+  /** Value-less figures printed by the instant (one without a print date is not counted as known). */
+  async notes(key: string, n: number): Promise<SeriesNote[]> {
+    const all = await this.base.notes(key, NOTES_READ);
+    return all.filter((note) => note.published_at && Date.parse(note.published_at) <= this.t).slice(0, n);
+  }
+
+  /**
+   * A source's status at the instant: its runs then are not recorded, so it says so (`as_known_at`)
+   * and carries only the newest figure its newest series had published by then.
+   */
+  async getRunStatus(source: string): Promise<SourceRunStatus | null> {
+    const now = await this.base.getRunStatus(source);
+    if (!now) return null;
+    const series = now.data_newest?.series;
+    const newest = series ? await this.latest(series) : null;
+    if (series && !newest) this.emptyReads.delete(series);
+    return {
+      source,
+      last_attempt_at: null,
+      last_success_at: null,
+      last_error: null,
+      last_items: null,
+      ...(now.last_mode ? { last_mode: now.last_mode } : {}),
+      quarantined: [],
+      ...(newest ? { data_newest: { as_of: newest.as_of, freshness_class: newest.freshness_class, series } } : {}),
+      as_known_at: this.asKnownAt,
+    };
+  }
+
+  /**
+   * When each series read empty at the instant was first published (the earliest known-from of its
+   * first stored figure and that figure's vintages); null for a series nothing is stored of.
+   */
+  async firstKnownFrom(): Promise<Record<string, string | null>> {
+    const out: Record<string, string | null> = {};
+    await Promise.all(
+      [...this.emptyReads].map(async (key) => {
+        const [first] = (await this.base.range(key, { limit: 1 })).items;
+        if (!first) {
+          out[key] = null;
+          return;
+        }
+        const vintages = await this.base.vintages(key, first.as_of, first.as_of);
+        const froms = [knownFrom(first), ...vintages.map((v) => v.known_from)].sort((a, b) => Date.parse(a) - Date.parse(b));
+        out[key] = froms[0]!;
+      }),
+    );
+    return out;
+  }
+}
+
+export { PointInTimeStore };
