@@ -56,6 +56,28 @@ const DateQuery = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD')
   .refine(isCalendarDate, 'not a calendar date');
 
+/** What `as_known_at` accepts, as every refusal states it. */
+const AS_KNOWN_AT_FORMAT = 'an ISO 8601 instant with seconds and a UTC offset, e.g. 2026-02-11T15:29:00Z or 2026-02-11T10:29:00-05:00';
+const INSTANT = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+
+/**
+ * `as_known_at`: answer as the data was published at this instant (shared/store/point-in-time-store.ts),
+ * normalised to UTC (`2026-02-11T15:29:00.000Z`). An instant in the future is refused here, by the
+ * process clock, before any payment; the handler checks it again against the service's clock.
+ */
+const AsKnownAtQuery = z
+  .string()
+  .superRefine((s, ctx) => {
+    const m = INSTANT.exec(s);
+    if (!m || !isCalendarDate(m[1]!)) ctx.addIssue({ code: 'custom', message: `as_known_at must be ${AS_KNOWN_AT_FORMAT}` });
+    else if (Date.parse(s) > Date.now()) ctx.addIssue({ code: 'custom', message: `as_known_at ${s} is in the future: nothing is known there yet` });
+  })
+  .transform((s) => new Date(s).toISOString())
+  .meta({ format: 'date-time', description: 'Answer as published at this instant, e.g. 2026-02-11T15:29:00Z' });
+
+/** The query parameter every paid data route takes. */
+const AS_KNOWN_AT = { as_known_at: AsKnownAtQuery.optional() };
+
 const HISTORY_FREQUENCIES = ['native', 'weekly', 'monthly'] as const;
 const HISTORY_MAX_LIMIT = 1000;
 const HISTORY_DEFAULT_LIMIT = 365;
@@ -75,6 +97,7 @@ const HistoryQuery = z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'cursor is the `next` value of a previous page')
       .optional(),
+    ...AS_KNOWN_AT,
   })
   .refine((q) => !q.start || !q.end || q.start <= q.end, { message: 'start must not be after end', path: ['start'] });
 
@@ -170,10 +193,19 @@ const BundleCodesQuery = CodesQuery.superRefine((codes, ctx) => {
 
 /** Bundles answer headline figures by default; `view=full` has every observation (same price). */
 const ViewQuery = z
-  .object({ view: z.enum(['compact', 'full']).default('compact').describe('compact (default): headline figures; full: every observation and line') })
+  .object({
+    view: z.enum(['compact', 'full']).default('compact').describe('compact (default): headline figures; full: every observation and line'),
+    ...AS_KNOWN_AT,
+  })
   .passthrough();
 
+/** A data route without other query parameters: `as_known_at` only (others are ignored, as before). */
+const AsKnownAtOnly = z.object(AS_KNOWN_AT).passthrough();
+
 export {
+  AS_KNOWN_AT,
+  AS_KNOWN_AT_FORMAT,
+  AsKnownAtOnly,
   ViewQuery,
   InstrumentParam,
   CotCodeParam,
