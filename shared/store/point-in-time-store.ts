@@ -5,12 +5,13 @@
  * vintages whose interval holds it. The latest read path never comes here.
  *
  * Cost: a figure is never published before its as_of day, so each read is bounded by the
- * instant's date (one more day for publishers ahead of UTC); one Query of the series and, for the
- * read range, one of its vintage partition.
+ * instant's date (one more day for publishers ahead of UTC): one Query of the series, and one of
+ * its vintage partition over the same dates. A latest read asks the vintage partition only when a
+ * figure it met was revised after the instant (a first print never had another value).
  */
 import { addDays, isoDate } from '../dates';
 import type { StoredObservation } from '../observation/schema';
-import { asKnownAtForm, isKnownAt, knownFrom, resolveAt } from '../observation/vintage';
+import { asKnownAtForm, isKnownAt, knownFrom, resolveAt, type StoredVintage } from '../observation/vintage';
 import type { ObservationReads, ObservationStore, SeriesNote, SourceRunStatus } from './observation-store';
 
 /** Extra items read per page beyond those asked for: figures published after the instant are skipped. */
@@ -36,6 +37,18 @@ class PointInTimeStore implements ObservationReads {
     this.lastDate = addDays(isoDate(at), 1);
   }
 
+  /**
+   * The vintages that can hold the value at the instant of the figures read: only a figure revised
+   * after the instant (a first print never had another value) and dated at or after `floor`.
+   */
+  private vintagesOf(key: string, read: readonly StoredObservation[], floor: string): Promise<StoredVintage[]> {
+    const dates = read
+      .filter((o) => o.as_of >= floor && o.known_from !== undefined && Date.parse(o.known_from) > this.t)
+      .map((o) => o.as_of)
+      .sort();
+    return dates.length ? this.base.vintages(key, dates[0]!, dates.at(-1)!) : Promise.resolve([]);
+  }
+
   private answered(items: readonly StoredObservation[], key: string): StoredObservation[] {
     if (items.length === 0) this.emptyReads.add(key);
     return items.map((o) => asKnownAtForm(o, this.asKnownAt));
@@ -45,25 +58,39 @@ class PointInTimeStore implements ObservationReads {
     return (await this.recent(key, 1))[0] ?? null;
   }
 
+  /**
+   * Whether a stored figure can be the answer at the instant: known then, or revised since and
+   * published by then (a vintage holds its value at the instant).
+   */
+  private candidate(o: StoredObservation): boolean {
+    return isKnownAt(o, this.t) || (o.known_from !== undefined && o.published_at !== null && Date.parse(o.published_at) <= this.t);
+  }
+
   /** The n newest figures known at the instant, newest first. */
   async recent(key: string, n: number): Promise<StoredObservation[]> {
-    const known: StoredObservation[] = [];
+    const read: StoredObservation[] = [];
     let upper = addDays(this.lastDate, 1);
+    let size = n + SLACK;
     for (;;) {
-      const page = await this.base.before(key, upper, n + SLACK);
-      known.push(...page.filter((o) => isKnownAt(o, this.t)));
-      if (known.length >= n || page.length < n + SLACK) break;
+      const page = await this.base.before(key, upper, size);
+      read.push(...page);
+      const exhausted = page.length < size;
+      const candidates = read.filter((o) => this.candidate(o));
+      if (candidates.length >= n || exhausted) {
+        // A vintage can only change the answer at or above the n-th newest candidate.
+        const floor = candidates.length >= n ? candidates[n - 1]!.as_of : '0000-01-01';
+        const resolved = resolveAt(read, await this.vintagesOf(key, read, floor), this.t).reverse();
+        if (resolved.length >= n || exhausted) return this.answered(resolved.slice(0, n), key);
+      }
       upper = page.at(-1)!.as_of;
+      size *= 2;
     }
-    // A vintage can only change the answer at or above the n-th newest known figure.
-    const floor = known.length >= n ? known[n - 1]!.as_of : '0000-01-01';
-    const vintages = await this.base.vintages(key, floor, this.lastDate);
-    return this.answered(resolveAt(known, vintages, this.t).reverse().slice(0, n), key);
   }
 
   async window(key: string, start: string, end: string, maxItems: number): Promise<{ items: StoredObservation[]; capped: boolean }> {
     const last = end < this.lastDate ? end : this.lastDate;
     if (start > last) return { items: this.answered([], key), capped: false };
+    // Both at once: a window is long, and one more round trip costs more than an empty vintage read.
     const [current, vintages] = await Promise.all([this.base.window(key, start, last, maxItems), this.base.vintages(key, start, last)]);
     const items = resolveAt(current.items, vintages, this.t);
     return { items: this.answered(items.slice(0, maxItems), key), capped: current.capped || items.length > maxItems };
