@@ -193,7 +193,10 @@ const reviseServedWti = async (dynamoPort: number): Promise<number> => {
       const text = new TextDecoder().decode(samples.find((p) => p.name.endsWith(`/${id}.json`))!.body);
       const revised =
         id === 'PET.RWTC.D'
-          ? text.replace(/"period":"(2026-[^"]+)","series":"RWTC","value":"([^"]+)"/g, (_m, d: string, v: string) => `"period":"${d}","series":"RWTC","value":"${(Number(v) + 0.01).toFixed(2)}"`)
+          ? text.replace(
+              /"period":"(2026-[^"]+)","series":"RWTC","value":"([^"]+)"/g,
+              (_m, d: string, v: string) => `"period":"${d}","series":"RWTC","value":"${(Number(v) + 0.01).toFixed(2)}"`,
+            )
           : text;
       return new Response(revised);
     };
