@@ -151,3 +151,30 @@ describe.each([
     expect(await store.vintages(KEY, '2026-01-01', '2026-01-31')).toEqual([]);
   });
 });
+
+describe('PointInTimeStore over a series revised after the instant', () => {
+  it('answers the latest figure from its vintage without paging through every revised figure', async () => {
+    const store = new MemoryObservationStore();
+    const days = Array.from({ length: 40 }, (_, i) => new Date(Date.UTC(2026, 0, 5 + i)).toISOString().slice(0, 10));
+    const published = (d: string) => `${d}T23:00:00.000Z`;
+    await store.upsertMany(days.map((d, i) => ({ seriesKey: KEY, observation: obs(d, 70 + i, published(d), { known_from: REVISED_AT }) })));
+    await store.putVintages(
+      days.map((d, i) => ({ seriesKey: KEY, vintage: { ...obs(d, 60 + i, published(d)), known_from: published(d), known_to: REVISED_AT } })),
+    );
+    let reads = 0;
+    const counting = new Proxy(store, {
+      get: (target, prop, receiver) => {
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? (...args: unknown[]) => (reads++, v.apply(target, args)) : v;
+      },
+    });
+    // Every figure was revised on 2026-02-01: at 2026-01-30 each answers its first print.
+    const view = at(counting, '2026-01-30T12:00:00Z');
+    expect((await view.recent(KEY, 3)).map((o) => [o.as_of, o.value])).toEqual([
+      ['2026-01-29', 84],
+      ['2026-01-28', 83],
+      ['2026-01-27', 82],
+    ]);
+    expect(reads).toBe(2); // one page of the series, one of its vintages
+  });
+});
