@@ -20,6 +20,7 @@ import type { SeriesItem } from '../../shared/store/observation-store';
 import { expectError, expectObservation } from '../helpers/contract';
 import { FIXTURES, HAVE_FIXTURES } from '../helpers/fixtures';
 import { getJson, startTestStack } from '../helpers/stack';
+import { connect, ERAS } from '../mcp/clients';
 import { walkObservations } from '../helpers/walk-observations';
 
 /** A figure of a fixture CSV `Date,<series>` by date. */
@@ -148,6 +149,23 @@ describe.runIf(HAVE_FIXTURES)('as_known_at over HTTP (replayed samples)', () => 
     }
     // A valid past instant with the same header gets the challenge: the parameter changes no price.
     expect((await get('/v1/price/CL?as_known_at=2026-02-11T15:31:00Z', force)).status).toBe(402);
+  });
+
+  it.each(ERAS)('MCP tools take as_known_at too (protocol %s), with the same answer and the same refusals', async (era) => {
+    const client = await connect(stack.url, era);
+    try {
+      const at = '2026-02-11T15:29:00Z';
+      const res = await client.callTool({ name: 'get_inventory_series', arguments: { series: 'crude_ex_spr', as_known_at: at } });
+      expect(res.isError).toBeFalsy();
+      const http = await get(`/v1/inventory/eia/crude_ex_spr?as_known_at=${q(at)}`);
+      expect(res.structuredContent).toEqual(http.body);
+      expect(res.structuredContent.as_of).toBe('2026-01-30');
+      const bad = await client.callTool({ name: 'get_cot', arguments: { code: 'CL', as_known_at: '2026-02-11' } });
+      expect(bad.isError).toBe(true);
+      expect(bad.structuredContent.error).toMatchObject({ code: 'INVALID_PARAMETER', details: { issues: [{ path: 'as_known_at' }] } });
+    } finally {
+      await client.close();
+    }
   });
 
   it('leaves answers without the parameter free of point-in-time fields', async () => {
