@@ -165,7 +165,11 @@ describe('PointInTimeStore over a series revised after the instant', () => {
     const counting = new Proxy(store, {
       get: (target, prop, receiver) => {
         const v = Reflect.get(target, prop, receiver);
-        return typeof v === 'function' ? (...args: unknown[]) => (reads++, v.apply(target, args)) : v;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          reads++;
+          return v.apply(target, args);
+        };
       },
     });
     // Every figure was revised on 2026-02-01: at 2026-01-30 each answers its first print.
