@@ -147,8 +147,12 @@ describe.runIf(HAVE_FIXTURES)('as_known_at over HTTP (replayed samples)', () => 
       expectError(res, 400, 'INVALID_PARAMETER');
       expect(res.body.error.details.issues[0].message, bad).toMatch(/ISO 8601 instant with seconds and a UTC offset, e\.g\. 2026-02-11T15:29:00Z/);
     }
-    // A valid past instant with the same header gets the challenge: the parameter changes no price.
-    expect((await get('/v1/price/CL?as_known_at=2026-02-11T15:31:00Z', force)).status).toBe(402);
+    // A valid past instant with the same header gets the challenge, for the same amount: the parameter changes no price.
+    const past = await get('/v1/decision/all?as_known_at=2026-02-11T15:31:00Z', force);
+    const now = await get('/v1/decision/all', force);
+    expect([past.status, now.status]).toEqual([402, 402]);
+    expect(past.body.accepts[0].amount).toBe(now.body.accepts[0].amount);
+    expect(past.body.accepts[0].amount).toBe('250000'); // 0.25 USD (SPEC.md DECISION_ALL) in USDC atomic units
   });
 
   it.each(ERAS)('MCP tools take as_known_at too (protocol %s), with the same answer and the same refusals', async (era) => {
