@@ -41,21 +41,26 @@ const pastNoData = async (err: unknown, view: PointInTimeStore): Promise<unknown
  */
 const answeringAsKnownAt =
   <Id extends RouteId>(handler: RouteHandler<Id>): RouteHandler<Id> =>
-  async (req) => {
+  (req) => {
     const asked = (req.query as { as_known_at?: string }).as_known_at;
-    if (asked === undefined) return handler(req);
-    const at = new Date(asked);
-    if (at.getTime() > req.services.now().getTime()) {
-      const message = `as_known_at ${asked} is in the future: nothing is known there yet`;
-      throw new BadRequestError('INVALID_PARAMETER', message, { issues: [{ path: 'as_known_at', message }] });
-    }
-    const { services, view } = servicesAsKnownAt(req.services, at);
-    try {
-      return await handler({ ...req, services });
-    } catch (err) {
-      throw await pastNoData(err, view);
-    }
+    // Without the parameter, the handler's own promise: not one more step on the latest path.
+    return asked === undefined ? handler(req) : answerAt(handler, req, asked);
   };
+
+/** The handler run on the services of the instant asked for. */
+const answerAt = async <Id extends RouteId>(handler: RouteHandler<Id>, req: Parameters<RouteHandler<Id>>[0], asked: string) => {
+  const at = new Date(asked);
+  if (at.getTime() > req.services.now().getTime()) {
+    const message = `as_known_at ${asked} is in the future: nothing is known there yet`;
+    throw new BadRequestError('INVALID_PARAMETER', message, { issues: [{ path: 'as_known_at', message }] });
+  }
+  const { services, view } = servicesAsKnownAt(req.services, at);
+  try {
+    return await handler({ ...req, services });
+  } catch (err) {
+    throw await pastNoData(err, view);
+  }
+};
 
 /**
  * Every handler of a family map answering `as_known_at`.
