@@ -15,7 +15,7 @@ import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
-import { ObservationReader } from '../store/observation-reader';
+import { ObservationReader, type NextReleaseOf } from '../store/observation-reader';
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
 import { PointInTimeStore } from '../store/point-in-time-store';
 import { ReadCache } from '../store/read-cache';
@@ -102,11 +102,14 @@ const POINT_IN_TIME_CACHE_ENTRIES = 2000;
 const servicesAsKnownAt = (services: Services, at: Date): { services: Services; view: PointInTimeStore } => {
   const view = new PointInTimeStore(services.store, at);
   const cache = services.pointInTimeCache.scoped(`@${view.asKnownAt}|`);
+  pastReleases ??= createNextReleaseOf();
   return {
     view,
-    services: { ...services, reader: services.reader.at(view, cache, at), cache, now: () => at, asKnownAt: view.asKnownAt },
+    services: { ...services, reader: services.reader.at(view, cache, at, pastReleases), cache, now: () => at, asKnownAt: view.asKnownAt },
   };
 };
+/** Next releases after past instants, memoised apart from the present's (a backtest would keep moving that memo). */
+let pastReleases: NextReleaseOf | undefined;
 
 let coldStart: Services | undefined;
 /** Lambda: the services of this container, built on first use from the environment. */

@@ -68,9 +68,11 @@ class ObservationReader {
   /**
    * The same reads over another store view (a past instant's, shared/store/point-in-time-store.ts),
    * another cache and a fixed clock: staleness and next releases are judged at that instant.
+   * @param nextReleaseOf the next releases of past instants (apart from the present's memo, which
+   *   they would otherwise keep moving)
    */
-  at(store: ObservationReads, cache: ReadCache, instant: Date): ObservationReader {
-    return new ObservationReader(store, cache, () => instant, this.nextReleaseOf, this.hits);
+  at(store: ObservationReads, cache: ReadCache, instant: Date, nextReleaseOf: NextReleaseOf = this.nextReleaseOf): ObservationReader {
+    return new ObservationReader(store, cache, () => instant, nextReleaseOf, this.hits);
   }
 
   /** The next release of the source that wrote `stored`; undefined when the item does not name its source. */
