@@ -5,9 +5,9 @@
  * vintages whose interval holds it. The latest read path never comes here.
  *
  * Cost: a figure is never published before its as_of day, so each read is bounded by the
- * instant's date (one more day for publishers ahead of UTC): one Query of the series, and one of
- * its vintage partition over the same dates. A latest read asks the vintage partition only when a
- * figure it met was revised after the instant (a first print never had another value).
+ * instant's date (one more day for publishers ahead of UTC): one Query of the series and, at the
+ * same time, one of its vintage partition over the same dates (a latest read: over its last month,
+ * and further back only for a figure revised after the instant that it met).
  */
 import { addDays, isoDate } from '../dates';
 import type { StoredObservation } from '../observation/schema';
@@ -16,6 +16,8 @@ import type { ObservationReads, ObservationStore, SeriesNote, SourceRunStatus } 
 
 /** Extra items read per page beyond those asked for: figures published after the instant are skipped. */
 const SLACK = 4;
+/** Days before the instant whose vintages a latest read asks for beside its first page. */
+const RECENT_VINTAGE_DAYS = 31;
 /** Value-less figures read to find those printed by the instant (a series has one per year at most). */
 const NOTES_READ = 100;
 
@@ -39,14 +41,18 @@ class PointInTimeStore implements ObservationReads {
 
   /**
    * The vintages that can hold the value at the instant of the figures read: only a figure revised
-   * after the instant (a first print never had another value) and dated at or after `floor`.
+   * after the instant (a first print never had another value) and dated at or after `floor`. Those
+   * of the recent span were read beside the first page; older ones are read now.
    */
-  private vintagesOf(key: string, read: readonly StoredObservation[], floor: string): Promise<StoredVintage[]> {
+  private async vintagesOf(key: string, read: readonly StoredObservation[], floor: string, recent: Promise<StoredVintage[]>): Promise<StoredVintage[]> {
     const dates = read
       .filter((o) => o.as_of >= floor && o.known_from !== undefined && Date.parse(o.known_from) > this.t)
       .map((o) => o.as_of)
       .sort();
-    return dates.length ? this.base.vintages(key, dates[0]!, dates.at(-1)!) : Promise.resolve([]);
+    const near = await recent;
+    if (dates.length === 0) return [];
+    const spanStart = addDays(this.lastDate, -RECENT_VINTAGE_DAYS);
+    return dates[0]! >= spanStart ? near : [...(await this.base.vintages(key, dates[0]!, addDays(spanStart, -1))), ...near];
   }
 
   private answered(items: readonly StoredObservation[], key: string): StoredObservation[] {
@@ -68,6 +74,11 @@ class PointInTimeStore implements ObservationReads {
 
   /** The n newest figures known at the instant, newest first. */
   async recent(key: string, n: number): Promise<StoredObservation[]> {
+    // The vintages of the last weeks, beside the first page: a series revised after the instant then
+    // costs no second round trip (an empty read when nothing was revised).
+    const recentVintages = this.base.vintages(key, addDays(this.lastDate, -RECENT_VINTAGE_DAYS), this.lastDate);
+    // Awaited below; a store failure of the page first must not leave it rejected unseen.
+    recentVintages.catch(() => undefined);
     const read: StoredObservation[] = [];
     let upper = addDays(this.lastDate, 1);
     let size = n + SLACK;
@@ -79,7 +90,7 @@ class PointInTimeStore implements ObservationReads {
       if (candidates.length >= n || exhausted) {
         // A vintage can only change the answer at or above the n-th newest candidate.
         const floor = candidates.length >= n ? candidates[n - 1]!.as_of : '0000-01-01';
-        const resolved = resolveAt(read, await this.vintagesOf(key, read, floor), this.t).reverse();
+        const resolved = resolveAt(read, await this.vintagesOf(key, read, floor, recentVintages), this.t).reverse();
         if (resolved.length >= n || exhausted) return this.answered(resolved.slice(0, n), key);
       }
       upper = page.at(-1)!.as_of;
