@@ -73,7 +73,7 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
 const SOURCE_STALE_RULE = `a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (${LAG_TEXT})`;
 
 /** The rule at a past instant (as_known_at): no runs are recorded then. */
-const SOURCE_STALE_RULE_PAST = `at a past instant (as_known_at) a source's runs are not judged: it is stale when its newest figure published by then is older than its cadence allows (${LAG_TEXT}) or nothing of it was published yet`;
+const SOURCE_STALE_RULE_PAST = `at as_known_at runs are not judged: a source is stale when its newest figure then is older than its cadence allows (${LAG_TEXT}) or it had none`;
 
 /** Pure: ok when nothing is stale, down when everything is, degraded in between. */
 const overallStatus = (sources: readonly SourceFreshness[]): HealthStatus => {

@@ -31,7 +31,6 @@ const pastNoData = async (err: unknown, view: PointInTimeStore): Promise<unknown
     as_known_at: view.asKnownAt,
     first_known_from: first,
     first_known_from_by_series: Object.fromEntries(ahead),
-    hint: 'ask again with as_known_at at or after first_known_from',
   });
 };
 
