@@ -16,11 +16,11 @@
  *                answering the same challenge (same client, same concurrency)
  *   ingestion    observations parsed and upserted per second for a 10,000-row history vs a bare
  *                BatchWrite loop writing the same items
- *   memory       RSS of an `npm start` process after 10,000 mixed requests vs after start (the
- *                server in its own process, as a user runs it; the load comes from this one)
  *   as_known_at  (issue 25) p50 of a year of /v1/history/CL at a past instant vs the same window
  *                without it, on an `npm start` whose store holds vintages (a run revised WTI's 2026
  *                points); the throughput row runs on that same server
+ *   memory       RSS of an `npm start` process after 10,000 mixed requests vs after start (the
+ *                server in its own process, as a user runs it; the load comes from this one)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
