@@ -12,6 +12,7 @@ import type { Observation } from '../observation/schema';
 import { cadenceOf, isStale, MAX_LAG_DAYS } from '../observation/staleness';
 import { percentRank } from './cot';
 import { canonicalJson, sha256Hex, withoutProvenance } from './digest';
+import { POINT_IN_TIME_ATTRIBUTES } from '../observation/vintage';
 import { round, type SpreadPoint } from './spreads';
 
 /** Bump on any change of a rule, threshold or combination: the pack names it. */
@@ -426,10 +427,15 @@ const DIGEST_METHOD =
   'SHA-256 (hex) of the canonical JSON (keys sorted, no whitespace, RFC 8785 style) of the array of every input observation read for the pack, ' +
   'without provenance and next_release_at (both depend on the moment of the call), de-duplicated and sorted by its canonical JSON text';
 
-/** An input as the digest sees it: what the data says, not how or when it was read. */
+/**
+ * An input as the digest sees it: what the data says, not how or when it was read (a pack at a past
+ * instant digests its inputs as a pack computed then would: without the instant's attributes).
+ */
 const digestForm = (o: Observation): unknown => {
   const { next_release_at: _next, ...rest } = withoutProvenance(o) as Observation;
-  return rest;
+  if (!POINT_IN_TIME_ATTRIBUTES.some((k) => k in rest.attributes)) return rest;
+  const attributes = Object.fromEntries(Object.entries(rest.attributes).filter(([k]) => !(POINT_IN_TIME_ATTRIBUTES as readonly string[]).includes(k)));
+  return { ...rest, attributes };
 };
 
 /** The digest of the inputs: same stored inputs -> same digest, whatever the cache or the clock did. */

@@ -9,6 +9,7 @@
 import type { AttributeValue, Observation } from '../observation/schema';
 import { daysBetween } from '../dates';
 import { combinedRetrieval } from '../observation/derive';
+import { pointInTimeOf } from '../observation/vintage';
 
 // ---- numbers ------------------------------------------------------------------------------
 
@@ -124,6 +125,7 @@ const derive = (spec: DeriveSpec): Observation => {
       ...spec.attributes,
       // A figure computed from a synthetic sample is synthetic too.
       ...(all.some((o) => o.attributes.synthetic === true) ? { synthetic: true } : {}),
+      ...pointInTimeOf(all),
     },
   };
 };
@@ -261,6 +263,7 @@ const wasdeLines = (item: Observation, commodity: string): Map<string, Observati
     market_year: marketYear,
     status: a.status ?? null,
     sub_report: a.sub_report ?? null,
+    ...pointInTimeOf([item]),
   };
   const out = new Map<string, Observation>();
   const line = (statistic: string): Observation | null => {

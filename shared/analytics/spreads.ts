@@ -10,6 +10,7 @@ import type { FreshnessClass } from '../catalog/instruments';
 import { addDays } from '../dates';
 import { combinedRetrieval } from '../observation/derive';
 import type { Observation, Quality } from '../observation/schema';
+import { pointInTimeOf } from '../observation/vintage';
 import { MAX_LAG_DAYS, type Cadence } from '../observation/staleness';
 
 /** Barrels to US gallons (products are quoted per gallon, crude per barrel). */
@@ -293,7 +294,7 @@ const spreadObservation = (def: SpreadDef, legs: Readonly<Record<string, Observa
         .sort()
         .at(-1) ?? null,
     next_release_at: nonNull(obs.map((o) => o.next_release_at)).sort()[0] ?? null,
-    attributes,
+    attributes: { ...attributes, ...pointInTimeOf(obs) },
   };
 };
 

@@ -124,7 +124,7 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
       ...(cacheable ? { 304: { description: 'Not Modified: the ETag sent in If-None-Match still matches; no body.' } } : {}),
       400: errorResponse('Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged.'),
       404: errorResponse(
-        'Unknown instrument, series, sector or root (the valid values are listed; checked before any payment), or NO_DATA that no release will fill (not live, or not in the replayed samples; `covered` lists what is).',
+        'Unknown instrument, series, sector or root (the valid values are listed; checked before any payment), or NO_DATA that no release will fill (not live, or not in the replayed samples; `covered` lists what is; at a past instant, as_known_at, `first_known_from` says when the series was first published).',
       ),
       ...(paid ? paidResponses(r) : {}),
       ...answers,

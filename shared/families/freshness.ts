@@ -32,19 +32,25 @@ interface SourceFreshness {
 
 type HealthStatus = 'ok' | 'degraded' | 'down';
 
-/** Pure: the freshness of one source at `now`: stale when its runs or its data are older than allowed. Never succeeded counts as stale. */
+/**
+ * Pure: the freshness of one source at `now`: stale when its runs or its data are older than allowed.
+ * Never succeeded counts as stale. A status answered at a past instant (`as_known_at`) records no
+ * runs then, so the source is judged by its data alone.
+ */
 const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date): SourceFreshness => {
   const lastSuccess = status?.last_success_at ?? null;
   const age = lastSuccess ? Math.max(0, Math.round((now.getTime() - Date.parse(lastSuccess)) / 1000)) : null;
-  const runStale = age === null || age > def.maxAgeHours * 3600;
+  const runStale = status?.as_known_at === undefined && (age === null || age > def.maxAgeHours * 3600);
   // The data itself: a successful run can still leave the newest figure older than its cadence
   // allows, by the one rule of every view (annual USGS figures included).
   const newest = status?.data_newest ?? null;
   const lagDays = MAX_LAG_DAYS[def.cadence];
   const dataStale = newest !== null && lagDays !== undefined && addDays(newest.as_of, lagDays) < isoDate(now);
+  const nothingYet = status?.as_known_at !== undefined && newest === null;
   const reasons = [
     runStale ? (age === null ? 'no successful run yet' : `last successful run ${Math.round(age / 3600)} h ago (more than ${def.maxAgeHours} h)`) : null,
     dataStale ? `its newest figure is dated ${newest!.as_of}, more than ${lagDays} days ago (${def.cadence} data)` : null,
+    nothingYet ? `nothing of it was published by ${status!.as_known_at}` : null,
   ].filter((r): r is string => r !== null);
   return {
     id: def.id,
@@ -54,7 +60,7 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
     last_success_at: lastSuccess,
     age_s: age,
     max_age_h: def.maxAgeHours,
-    stale: runStale || dataStale,
+    stale: runStale || dataStale || nothingYet,
     last_error: status?.last_error ?? null,
     next_release_at: nextRelease(def.schedule, now)?.at ?? null,
     quarantined: (status?.quarantined ?? []).map(({ series, as_of, value, reason }) => ({ series, as_of, value, reason })),
@@ -65,6 +71,9 @@ const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date):
 
 /** The rule freshnessOf applies, stated where its verdicts are served. */
 const SOURCE_STALE_RULE = `a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (${LAG_TEXT})`;
+
+/** The rule at a past instant (as_known_at): no runs are recorded then. */
+const SOURCE_STALE_RULE_PAST = `at as_known_at runs are not judged: a source is stale when its newest figure then is older than its cadence allows (${LAG_TEXT}) or it had none`;
 
 /** Pure: ok when nothing is stale, down when everything is, degraded in between. */
 const overallStatus = (sources: readonly SourceFreshness[]): HealthStatus => {
@@ -79,5 +88,5 @@ const loadFreshness = async (services: Services, ids?: readonly string[]): Promi
   return Promise.all(defs.map(async (def) => freshnessOf(def, await services.reader.runStatus(def.id), now)));
 };
 
-export { overallStatus, loadFreshness, SOURCE_STALE_RULE };
+export { overallStatus, loadFreshness, SOURCE_STALE_RULE, SOURCE_STALE_RULE_PAST };
 export type { SourceFreshness, HealthStatus };

@@ -5,6 +5,7 @@
  * says where its inputs came from and whether they were read from the cache.
  */
 import type { Observation, Quality } from './schema';
+import { pointInTimeOf } from './vintage';
 
 interface DerivedFields {
   /** null or a non-finite number gives no observation (never NaN in a body). */
@@ -40,7 +41,7 @@ const deriveFrom = (base: Observation, f: DerivedFields): Observation | null => 
     provenance: base.provenance,
     published_at: base.published_at,
     next_release_at: base.next_release_at,
-    attributes: { metric: f.metric, ...f.attributes },
+    attributes: { metric: f.metric, ...f.attributes, ...pointInTimeOf([base]) },
   };
 };
 

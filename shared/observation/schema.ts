@@ -74,7 +74,16 @@ type Observation = z.infer<typeof ObservationSchema>;
  * What ingestion writes: an observation without the request-time provenance, plus what the read
  * path needs to build it (the source's id for next_release_at, how the run got it).
  */
-type StoredObservation = Omit<Observation, 'provenance'> & { retrieved_at: string; source_id?: string; retrieval?: Retrieval };
+type StoredObservation = Omit<Observation, 'provenance'> & {
+  retrieved_at: string;
+  source_id?: string;
+  retrieval?: Retrieval;
+  /**
+   * When this value became known, where that is not its published_at: the retrieval that brought a
+   * revision, or the first retrieval of a figure without a release calendar (observation/vintage.ts).
+   */
+  known_from?: string;
+};
 
 export { QualitySchema, IsoDateSchema, IsoDateTimeSchema, ObservationSchema };
 export type { Quality, SourceRef, Provenance, Observation, StoredObservation, AttributeValue, Retrieval };

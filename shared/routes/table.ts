@@ -16,6 +16,8 @@ import { INVENTORY_METHOD } from '../analytics/inventory';
 import { SPREADS } from '../analytics/spreads';
 import type { Config } from '../config';
 import {
+  AS_KNOWN_AT,
+  AsKnownAtOnly,
   BundleCodesQuery,
   CotCodeParam,
   FuturesRootParam,
@@ -119,7 +121,7 @@ const PRICE_ROUTES = defineFamily(
         price: 'PRICE',
         summary: 'Latest cash/fundamentals price observation',
         params: z.object({ code: InstrumentParam }),
-        query: anyQuery,
+        query: AsKnownAtOnly,
         output: S.ServedObservation,
         mcp: {
           tool: 'get_price',
@@ -132,7 +134,7 @@ const PRICE_ROUTES = defineFamily(
         price: 'PRICES_BUNDLE',
         summary: 'Price bundle for several codes',
         params: none,
-        query: z.object({ codes: BundleCodesQuery }),
+        query: z.object({ codes: BundleCodesQuery, ...AS_KNOWN_AT }),
         output: S.PricesBundleBody,
         mcp: {
           tool: 'get_prices',
@@ -159,7 +161,7 @@ const PRICE_ROUTES = defineFamily(
         price: 'FX',
         summary: 'FX pair for commodity context',
         params: z.object({ pair: FxPairParam }),
-        query: anyQuery,
+        query: AsKnownAtOnly,
         output: S.ServedObservation,
         mcp: {
           tool: 'get_fx',
@@ -248,7 +250,7 @@ const COT_ROUTES = defineFamily(
         price: 'COT',
         summary: 'Managed-money net positioning (CFTC disaggregated COT)',
         params: z.object({ code: CotCodeParam }),
-        query: anyQuery,
+        query: AsKnownAtOnly,
         output: S.CotBody,
         methods: COT_METHOD,
         mcp: {
@@ -268,7 +270,7 @@ const SPREADS_ROUTES = defineFamily('spreads', () => {
       price: 'CRACK',
       summary: '3-2-1 crack spread, cash proxy',
       params: none,
-      query: anyQuery,
+      query: AsKnownAtOnly,
       output: S.SpreadBody,
       methods,
       mcp: {
@@ -282,7 +284,7 @@ const SPREADS_ROUTES = defineFamily('spreads', () => {
       price: 'CRUSH',
       summary: 'Soy crush margin proxy',
       params: none,
-      query: anyQuery,
+      query: AsKnownAtOnly,
       output: S.SpreadBody,
       methods,
       mcp: {
@@ -296,7 +298,7 @@ const SPREADS_ROUTES = defineFamily('spreads', () => {
       price: 'BASIS',
       summary: 'WTI-Brent basis spread',
       params: none,
-      query: anyQuery,
+      query: AsKnownAtOnly,
       output: S.SpreadBody,
       methods,
       mcp: { tool: 'get_basis_spread', title: 'WTI-Brent basis', description: 'WTI minus Brent spot spread (USD/bbl) on the same date, with its legs.' },

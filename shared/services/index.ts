@@ -16,8 +16,9 @@ import { DynamoChannelLane } from '../payment/batch/dynamo-channel-store';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
-import { ObservationReader } from '../store/observation-reader';
+import { ObservationReader, type NextReleaseOf } from '../store/observation-reader';
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
+import { PointInTimeStore } from '../store/point-in-time-store';
 import { ReadCache } from '../store/read-cache';
 import { createNextReleaseOf } from '../sources/next-release';
 
@@ -30,6 +31,13 @@ interface Services {
   reader: ObservationReader;
   /** The in-Lambda read cache behind the reader (also caches the licensed curve provider's answers). */
   cache: ReadCache;
+  /**
+   * The cache of reads at past instants (`as_known_at`), apart from `cache` so that a backtest
+   * stepping through many instants never evicts the latest figures.
+   */
+  pointInTimeCache: ReadCache;
+  /** Set on the services of a call answered as known at a past instant (ISO instant); absent otherwise. */
+  asKnownAt?: string;
   /** The x402 lane: ledger (credit table), facilitator client, clock, log. */
   payment: PaymentDeps;
   /** Clock, injectable so that time-dependent answers are testable. */
@@ -43,6 +51,7 @@ interface ServiceOverrides {
   doc?: DynamoDBDocumentClient;
   store?: ObservationStore;
   cache?: ReadCache;
+  pointInTimeCache?: ReadCache;
   payment?: Partial<PaymentDeps>;
   now?: () => Date;
   metrics?: MetricsSink;
@@ -79,12 +88,34 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
   };
   const cache = overrides.cache ?? new ReadCache();
   const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, METRIC_SERVICE.api);
-  return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, payment, now, metrics };
+  const pointInTimeCache = overrides.pointInTimeCache ?? new ReadCache(POINT_IN_TIME_CACHE_ENTRIES);
+  return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, payment, now, metrics };
 };
+
+/** Entries of the past-instant cache: a decision pack at one instant reads about 200. */
+const POINT_IN_TIME_CACHE_ENTRIES = 2000;
+
+/**
+ * The services of a call answered as known at `at`: every read goes through the store's view at
+ * that instant, with cache keys of that instant, and the clock stands at it (staleness, alignment
+ * and the decision gate are judged then). The returned view names the series read empty there.
+ * @example const { services: past } = servicesAsKnownAt(services, new Date('2026-02-11T15:29:00Z'));
+ */
+const servicesAsKnownAt = (services: Services, at: Date): { services: Services; view: PointInTimeStore } => {
+  const view = new PointInTimeStore(services.store, at);
+  const cache = services.pointInTimeCache.scoped(`@${view.asKnownAt}|`);
+  pastReleases ??= createNextReleaseOf();
+  return {
+    view,
+    services: { ...services, reader: services.reader.at(view, cache, at, pastReleases), cache, now: () => at, asKnownAt: view.asKnownAt },
+  };
+};
+/** Next releases after past instants, memoised apart from the present's (a backtest would keep moving that memo). */
+let pastReleases: NextReleaseOf | undefined;
 
 let coldStart: Services | undefined;
 /** Lambda: the services of this container, built on first use from the environment. */
 const servicesFromEnvironment = (): Services => (coldStart ??= createServices(loadConfig()));
 
-export { createServices, servicesFromEnvironment };
+export { createServices, servicesFromEnvironment, servicesAsKnownAt };
 export type { Services, ServiceOverrides };

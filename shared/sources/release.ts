@@ -3,6 +3,7 @@
  * observation is written as it was delivered and leaves its source's list. Later runs that deliver
  * the same figure again find it stored and accept it.
  */
+import { rewrite } from '../observation/vintage';
 import { SOURCES } from './registry';
 import type { HeldPoint, ObservationStore } from '../store/observation-store';
 
@@ -18,7 +19,11 @@ const releaseHeld = async (store: ObservationStore, series: string, asOf: string
     const status = await store.getRunStatus(def.id);
     const held = status?.quarantined?.find((h) => h.series === series && h.as_of === asOf);
     if (!status || !held) continue;
-    await store.upsertMany([{ seriesKey: series, observation: held.observation }]);
+    // Written as a run writes it: a figure it replaces is kept as a vintage (observation/vintage.ts).
+    const [stored] = (await store.window(series, asOf, asOf, 1)).items;
+    const r = rewrite(stored, held.observation, held.observation.retrieved_at);
+    if (r.vintage) await store.putVintages([{ seriesKey: series, vintage: r.vintage }]);
+    await store.upsertMany([{ seriesKey: series, observation: r.observation }]);
     await store.putRunStatus({ ...status, quarantined: status.quarantined!.filter((h) => h !== held) });
     return { source: def.id, held };
   }

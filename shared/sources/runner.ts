@@ -7,8 +7,10 @@ import { canonicalJson } from '../analytics/digest';
 import type { Config } from '../config';
 import { SOURCE_KEY_NAMES } from '../config/env-keys';
 import { ObservationSchema, type StoredObservation } from '../observation/schema';
-import type { HeldPoint, ObservationStore, SeriesItem, SeriesNote, SourceRunStatus } from '../store/observation-store';
+import { rewrite } from '../observation/vintage';
+import type { HeldPoint, ObservationStore, SeriesItem, SeriesNote, SourceRunStatus, VintageItem } from '../store/observation-store';
 import { isoDate } from '../dates';
+import { mapLimit } from '../concurrency/map-limit';
 import { bandOf, futureDated, quarantine, RECENT_POINTS, type StoredContext } from './guards';
 import { nextRelease } from './schedule';
 import { SourceFormatError, type FetchLike, type SourceAdapter } from './types';
@@ -154,10 +156,14 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
     await opts.store.putRunStatus(status);
     return { source: def.id, status: 'failed', items: 0, message: status.last_error! };
   }
-  const guarded = quarantine(items, await storedContexts(opts.store, items), previous?.quarantined ?? [], now.toISOString());
+  const stored = await storedSeries(opts.store, items);
+  const guarded = quarantine(items, stored, previous?.quarantined ?? [], now.toISOString());
+  const revised = withVintages(guarded.keep, stored);
   let written: number;
   try {
-    written = await opts.store.upsertMany(guarded.keep);
+    // Old values first: a write that fails after them is retried whole, and the revision is seen again.
+    await opts.store.putVintages(revised.vintages);
+    written = await opts.store.upsertMany(revised.items);
     await opts.store.putNotes(notes);
   } catch (err) {
     // A store that refuses the write (an outage, a limit): recorded when the store still answers,
@@ -180,6 +186,7 @@ const runSource = async (adapter: SourceAdapter, opts: RunOptions): Promise<RunR
   const said = [
     guarded.newlyHeld.length > 0 ? `${guarded.newlyHeld.length} price(s) held in quarantine` : null,
     guarded.confirmed.length > 0 ? `${guarded.confirmed.length} held price(s) confirmed and written` : null,
+    revised.vintages.length > 0 ? `${revised.vintages.length} revision(s), the old values kept as vintages` : null,
   ].filter(Boolean);
   return {
     source: def.id,
@@ -199,36 +206,68 @@ const newestHeld = (held: readonly HeldPoint[]): HeldPoint[] => {
 
 /**
  * Pure: the newest observation of the run, or the previous one when it is newer (an incremental run
- * may write only revisions): what /health judges the source's data by.
+ * may write only revisions): what /health judges the source's data by, with its series (what a past
+ * instant's view reads the source's newest figure from).
  */
 const newestData = (items: readonly SeriesItem[], previous: SourceRunStatus['data_newest']): Pick<SourceRunStatus, 'data_newest'> => {
   let newest = previous ?? null;
-  for (const { observation: o } of items) if (!newest || o.as_of > newest.as_of) newest = { as_of: o.as_of, freshness_class: o.freshness_class };
+  for (const { seriesKey, observation: o } of items) {
+    if (!newest || o.as_of > newest.as_of) newest = { as_of: o.as_of, freshness_class: o.freshness_class, series: seriesKey };
+  }
   return newest ? { data_newest: newest } : {};
 };
 
 /**
- * What the guards need of each price series in `items`: the newest stored points before the run's
- * first date of it, and the stored values over the run's dates (a figure stored before was accepted).
+ * Pure: the items to write, each with its known-from, and the old values of the figures this run
+ * revises (observation/vintage.ts). A revision is known from the retrieval that brought it.
  */
-const storedContexts = async (store: ObservationStore, items: readonly SeriesItem[]): Promise<(seriesKey: string) => StoredContext> => {
+const withVintages = (keep: readonly SeriesItem[], stored: (seriesKey: string) => StoredSeries): { items: SeriesItem[]; vintages: VintageItem[] } => {
+  const items: SeriesItem[] = [];
+  const vintages: VintageItem[] = [];
+  for (const { seriesKey, observation } of keep) {
+    const r = rewrite(stored(seriesKey).items.get(observation.as_of), observation, observation.retrieved_at);
+    items.push({ seriesKey, observation: r.observation });
+    if (r.vintage) vintages.push({ seriesKey, vintage: r.vintage });
+  }
+  return { items, vintages };
+};
+
+/** What the store holds of one series of a run, before the run. */
+interface StoredSeries extends StoredContext {
+  /** The stored items over the run's dates of the series, by as_of. */
+  items: ReadonlyMap<string, StoredObservation>;
+}
+
+/**
+ * What the store holds of each series in `items`: the stored items over the run's dates of it (a
+ * figure stored before was accepted by the guards; one that differs is a revision), and for price
+ * series the newest stored points before the run's first date (the guards' recent range).
+ */
+const storedSeries = async (store: ObservationStore, items: readonly SeriesItem[]): Promise<(seriesKey: string) => StoredSeries> => {
   const spans = new Map<string, { first: string; last: string }>();
   for (const { seriesKey, observation: o } of items) {
-    if (!bandOf(seriesKey)) continue;
     const s = spans.get(seriesKey);
     spans.set(seriesKey, s ? { first: o.as_of < s.first ? o.as_of : s.first, last: o.as_of > s.last ? o.as_of : s.last } : { first: o.as_of, last: o.as_of });
   }
   const contexts = new Map(
-    await Promise.all(
-      [...spans].map(async ([key, { first, last }]) => {
-        const [before, within] = await Promise.all([store.before(key, first, RECENT_POINTS), store.window(key, first, last, Number.MAX_SAFE_INTEGER)]);
-        const ctx: StoredContext = { before: before.reverse(), at: new Map(within.items.map((o) => [o.as_of, o.value])) };
-        return [key, ctx] as const;
-      }),
-    ),
+    await mapLimit([...spans], STORED_READS, async ([key, { first, last }]) => {
+      const [before, within] = await Promise.all([
+        bandOf(key) ? store.before(key, first, RECENT_POINTS) : Promise.resolve([]),
+        store.window(key, first, last, Number.MAX_SAFE_INTEGER),
+      ]);
+      const ctx: StoredSeries = {
+        before: before.reverse(),
+        at: new Map(within.items.map((o) => [o.as_of, o.value])),
+        items: new Map(within.items.map((o) => [o.as_of, o])),
+      };
+      return [key, ctx] as const;
+    }),
   );
-  return (key) => contexts.get(key) ?? { before: [], at: new Map() };
+  return (key) => contexts.get(key) ?? { before: [], at: new Map(), items: new Map() };
 };
+
+/** Series read at once before a run writes (a WASDE or USGS run has dozens). */
+const STORED_READS = 8;
 
 export { runSource, redactSecrets };
 export type { RunMode, RunOptions, RunResult };

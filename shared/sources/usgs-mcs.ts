@@ -292,13 +292,18 @@ const selectPoints = (rows: UsgsRow[], name: string): UsgsPoint[] => {
 
 const def = findSource('usgs-mcs')!;
 
+/** The edition of a release's points (the year after its newest data year: MCS 2026 covers 2021-2025e) and when it came out. */
+const editionOf = (points: ReadonlyArray<{ year: number }>) => {
+  const edition = Math.max(...points.map((p) => p.year)) + 1;
+  const known = EDITIONS[edition];
+  return { edition, known, publishedAt: known ? `${known.publishedOn}T00:00:00.000Z` : null };
+};
+
 /** Pure: CSV payload -> USGS#<commodity>#<statistic> items. */
 const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   const rows = parseUsgsCsv(payloadText(payload, 'windows-1252'), payload.name);
   const points = selectPoints(rows, payload.name);
-  // The edition is the year after the newest data year (MCS 2026 covers 2021-2025e).
-  const edition = Math.max(...points.map((p) => p.year)) + 1;
-  const known = EDITIONS[edition];
+  const { edition, known, publishedAt } = editionOf(points);
   return points.flatMap((p) => {
     if (p.parsed.value === null) return [];
     const attributes: Record<string, AttributeValue> = {
@@ -326,7 +331,7 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
           series_id: `MCS${edition} ${p.commodity.chapter}: ${p.detail}`,
           url: known?.doi,
           retrievedAt: payload.retrievedAt,
-          published_at: known ? `${known.publishedOn}T00:00:00.000Z` : null,
+          published_at: publishedAt,
           attributes,
         }),
       },
@@ -334,9 +339,11 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   });
 };
 
-/** Pure: the figures of a CSV payload that have no value, with what USGS printed and why. */
-const toNotes = (payload: Payload): SeriesNote[] =>
-  selectPoints(parseUsgsCsv(payloadText(payload, 'windows-1252'), payload.name), payload.name).flatMap((p) =>
+/** Pure: the figures of a CSV payload that have no value, with what USGS printed, why, and when its edition came out. */
+const toNotes = (payload: Payload): SeriesNote[] => {
+  const points = selectPoints(parseUsgsCsv(payloadText(payload, 'windows-1252'), payload.name), payload.name);
+  const { publishedAt } = editionOf(points);
+  return points.flatMap((p) =>
     p.parsed.value === null
       ? [
           {
@@ -345,10 +352,12 @@ const toNotes = (payload: Payload): SeriesNote[] =>
             published_value: p.raw,
             note: p.parsed.note!,
             unit: p.unit,
+            published_at: publishedAt,
           },
         ]
       : [],
   );
+};
 
 /** The newest edition this project knows that is out by `now` (new editions are added to EDITIONS). */
 const currentEdition = (now: Date): number => {

@@ -4,12 +4,15 @@
  * `after`); the DynamoDB-compatible embedded store stays the one used end to end.
  */
 import type { StoredObservation } from '../observation/schema';
-import type { ObservationStore, RangePage, RangeQuery, SeriesItem, SeriesNote, SourceRunStatus } from './observation-store';
+import type { StoredVintage } from '../observation/vintage';
+import type { ObservationStore, RangePage, RangeQuery, SeriesItem, SeriesNote, SourceRunStatus, VintageItem } from './observation-store';
 
 class MemoryObservationStore implements ObservationStore {
   private readonly series = new Map<string, Map<string, StoredObservation>>();
   private readonly runs = new Map<string, SourceRunStatus>();
   private readonly noted = new Map<string, Map<string, SeriesNote>>();
+  /** series -> `<as_of>#<known_from>` -> vintage, as the DynamoDB adapter keys them. */
+  private readonly kept = new Map<string, Map<string, StoredVintage>>();
 
   private sorted(key: string): StoredObservation[] {
     return [...(this.series.get(key)?.values() ?? [])].sort((a, b) => a.as_of.localeCompare(b.as_of));
@@ -49,6 +52,20 @@ class MemoryObservationStore implements ObservationStore {
     return items.length;
   }
 
+  async putVintages(vintages: VintageItem[]): Promise<void> {
+    for (const { seriesKey, vintage } of vintages) {
+      if (!this.kept.has(seriesKey)) this.kept.set(seriesKey, new Map());
+      this.kept.get(seriesKey)!.set(`${vintage.as_of}#${vintage.known_from}`, structuredClone(vintage));
+    }
+  }
+
+  async vintages(key: string, start: string, end: string): Promise<StoredVintage[]> {
+    return [...(this.kept.get(key) ?? new Map<string, StoredVintage>())]
+      .filter(([, v]) => v.as_of >= start && v.as_of <= end)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, v]) => structuredClone(v));
+  }
+
   async putNotes(notes: SeriesNote[]): Promise<void> {
     for (const n of notes) {
       if (!this.noted.has(n.seriesKey)) this.noted.set(n.seriesKey, new Map());
@@ -64,6 +81,8 @@ class MemoryObservationStore implements ObservationStore {
     const series = this.series.get(key);
     const doomed = [...(series?.keys() ?? [])].filter((d) => d >= start && d <= end);
     for (const d of doomed) series!.delete(d);
+    const kept = this.kept.get(key);
+    for (const [sk, v] of kept ?? []) if (v.as_of >= start && v.as_of <= end) kept!.delete(sk);
     return doomed.length;
   }
 

@@ -9,7 +9,7 @@ import { addDays, addYears, isoDate } from '../dates';
 import type { Observation, StoredObservation } from '../observation/schema';
 import { toServed } from '../observation/serve';
 import { cadenceOf, judgeFigure } from '../observation/staleness';
-import type { ObservationStore, SeriesNote, SourceRunStatus } from './observation-store';
+import type { ObservationReads, SeriesNote, SourceRunStatus } from './observation-store';
 import { CACHE_TTL_S, type CacheRead, type ReadCache } from './read-cache';
 
 interface ServedWindow {
@@ -40,39 +40,55 @@ const RUN_STATUS_TTL_S = 10;
  */
 type NextReleaseOf = (sourceId: string, now: Date) => string | null;
 
+/**
+ * Served copies of cached values, built once per cached value: a cache hit hands every caller the
+ * same frozen observations instead of copying them per call (the inventory bundle copied about
+ * 1,900 per call). Keyed by the cached value itself, so an evicted entry takes its copy along.
+ */
+interface ServedHits {
+  /** Lists (recent, window …), per next release. */
+  served: WeakMap<object, { next: string | null | undefined; obs: Observation[] }>;
+  /** Latest figures, judged once per UTC day (staleness turns at midnight) and next release. */
+  judged: WeakMap<object, { when: string; obs: Observation }>;
+}
+
 /** Cached, served reads of stored series. */
 class ObservationReader {
   constructor(
-    private readonly store: ObservationStore,
+    private readonly store: ObservationReads,
     private readonly cache: ReadCache,
     /** The clock that dates the staleness judgment of latest figures and their next release. */
     private readonly now: () => Date = () => new Date(),
     /** next_release_at is computed when answering, never frozen at ingestion. */
     private readonly nextReleaseOf: NextReleaseOf = () => null,
+    /** Served copies of cache hits, shared with the readers of past instants (keyed by the cached values themselves). */
+    private readonly hits: ServedHits = { served: new WeakMap(), judged: new WeakMap() },
   ) {}
+
+  /**
+   * The same reads over another store view (a past instant's, shared/store/point-in-time-store.ts),
+   * another cache and a fixed clock: staleness and next releases are judged at that instant.
+   * @param nextReleaseOf the next releases of past instants (apart from the present's memo, which
+   *   they would otherwise keep moving)
+   */
+  at(store: ObservationReads, cache: ReadCache, instant: Date, nextReleaseOf: NextReleaseOf = this.nextReleaseOf): ObservationReader {
+    return new ObservationReader(store, cache, () => instant, nextReleaseOf, this.hits);
+  }
 
   /** The next release of the source that wrote `stored`; undefined when the item does not name its source. */
   private nextRelease(stored: StoredObservation | undefined, now: Date): string | null | undefined {
     return stored?.source_id === undefined ? undefined : this.nextReleaseOf(stored.source_id, now);
   }
 
-  /**
-   * Served copies of cached values, built once per cached value and next release: a cache hit
-   * hands every caller the same frozen observations instead of copying them per call (the
-   * inventory bundle copied about 1,900 per call). Keyed by the cached value itself, so an evicted
-   * entry takes its copy along.
-   */
-  private readonly servedHits = new WeakMap<object, { next: string | null | undefined; obs: Observation[] }>();
-
   private served(read: CacheRead<readonly StoredObservation[]>): Observation[] {
     // One series, one source: its next release is the same for every item.
     const next = this.nextRelease(read.value[0], this.now());
     const build = () => read.value.map((s) => toServed(s, { hit: read.hit, ttlS: read.ttlS }, undefined, next));
     if (!read.hit) return build();
-    const held = this.servedHits.get(read.value);
+    const held = this.hits.served.get(read.value);
     if (held && held.next === next) return held.obs;
     const obs = deepFreeze(build());
-    this.servedHits.set(read.value, { next, obs });
+    this.hits.served.set(read.value, { next, obs });
     return obs;
   }
 
@@ -80,9 +96,6 @@ class ObservationReader {
   async runStatus(source: string): Promise<SourceRunStatus | null> {
     return (await this.cache.get(`status:${source}`, RUN_STATUS_TTL_S, () => this.store.getRunStatus(source))).value;
   }
-
-  /** Served latest figures of cache hits, judged once per UTC day (staleness turns at midnight) and next release. */
-  private readonly judgedHits = new WeakMap<object, { when: string; obs: Observation }>();
 
   /**
    * The newest observation of a series, or null when nothing is stored; its provenance says
@@ -98,10 +111,10 @@ class ObservationReader {
     const serve = () => toServed(stored, { hit: read.hit, ttlS: read.ttlS }, judgeFigure(stored.as_of, cadenceOf(stored), today), next);
     if (!read.hit) return serve();
     const when = `${today}|${next}`;
-    const held = this.judgedHits.get(stored);
+    const held = this.hits.judged.get(stored);
     if (held?.when === when) return held.obs;
     const obs = deepFreeze(serve());
-    this.judgedHits.set(stored, { when, obs });
+    this.hits.judged.set(stored, { when, obs });
     return obs;
   }
 

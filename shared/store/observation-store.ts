@@ -1,16 +1,24 @@
 /**
  * The observation repository (port + DynamoDB adapter). Keys: pk = series key, sk = as_of.
  * Writes are idempotent upserts on (series, as_of): a re-run writes the same items, and a
- * revision overwrites the old value.
+ * revision overwrites the current value after the runner kept the old one as a vintage, in its
+ * own partition (pk = VINTAGE#<series>, sk = <as_of>#<known_from>), so the latest read never meets it.
  */
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../concurrency/map-limit';
 import type { StoredObservation } from '../observation/schema';
+import type { StoredVintage } from '../observation/vintage';
 
 /** A stored observation addressed by its series key. */
 interface SeriesItem {
   seriesKey: string;
   observation: StoredObservation;
+}
+
+/** An old value of a revised figure, addressed by its series key. */
+interface VintageItem {
+  seriesKey: string;
+  vintage: StoredVintage;
 }
 
 interface RangeQuery {
@@ -40,6 +48,8 @@ interface SeriesNote {
   /** Why there is no value, in the publisher's words where it gave them. */
   note: string;
   unit: string;
+  /** When the publisher printed it (the edition's release); what a past instant is judged by. */
+  published_at?: string | null;
 }
 
 /** A price held in quarantine (shared/sources/guards.ts), as the run status keeps it. */
@@ -73,8 +83,16 @@ interface SourceRunStatus {
    * shown in /health; kept across failed runs.
    */
   quarantined?: HeldPoint[];
-  /** The newest observation the source has written (as_of and its freshness class): what /health judges its data by. */
-  data_newest?: { as_of: string; freshness_class: string };
+  /**
+   * The newest observation the source has written (as_of, its freshness class and series): what
+   * /health judges its data by; at a past instant, that series' newest figure known then.
+   */
+  data_newest?: { as_of: string; freshness_class: string; series?: string };
+  /**
+   * Set on the status a past instant's view answers: the source's runs then are not recorded, so it
+   * is judged by its data alone (run fields null, nothing in quarantine).
+   */
+  as_known_at?: string;
 }
 
 interface ObservationStore {
@@ -88,19 +106,30 @@ interface ObservationStore {
   /** Every observation in [start, end], ascending, reading at most `maxItems` (capped says it stopped early). */
   window(seriesKey: string, start: string, end: string, maxItems: number): Promise<{ items: StoredObservation[]; capped: boolean }>;
   upsertMany(items: SeriesItem[]): Promise<number>;
+  /** Idempotent puts of old values of revised figures (on series, as_of and known_from). */
+  putVintages(vintages: VintageItem[]): Promise<void>;
+  /** Every vintage of a series dated in [start, end], ascending by as_of, then known_from. */
+  vintages(seriesKey: string, start: string, end: string): Promise<StoredVintage[]>;
   /** Idempotent upserts of value-less figures on (series, as_of). */
   putNotes(notes: SeriesNote[]): Promise<void>;
   /** The n newest value-less figures of a series, newest first. */
   notes(seriesKey: string, n: number): Promise<SeriesNote[]>;
-  /** Removes every observation of a series dated in [start, end] (operator repair); returns how many. */
+  /** Removes every observation of a series dated in [start, end], and their vintages (operator repair); returns how many observations. */
   deleteRange(seriesKey: string, start: string, end: string): Promise<number>;
   getRunStatus(source: string): Promise<SourceRunStatus | null>;
   putRunStatus(status: SourceRunStatus): Promise<void>;
 }
 
+/** What the read path asks of a store (ObservationReader); a past instant's view answers only these. */
+type ObservationReads = Pick<ObservationStore, 'latest' | 'recent' | 'window' | 'notes' | 'getRunStatus'>;
+
 const META_SK = 'STATUS';
 /** Value-less figures live in their own partition beside the series, so series reads never meet them. */
 const noteKey = (seriesKey: string) => `NOTE#${seriesKey}`;
+/** Old values of revised figures, beside the series for the same reason; sk = <as_of>#<known_from>. */
+const vintageKey = (seriesKey: string) => `VINTAGE#${seriesKey}`;
+/** Sorts after every character of an ISO instant, so `<as_of>#~` closes an as_of's vintages. */
+const SK_END = '~';
 const BATCH_SIZE = 25;
 /** Batches in flight at once: a backfill of thousands of items is not written one batch at a time. */
 const BATCH_CONCURRENCY = 4;
@@ -194,6 +223,33 @@ class DynamoObservationStore implements ObservationStore {
     return items.length;
   }
 
+  async putVintages(vintages: VintageItem[]): Promise<void> {
+    await this.batchWrite(
+      vintages.map(({ seriesKey, vintage }) => ({
+        PutRequest: { Item: { pk: vintageKey(seriesKey), sk: `${vintage.as_of}#${vintage.known_from}`, ...vintage } },
+      })),
+    );
+  }
+
+  async vintages(seriesKey: string, start: string, end: string): Promise<StoredVintage[]> {
+    if (start > end) return [];
+    const out: StoredVintage[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+          ExpressionAttributeValues: { ':pk': vintageKey(seriesKey), ':lo': start, ':hi': `${end}#${SK_END}` },
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const it of page.Items ?? []) out.push(toObservation(it) as StoredVintage);
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey);
+    return out;
+  }
+
   async putNotes(notes: SeriesNote[]): Promise<void> {
     await this.batchWrite(notes.map((n) => ({ PutRequest: { Item: { pk: noteKey(n.seriesKey), sk: n.as_of, ...n } } })));
   }
@@ -219,7 +275,11 @@ class DynamoObservationStore implements ObservationStore {
       doomed.push(...page.items.map((o) => o.as_of));
       after = page.next ?? undefined;
     } while (after);
-    await this.batchWrite(doomed.map((sk) => ({ DeleteRequest: { Key: { pk: seriesKey, sk } } })));
+    const vintages = await this.vintages(seriesKey, start, end);
+    await this.batchWrite([
+      ...doomed.map((sk) => ({ DeleteRequest: { Key: { pk: seriesKey, sk } } })),
+      ...vintages.map((v) => ({ DeleteRequest: { Key: { pk: vintageKey(seriesKey), sk: `${v.as_of}#${v.known_from}` } } })),
+    ]);
     return doomed.length;
   }
 
@@ -250,4 +310,4 @@ class DynamoObservationStore implements ObservationStore {
 }
 
 export { DynamoObservationStore };
-export type { ObservationStore, SeriesItem, SeriesNote, RangeQuery, RangePage, SourceRunStatus, HeldPoint };
+export type { ObservationStore, ObservationReads, SeriesItem, SeriesNote, VintageItem, RangeQuery, RangePage, SourceRunStatus, HeldPoint };

@@ -29,44 +29,65 @@ const isEmptyRead = (v: unknown): boolean =>
   (Array.isArray(v) && v.length === 0) ||
   (typeof v === 'object' && Array.isArray((v as { items?: unknown }).items) && (v as { items: unknown[] }).items.length === 0);
 
+/** The entries and loads under way of one cache, shared by its scoped views. */
+interface CacheState {
+  readonly entries: Map<string, { value: unknown; expiresAt: number }>;
+  /** Loads under way, by key: concurrent misses of one key share one store read (no stampede on a cold key). */
+  readonly loading: Map<string, Promise<unknown>>;
+}
+
 /** A TTL map with a bounded size; the oldest entries go first when it is full. */
 class ReadCache {
-  private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
-  /** Loads under way, by key: concurrent misses of one key share one store read (no stampede on a cold key). */
-  private readonly loading = new Map<string, Promise<unknown>>();
+  private readonly state: CacheState;
+  private readonly prefix: string;
   constructor(
     private readonly maxEntries = 5000,
     private readonly now: () => number = Date.now,
-  ) {}
+    scope?: { state: CacheState; prefix: string },
+  ) {
+    this.state = scope?.state ?? { entries: new Map(), loading: new Map() };
+    this.prefix = scope?.prefix ?? '';
+  }
+
+  /**
+   * A view whose keys live under `prefix` in the same entries (a past instant's reads: the same
+   * key scheme, apart from every other instant's).
+   * @example cache.scoped('@2026-02-11T15:29:00.000Z|').get('latest:PRICE#CL', 300, load)
+   */
+  scoped(prefix: string): ReadCache {
+    return new ReadCache(this.maxEntries, this.now, { state: this.state, prefix: this.prefix + prefix });
+  }
 
   /**
    * Returns the cached value for `key`, or loads, stores and returns it.
    * @param ttlS seconds to keep it; 0 disables caching for this read
    */
   async get<T>(key: string, ttlS: number, load: () => Promise<T>): Promise<CacheRead<T>> {
+    const { entries, loading } = this.state;
+    const k = this.prefix + key;
     const t = this.now();
-    const e = this.entries.get(key);
+    const e = entries.get(k);
     if (e && e.expiresAt > t) return { value: e.value as T, hit: true, ttlS };
     if (ttlS <= 0) return { value: await load(), hit: false, ttlS };
-    const shared = this.loading.get(key) as Promise<T> | undefined;
+    const shared = loading.get(k) as Promise<T> | undefined;
     if (shared) return { value: await shared, hit: false, ttlS };
     const loaded = load();
-    this.loading.set(key, loaded);
+    loading.set(k, loaded);
     try {
       const value = await loaded;
       if (!isEmptyRead(value)) {
-        if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-        this.entries.set(key, { value, expiresAt: t + ttlS * 1000 });
+        if (entries.size >= this.maxEntries) entries.delete(entries.keys().next().value as string);
+        entries.set(k, { value, expiresAt: t + ttlS * 1000 });
       }
       return { value, hit: false, ttlS };
     } finally {
-      this.loading.delete(key);
+      loading.delete(k);
     }
   }
 
   clear(): void {
-    this.entries.clear();
-    this.loading.clear();
+    this.state.entries.clear();
+    this.state.loading.clear();
   }
 }
 

@@ -16,6 +16,9 @@
  *                answering the same challenge (same client, same concurrency)
  *   ingestion    observations parsed and upserted per second for a 10,000-row history vs a bare
  *                BatchWrite loop writing the same items
+ *   as_known_at  (issue 25) p50 of a year of /v1/history/CL at a past instant vs the same window
+ *                without it, on an `npm start` whose store holds vintages (a run revised WTI's 2026
+ *                points); the throughput row runs on that same server
  *   memory       RSS of an `npm start` process after 10,000 mixed requests vs after start (the
  *                server in its own process, as a user runs it; the load comes from this one)
  *   x402 lanes   issue 23's rows from test/bench/batch-lane.ts (its own process): batch vs exact
@@ -50,6 +53,9 @@ const { privateKeyToAccount, generatePrivateKey } = await import('viem/accounts'
 const { b64, nowS, signAuthorization, USDC, v1Payload } = await import('../payment/helpers');
 const { startTestStore } = await import('../helpers/store');
 const { mapLimit } = await import('../../shared/concurrency/map-limit');
+const { loadConfig } = await import('../../shared/config');
+const { runSource } = await import('../../shared/sources/runner');
+const { DynamoObservationStore } = await import('../../shared/store/observation-store');
 const { addDays } = await import('../../shared/dates');
 
 const CHECK = process.argv.includes('--check');
@@ -158,6 +164,7 @@ const startServerProcess = async (env: Record<string, string> = {}) => {
   const child = await startChild(['infra/local/start.ts'], { PORT: String(port), DYNAMODB_PORT: String(dynamoPort), LOCAL_DATA_DIR: dataDir, ...env });
   return {
     port,
+    dynamoPort,
     pid: child.pid,
     output: child.output,
     close: async () => {
@@ -165,6 +172,43 @@ const startServerProcess = async (env: Record<string, string> = {}) => {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+};
+
+/**
+ * Vintages in the store an `npm start` serves, written the way production writes them: an EIA spot
+ * run through the runner whose WTI figures of 2026 are the replayed ones plus 0.01 USD/bbl (bench
+ * values, not a publication), so each of them keeps its replayed value as a vintage.
+ * @returns how many vintages the run wrote
+ */
+const reviseServedWti = async (dynamoPort: number): Promise<number> => {
+  const config = loadConfig({
+    OBSERVATIONS_TABLE: 'observations',
+    CREDITS_TABLE: 'credits',
+    DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
+    AWS_REGION: 'us-east-1',
+    EIA_API_KEY: 'bench',
+  });
+  const doc = createDocumentClient(config);
+  try {
+    const samples = await eiaSpot.samples();
+    const fetch = async (url: string) => {
+      const id = decodeURIComponent(/seriesid\/([^?]+)/.exec(url)![1]!);
+      const text = new TextDecoder().decode(samples.find((p) => p.name.endsWith(`/${id}.json`))!.body);
+      const revised =
+        id === 'PET.RWTC.D'
+          ? text.replace(
+              /"period":"(2026-[^"]+)","series":"RWTC","value":"([^"]+)"/g,
+              (_m, d: string, v: string) => `"period":"${d}","series":"RWTC","value":"${(Number(v) + 0.01).toFixed(2)}"`,
+            )
+          : text;
+      return new Response(revised);
+    };
+    const r = await runSource(eiaSpot, { mode: 'live', store: new DynamoObservationStore(doc, config.OBSERVATIONS_TABLE), config, fetch: fetch as never });
+    if (r.status !== 'ok') throw new Error(`bench revision run: ${r.message}`);
+    return Number(/(\d+) revision/.exec(r.message)?.[1] ?? 0);
+  } finally {
+    doc.destroy();
+  }
 };
 
 const MIXED = [
@@ -384,7 +428,35 @@ const main = async () => {
   };
   {
     const ours = await startServerProcess();
-    await compare('cache-hit /v1/price/CL throughput, npm start vs bare node:http', 0.5, 200, ours, (p) => [
+    const vintages = await reviseServedWti(ours.dynamoPort);
+    // A year of WTI at a past instant (inside the revised points' old interval, so vintages answer) vs
+    // the same year without it. Same request repeated (each answered from its cache after the first),
+    // then a walk a day apart per call, as a backtest steps (every call reads the store): with
+    // as_known_at a new instant per call, without it a new window end per call.
+    const instant = (daysBack: number) => new Date(Date.parse('2026-08-19T15:00:00Z') - daysBack * 86_400_000).toISOString();
+    // Without start and end the window is the year before the latest figure (known at the instant): ~250 points each.
+    const plainPath = '/v1/history/CL';
+    const atPath = (i: number) => `${plainPath}?as_known_at=${encodeURIComponent(instant(i))}`;
+    const endPath = (i: number) => `${plainPath}?end=${instant(i).slice(0, 10)}`;
+    await load(ours.port, [plainPath, atPath(0)], 400, 1);
+    const p50 = async (paths: string[]) => quantile((await load(ours.port, paths, paths.length, 1)).latencies, 0.5);
+    const plain = await p50(Array.from({ length: 300 }, () => plainPath));
+    const same = await p50(Array.from({ length: 300 }, () => atPath(0)));
+    const walkingPlain = await p50(Array.from({ length: 200 }, (_, i) => endPath(i + 1)));
+    const walking = await p50(Array.from({ length: 200 }, (_, i) => atPath(i + 1)));
+    record(
+      `/v1/history/CL?as_known_at vs without, one year, same request, p50 (${vintages} vintages stored)`,
+      `${same.toFixed(2)} / ${plain.toFixed(2)} ms = ${(same / plain).toFixed(2)}x`,
+      '<= 2x',
+      same / plain <= 2,
+    );
+    record(
+      '/v1/history/CL one year, walking a day per call (store read each), as_known_at vs end, p50',
+      `${walking.toFixed(2)} / ${walkingPlain.toFixed(2)} ms = ${(walking / walkingPlain).toFixed(2)}x`,
+      '<= 2x',
+      walking / walkingPlain <= 2,
+    );
+    await compare(`cache-hit /v1/price/CL throughput (${vintages} vintages stored), npm start vs bare node:http`, 0.5, 200, ours, (p) => [
       'test/bench/bare-server.ts',
       String(p),
       `http://127.0.0.1:${ours.port}/v1/price/CL`,

@@ -79,7 +79,15 @@ describe('free discovery routes over HTTP', () => {
     expect(openapi.body.openapi).toBe('3.1.0');
     expect(openapi.body.info.version).toBe('0.1.0');
     expect(openapi.body.paths['/v1/history/{code}'].get['x-price-usd']).toBe('0.02');
-    expect(openapi.body.paths['/v1/history/{code}'].get.parameters.map((p: any) => p.name)).toEqual(['code', 'start', 'end', 'limit', 'frequency', 'cursor']);
+    expect(openapi.body.paths['/v1/history/{code}'].get.parameters.map((p: any) => p.name)).toEqual([
+      'code',
+      'start',
+      'end',
+      'limit',
+      'frequency',
+      'cursor',
+      'as_known_at',
+    ]);
     const skill = await fetch(`${stack.url}/SKILL.md`);
     expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     const x402 = await get('/.well-known/x402.json');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cftcCot, unzipSingle } from '../../shared/sources/cftc-cot';
 import { eiaGasStorage, eiaPetroleum } from '../../shared/sources/eia-inventory';
 import { runSource } from '../../shared/sources/runner';
+import { PointInTimeStore } from '../../shared/store/point-in-time-store';
 import type { FetchLike, SourceAdapter } from '../../shared/sources/types';
 import { startTestStore, type TestStore } from '../helpers/store';
 
@@ -123,7 +124,8 @@ describe('inventory and COT sources through runSource', () => {
     expect((await t.store.latest('COT#CL'))?.attributes.mm_long).toBe(200581); // WTI 2026-05-26 as replayed
   });
 
-  it('EIA revision: a re-published week overwrites the stored value', async () => {
+  // The revised values below (428,900 Mbbl, 90.5 %, 200,000 contracts) are test values, not publications.
+  it('EIA revision: a re-published week replaces the current value and keeps the old one as a vintage', async () => {
     const r = await runSource(eiaPetroleum, {
       mode: 'live',
       store: t.store,
@@ -132,9 +134,33 @@ describe('inventory and COT sources through runSource', () => {
       now: later,
     });
     expect(r).toMatchObject({ status: 'ok', items: 6 }); // one week of each of the 6 series, refinery_util included
-    expect(await t.store.latest('INV#crude_ex_spr')).toMatchObject({ as_of: '2026-02-06', value: 428900, retrieved_at: later.toISOString() });
-    expect((await t.store.range('INV#crude_ex_spr', { limit: 1000 })).items).toHaveLength(371); // overwritten, not added
+    // Five revisions: refinery utilisation's replayed weeks end 2025-11-21, so its 2026-02-06 is a first print.
+    expect(r.message).toMatch(/5 revision\(s\), the old values kept as vintages/);
+    expect(await t.store.latest('INV#crude_ex_spr')).toMatchObject({
+      as_of: '2026-02-06',
+      value: 428900,
+      retrieved_at: later.toISOString(),
+      known_from: later.toISOString(),
+    });
+    expect((await t.store.range('INV#crude_ex_spr', { limit: 1000 })).items).toHaveLength(371); // replaced, not added
     expect(await t.store.latest('INV#refinery_util')).toMatchObject({ value: 90.5, unit: '%', as_of: '2026-02-06' });
+    // The week as first published (WCESTUS1 2026-02-06 = 428,829, fixtures/eia/SOURCE.md), known from the
+    // WPSR of Wednesday 2026-02-11 10:30 ET until the run that saw the revision.
+    const [old] = await t.store.vintages('INV#crude_ex_spr', '2026-02-06', '2026-02-06');
+    expect(old).toMatchObject({ value: 428829, known_from: '2026-02-11T15:30:00.000Z', known_to: later.toISOString() });
+    expect((await new PointInTimeStore(t.store, new Date('2026-11-01T00:00:00Z')).latest('INV#crude_ex_spr'))?.value).toBe(428829);
+    expect((await new PointInTimeStore(t.store, later).latest('INV#crude_ex_spr'))?.value).toBe(428900);
+    // The same revision fetched again is no new revision: one vintage, and the revision keeps its known-from.
+    const again = await runSource(eiaPetroleum, {
+      mode: 'live',
+      store: t.store,
+      config: t.config,
+      fetch: eiaAnswer((id: string) => (id === 'WPULEUS3' ? '90.5' : '428900')),
+      now: new Date('2026-12-05T22:00:00Z'),
+    });
+    expect(again.message).not.toMatch(/revision/);
+    expect(await t.store.vintages('INV#crude_ex_spr', '2026-02-06', '2026-02-06')).toHaveLength(1);
+    expect((await t.store.latest('INV#crude_ex_spr'))?.known_from).toBe(later.toISOString());
   });
 
   it('CFTC revision: a re-published report overwrites the stored one', async () => {
@@ -144,5 +170,11 @@ describe('inventory and COT sources through runSource', () => {
     const r = await runSource(cftcCot, { mode: 'live', store: t.store, config: t.config, fetch: async () => new Response(revised), now: later });
     expect(r).toMatchObject({ status: 'ok', items: 20 }); // the 20 mapped markets of that week
     expect(await t.store.latest('COT#CL')).toMatchObject({ as_of: '2026-05-26', value: 200000 - 120657, attributes: { mm_long: 200000 } });
+    // Only WTI changed: one vintage, the report as the CFTC released it on Friday 2026-05-29 15:30 ET
+    // (067651 on 2026-05-26: MM long 200581, short 120657, fixtures/cftc/SOURCE.md).
+    expect(r.message).toMatch(/1 revision\(s\)/);
+    const [old] = await t.store.vintages('COT#CL', '2026-05-26', '2026-05-26');
+    expect(old).toMatchObject({ value: 200581 - 120657, known_from: '2026-05-29T19:30:00.000Z', known_to: later.toISOString() });
+    expect(await t.store.vintages('COT#GC', '2026-05-26', '2026-05-26')).toEqual([]);
   });
 });

@@ -39,8 +39,8 @@ describe('runSource', () => {
       last_outcome: 'ok',
       quarantined: [],
       // The newest FRED figure: the broad dollar index on 2026-05-22 (samples/fred/DTWEXBGS.csv; EUR/USD
-      // ends 2026-04-24, USD/CNY 2025-11-28).
-      data_newest: { as_of: '2026-05-22', freshness_class: 'eod' },
+      // ends 2026-04-24, USD/CNY 2025-11-28), and its series (what a past instant reads the source's newest from).
+      data_newest: { as_of: '2026-05-22', freshness_class: 'eod', series: 'PRICE#DTWEXBGS' },
     });
   });
 

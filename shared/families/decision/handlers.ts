@@ -12,6 +12,7 @@ import { isoDate } from '../../dates';
 import type { Services } from '../../services';
 import { computedOnce } from '../computed-cache';
 import { loadSectorInputs } from './load';
+import { answerAsKnownAt, sameInstant } from '../point-in-time';
 
 const DISCLAIMER = 'Mechanical signals computed from published data by the documented rules; not investment advice.';
 
@@ -70,7 +71,7 @@ const sectorPack: RouteHandler<'GET /v1/decision/{sector}'> = async ({ params, q
     ...compactPack(await sectorPackOf(services, sector)),
     ...ABOUT,
     view: 'compact' as const,
-    full_view: `/v1/decision/${sector}?view=full`,
+    full_view: sameInstant(services, `/v1/decision/${sector}?view=full`),
   }));
   return { body };
 };
@@ -79,12 +80,18 @@ const allPack: RouteHandler<'GET /v1/decision/all'> = async ({ query, services }
   if (query.view === 'full') return { body: { ...(await allPackOf(services)), ...ABOUT, view: 'full' as const } };
   const body = await computedOnce(services, 'decision:all', async () => {
     const pack = await allPackOf(services);
-    return { ...pack, sectors: pack.sectors.map((p) => compactPack(p, true)), ...ABOUT, view: 'compact' as const, full_view: '/v1/decision/all?view=full' };
+    return {
+      ...pack,
+      sectors: pack.sectors.map((p) => compactPack(p, true)),
+      ...ABOUT,
+      view: 'compact' as const,
+      full_view: sameInstant(services, '/v1/decision/all?view=full'),
+    };
   });
   return { body };
 };
 
-const decisionHandlers: FamilyHandlers<'decision'> = Object.freeze({
+const decisionHandlers: FamilyHandlers<'decision'> = answerAsKnownAt<'decision'>({
   'GET /v1/decision/{sector}': sectorPack,
   'GET /v1/decision/all': allPack,
 });

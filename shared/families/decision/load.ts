@@ -12,7 +12,7 @@ import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
 import { COT_INSTRUMENTS, loadCot, loadCotWindow } from '../cot/load';
 import { loadInventoryBundle, loadInventoryWindow } from '../inventory/load';
-import { loadLatest, loadWindow } from '../price/load';
+import { loadLatest, loadWindow, nothingStored } from '../price/load';
 import { orMissing } from '../snapshot/sector';
 import { loadSpread, loadSpreadHistory } from '../spreads/load';
 
@@ -32,7 +32,7 @@ const loadPrices = async (services: Services, sector: Sector, missing: MissingIn
     instrumentsOf(sector).map(async (i) => {
       if (!i.sourceId) return { code: i.code, missing: `not live: ${NOT_LIVE[i.code] ?? 'no source serves it'}` };
       const latest = await loadLatest(services, i.code);
-      if (!latest) return { code: i.code, missing: `no observation of ${i.code} is stored yet` };
+      if (!latest) return { code: i.code, missing: nothingStored(services, i.code) };
       const { observations } = await loadWindow(services, i.code, oneYearBefore(latest.as_of), latest.as_of);
       return { code: i.code, window: observations };
     }),

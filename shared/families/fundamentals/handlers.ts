@@ -8,8 +8,10 @@ import type { FamilyHandlers } from '../../http/types';
 import { STALE_RULE } from '../../observation/staleness';
 import type { Services } from '../../services';
 import { loadFreshness } from '../freshness';
+import { sameInstant } from '../point-in-time';
 import { fundamentalLines, type FundamentalParts } from '../headline';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from './load';
+import { answerAsKnownAt } from '../point-in-time';
 
 type Part = keyof FundamentalParts;
 
@@ -40,14 +42,14 @@ const inView = async <P extends keyof typeof REPORTS, B extends NonNullable<Fund
     report: full.report,
     source: full.source,
     view: 'compact' as const,
-    full_view: `${path}?${params}`,
+    full_view: sameInstant(services, `${path}?${params}`),
     lines,
     stale_rule: STALE_RULE,
     missing: full.missing,
   };
 };
 
-const fundamentalsHandlers: FamilyHandlers<'fundamentals'> = Object.freeze({
+const fundamentalsHandlers: FamilyHandlers<'fundamentals'> = answerAsKnownAt<'fundamentals'>({
   'GET /v1/fundamentals/wasde': async ({ services, query }) => ({ body: await inView(services, 'wasde', await loadWasde(services, query.commodity), query) }),
   'GET /v1/fundamentals/crop-progress': async ({ services, query }) => ({
     body: await inView(services, 'crop_progress', await loadCropProgress(services, query.commodity), query),

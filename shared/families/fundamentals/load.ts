@@ -16,6 +16,7 @@ import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../../analyt
 import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { AttributeValue, Observation } from '../../observation/schema';
+import { pointInTimeOf } from '../../observation/vintage';
 import type { SeriesNote } from '../../store/observation-store';
 import { CROP_COMMODITIES, CROP_STATISTICS, ESR_COMMODITY_SLUGS, USGS_SERIES, WASDE_COMMODITIES } from '../../catalog/fundamentals';
 import { addDays } from '../../dates';
@@ -270,6 +271,7 @@ const esrLine = (item: Observation, commodity: string, statistic: string): Obser
       scope: labelOf(a.scope),
       method: a.method ?? null,
       published_at_basis: a.published_at_basis ?? null,
+      ...pointInTimeOf([item]),
     },
   };
 };

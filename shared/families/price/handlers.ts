@@ -9,6 +9,7 @@ import { ServiceUnavailableError } from '../../errors/errors';
 import type { FamilyHandlers, RouteHandler } from '../../http/types';
 import type { Observation } from '../../observation/schema';
 import { loadLatest, loadWindow, requireLatest, requireLive } from './load';
+import { answerAsKnownAt } from '../point-in-time';
 
 /**
  * History of one code. The window is [start, end]; without `end` it ends at the latest stored
@@ -57,7 +58,10 @@ const prices: RouteHandler<'GET /v1/prices'> = async ({ query, services }) => {
   const observations = found.flatMap(([, o]) => (o ? [o] : [])) as Observation[];
   const missing = found
     .filter(([, o]) => !o)
-    .map(([code]) => ({ instrument: code, reason: NOT_LIVE[code] ? `not live: ${NOT_LIVE[code]}` : 'no observation stored yet' }));
+    .map(([code]) => ({
+      instrument: code,
+      reason: NOT_LIVE[code] ? `not live: ${NOT_LIVE[code]}` : services.asKnownAt ? `nothing published by ${services.asKnownAt}` : 'no observation stored yet',
+    }));
   if (observations.length === 0) {
     throw new ServiceUnavailableError('NO_DATA', 'none of the requested instruments has a stored observation', { missing });
   }
@@ -69,7 +73,7 @@ const prices: RouteHandler<'GET /v1/prices'> = async ({ query, services }) => {
 
 const fx: RouteHandler<'GET /v1/fx/{pair}'> = async ({ params, services }) => ({ body: await requireLatest(services, params.pair) });
 
-const priceHandlers: FamilyHandlers<'price'> = Object.freeze({
+const priceHandlers: FamilyHandlers<'price'> = answerAsKnownAt<'price'>({
   'GET /v1/price/{code}': price,
   'GET /v1/prices': prices,
   'GET /v1/history/{code}': history,

@@ -54,8 +54,12 @@ const requireLatest = async (services: Services, code: string): Promise<Observat
   return obs;
 };
 
+/** Why a live code has no latest figure: nothing stored yet, or (at a past instant) nothing published by then. */
+const nothingStored = (services: Services, code: string): string =>
+  services.asKnownAt ? `no observation of ${code} was published by ${services.asKnownAt}` : `no observation of ${code} is stored yet`;
+
 /** Every stored observation of a code in [start, end], ascending, as served. */
 const loadWindow = async ({ reader }: Services, code: string, start: string, end: string): Promise<ServedWindow> =>
   reader.window(seriesKey.price(code), start, end, requireInstrument(code).freshness, MAX_WINDOW_POINTS);
 
-export { requireLive, loadLatest, requireLatest, loadWindow };
+export { requireLive, loadLatest, requireLatest, loadWindow, nothingStored };

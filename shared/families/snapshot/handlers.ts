@@ -11,6 +11,7 @@ import type { Services } from '../../services';
 import { computedOnce } from '../computed-cache';
 import { headlineInstrument, sectorHeadline, type StaleContext } from '../headline';
 import { SECTOR_SOURCES, latestAsOf, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
+import { answerAsKnownAt, sameInstant } from '../point-in-time';
 
 const noData = (label: string, missing: unknown) =>
   new ServiceUnavailableError('NO_DATA', `nothing of the ${label} snapshot is stored yet`, {
@@ -58,7 +59,7 @@ const compactSector = async (services: Services, sector: Sector) => {
   return {
     ...headline,
     view: 'compact' as const,
-    full_view: `/v1/snapshot/${sector}?view=full`,
+    full_view: sameInstant(services, `/v1/snapshot/${sector}?view=full`),
     staleness: compactStaleness(staleness, [...headline.instruments, ...headline.fundamentals]),
   };
 };
@@ -96,12 +97,12 @@ const allBody = async <V extends 'compact' | 'full'>(services: Services, view: V
     sectors,
     fx: fxLines,
     view: 'compact' as const,
-    full_view: '/v1/snapshot/all?view=full',
+    full_view: sameInstant(services, '/v1/snapshot/all?view=full'),
     staleness: compactStaleness(staleness, [...sectors.flatMap((s) => [...s.instruments, ...s.fundamentals]), ...fxLines]),
   };
 };
 
-const snapshotHandlers: FamilyHandlers<'snapshot'> = Object.freeze({
+const snapshotHandlers: FamilyHandlers<'snapshot'> = answerAsKnownAt<'snapshot'>({
   'GET /v1/snapshot/{sector}': sectorSnapshot,
   'GET /v1/snapshot/all': allSnapshot,
 });

@@ -9,10 +9,10 @@ import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../
 import { isoDate } from '../../dates';
 import type { Services } from '../../services';
 import type { Observation } from '../../observation/schema';
-import { loadFreshness, overallStatus, SOURCE_STALE_RULE } from '../freshness';
+import { loadFreshness, overallStatus, SOURCE_STALE_RULE, SOURCE_STALE_RULE_PAST } from '../freshness';
 import { loadCropProgress, loadExportSales, loadUsgs, loadWasde } from '../fundamentals/load';
 import { loadInventoryBundle } from '../inventory/load';
-import { loadLatest } from '../price/load';
+import { loadLatest, nothingStored } from '../price/load';
 import { loadSpread, requireSpread, spreadBody, staleSpreadBody } from '../spreads/load';
 import { orMissing, type MissingPart } from './sector';
 import { seriesKey } from '../../catalog/series-keys';
@@ -59,7 +59,7 @@ const loadInstruments = async (services: Services, sector: InstrumentSector) => 
     .filter((f) => !f.obs)
     .map((f) => ({
       input: `price:${f.code}`,
-      reason: f.live ? `no observation of ${f.code} is stored yet` : `not live: ${NOT_LIVE[f.code] ?? 'no source serves it'}`,
+      reason: f.live ? nothingStored(services, f.code) : `not live: ${NOT_LIVE[f.code] ?? 'no source serves it'}`,
     }));
   return { count: observations.length, observations, missing };
 };
@@ -72,7 +72,7 @@ const loadStaleness = async (services: Services, sourceIds: readonly string[], o
     status: overallStatus(sources),
     stale_sources: sources.filter((s) => s.stale).map((s) => s.id),
     oldest_observation: oldest ? { instrument: oldest.instrument, as_of: oldest.as_of, freshness_class: oldest.freshness_class } : null,
-    rule: SOURCE_STALE_RULE,
+    rule: services.asKnownAt ? SOURCE_STALE_RULE_PAST : SOURCE_STALE_RULE,
     sources,
   };
 };
