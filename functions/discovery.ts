@@ -2,6 +2,6 @@
 import { discoveryHandlers } from '../shared/families/discovery/handlers';
 import { createFreeFamilyHandler } from '../shared/http/family-handler';
 import { DISCOVERY_ROUTES } from '../shared/routes/table';
-import { servicesFromEnvironment } from '../shared/services';
+import { freeServicesFromEnvironment } from '../shared/services';
 
-export const handler = createFreeFamilyHandler(DISCOVERY_ROUTES, discoveryHandlers, servicesFromEnvironment);
+export const handler = createFreeFamilyHandler(DISCOVERY_ROUTES, discoveryHandlers, freeServicesFromEnvironment);

@@ -24,19 +24,24 @@ try {
 process.on('exit', () => release());
 
 // The process environment is read once, here, and handed to the stack as its settings.
-const stack = await startLocalStack({ port, dynamoPort, dataDir, env: { ...process.env, X402_LOCAL_CHAIN_PORT: chainPort }, schedules: true, log: (l) => console.log(l) }).catch(
-  (err: NodeJS.ErrnoException & { port?: number }) => {
-    if (err.code !== 'EADDRINUSE') throw err;
-    const which =
-      err.port === dynamoPort
-        ? `DYNAMODB_PORT=${dynamoPort} (the embedded store)`
-        : err.port === Number(chainPort)
-          ? `X402_LOCAL_CHAIN_PORT=${chainPort} (the local chain)`
-          : `PORT=${port}`;
-    console.error(`${which} is in use by another process: choose free ports, e.g. PORT=8788 DYNAMODB_PORT=8001 X402_LOCAL_CHAIN_PORT=8546 npm start`);
-    process.exit(1);
-  },
-);
+const stack = await startLocalStack({
+  port,
+  dynamoPort,
+  dataDir,
+  env: { ...process.env, X402_LOCAL_CHAIN_PORT: chainPort },
+  schedules: true,
+  log: (l) => console.log(l),
+}).catch((err: NodeJS.ErrnoException & { port?: number }) => {
+  if (err.code !== 'EADDRINUSE') throw err;
+  const which =
+    err.port === dynamoPort
+      ? `DYNAMODB_PORT=${dynamoPort} (the embedded store)`
+      : err.port === Number(chainPort)
+        ? `X402_LOCAL_CHAIN_PORT=${chainPort} (the local chain)`
+        : `PORT=${port}`;
+  console.error(`${which} is in use by another process: choose free ports, e.g. PORT=8788 DYNAMODB_PORT=8001 X402_LOCAL_CHAIN_PORT=8546 npm start`);
+  process.exit(1);
+});
 // The operator CLIs find this store through the data folder, whatever DYNAMODB_PORT it was given.
 const forgetEndpoint = recordStoreEndpoint(dataDir, stack.storeEndpoint);
 process.on('exit', () => forgetEndpoint());

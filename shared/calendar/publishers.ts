@@ -50,8 +50,6 @@ type PublisherId =
 interface PublisherCalendar {
   readonly id: PublisherId;
   readonly timeZone: string;
-  /** The rule in words, with the publisher's page that states it. */
-  readonly rule: string;
   /** The regular weekly slot and the slots a holiday can move a release to (CDK runs in each). */
   readonly slots?: { readonly regular: Slot; readonly shifted: readonly Slot[] };
   /** The release of one reference period, or null when it has none. */
@@ -115,7 +113,6 @@ const WPSR_SLOTS = { regular: { weekdays: [3], hour: 10, minute: 30 }, shifted: 
 const eiaWpsr: PublisherCalendar = {
   id: 'eia-wpsr',
   timeZone: ET,
-  rule: 'Wednesdays 10:30 ET; Thursday 12:00 ET after a federal holiday on the Monday-Wednesday of the release week (EIA WPSR holiday release schedule)',
   slots: WPSR_SLOTS,
   releaseOf: wpsrRelease,
   periodsAround: (from, to) => weekdaysAround(5, from, to),
@@ -142,7 +139,6 @@ const spotRelease = (day: string): Release => {
 const eiaSpot: PublisherCalendar = {
   id: 'eia-spot',
   timeZone: ET,
-  rule: 'weekly with the Weekly Petroleum Status Report (Wednesdays 10:30 ET, holiday-shifted as the WPSR): each day is in the first release after it',
   slots: WPSR_SLOTS,
   releaseOf: spotRelease,
   // The releases are the WPSR's: enumerate its weeks and map each to a day it carries.
@@ -175,7 +171,6 @@ const wngsrRelease = (weekEnding: string): Release => {
 const eiaWngsr: PublisherCalendar = {
   id: 'eia-wngsr',
   timeZone: ET,
-  rule: 'Thursdays 10:30 ET; Wednesday 12:00 ET when Thursday is a federal holiday; Friday 10:30 ET after a Tuesday or Wednesday holiday (EIA WNGSR schedule)',
   slots: {
     regular: { weekdays: [4], hour: 10, minute: 30 },
     shifted: [
@@ -218,7 +213,6 @@ const cotRelease = (reportDate: string): Release => {
 const cftcCot: PublisherCalendar = {
   id: 'cftc-cot',
   timeZone: ET,
-  rule: 'Fridays 15:30 ET for the Tuesday report date; the next business day (Monday) after a federal holiday on the Wednesday-Friday (CFTC release schedule)',
   slots: { regular: { weekdays: [5], hour: 15, minute: 30 }, shifted: [{ weekdays: [1], hour: 15, minute: 30 }] },
   releaseOf: cotRelease,
   // A Tuesday holiday makes Monday the report date.
@@ -247,7 +241,6 @@ const esrRelease = (weekEnding: string): Release => {
 const usdaFasEsr: PublisherCalendar = {
   id: 'usda-fas-esr',
   timeZone: ET,
-  rule: 'Thursdays 08:30 ET for the week ending the Thursday before; Friday 08:30 ET in a week with a federal holiday (FAS Export Sales Reporting)',
   slots: { regular: { weekdays: [4], hour: 8, minute: 30 }, shifted: [{ weekdays: [5], hour: 8, minute: 30 }] },
   releaseOf: esrRelease,
   periodsAround: (from, to) => weekdaysAround(4, from, to),
@@ -275,7 +268,6 @@ const cropProgressRelease = (weekEnding: string): Release => {
 const usdaNassCropProgress: PublisherCalendar = {
   id: 'usda-nass-crop-progress',
   timeZone: ET,
-  rule: 'Mondays 16:00 ET, April-November; Tuesday 16:00 ET after a Monday federal holiday (NASS Crop Progress)',
   slots: { regular: { weekdays: [1], hour: 16, minute: 0 }, shifted: [{ weekdays: [2], hour: 16, minute: 0 }] },
   releaseOf: cropProgressRelease,
   periodsAround: (from, to) =>
@@ -300,7 +292,6 @@ const h10Release = (day: string): Release => {
 const fedH10: PublisherCalendar = {
   id: 'fed-h10',
   timeZone: ET,
-  rule: "weekly, Mondays 16:15 ET with the previous week's daily rates; Tuesday after a Monday federal holiday (Federal Reserve H.10)",
   slots: { regular: { weekdays: [1], hour: 16, minute: 15 }, shifted: [{ weekdays: [2], hour: 16, minute: 15 }] },
   releaseOf: h10Release,
   // One period per release: the Friday of each week.
@@ -324,7 +315,6 @@ const wasdeRelease = (reportMonth: string): Release | null => {
 const usdaWasde: PublisherCalendar = {
   id: 'usda-wasde',
   timeZone: ET,
-  rule: "USDA's published WASDE day for each month, 12:00 ET; months not yet verified here are estimated as the first business day on or after the 10th",
   releaseOf: wasdeRelease,
   periodsAround: (from, to) => {
     const out: string[] = [];
@@ -364,7 +354,6 @@ const pinkSheetRelease = (referenceMonth: string): Release => release(nthBusines
 const worldBank: PublisherCalendar = {
   id: 'worldbank',
   timeZone: ET,
-  rule: 'the second business day of each month, with the previous month\'s averages (the workbook\'s "Updated on" dates); time not stated, 12:00 ET assumed',
   releaseOf: pinkSheetRelease,
   periodsAround: (from, to) => {
     const out: string[] = [];
@@ -399,7 +388,6 @@ const mcsRelease = (yearEnd: string): Release => {
 const usgsMcs: PublisherCalendar = {
   id: 'usgs-mcs',
   timeZone: ET,
-  rule: 'once a year, the last business day of January, with the previous year (MCS 2026: 6 February 2026); time not stated, 12:00 ET assumed',
   releaseOf: mcsRelease,
   periodsAround: (from, to) => {
     const out: string[] = [];

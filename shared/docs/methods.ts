@@ -4,7 +4,7 @@
  * (DESIGN.md "Derived figures"). Routes that share one method (the three spreads) share a section.
  */
 import { LEG_RULES } from '../analytics/spreads';
-import { PUBLISHER_CALENDARS } from '../calendar';
+import { PUBLISHER_RULES } from '../calendar/rules';
 import { ROUTES, type RouteDef } from '../routes';
 import { SOURCES } from '../sources/registry';
 
@@ -21,7 +21,7 @@ const buildTimesText = (): string[] => [
   '- provenance.retrieval: live when an ingestion run fetched the figure from the publisher, replay when it came from the recorded publications bundled with the service (demo data); a figure computed from several says replay when any input was replayed.',
   '',
   ...SOURCES.flatMap((s) => {
-    const rule = PUBLISHER_CALENDARS[s.schedule.calendar].rule;
+    const rule = PUBLISHER_RULES[s.schedule.calendar];
     const byInstrument = Object.entries(s.observedAtByInstrument ?? {}).map(([code, r]) => `${code}: ${r.basis}`);
     return [
       `### ${s.id} (${s.name})`,

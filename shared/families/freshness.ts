@@ -5,9 +5,9 @@
 import { addDays, isoDate } from '../dates';
 import { LAG_TEXT, MAX_LAG_DAYS } from '../observation/staleness';
 import type { Services } from '../services';
-import { SOURCES } from '../sources/registry';
+import { SOURCE_RELEASES } from '../sources/releases';
 import { nextRelease } from '../sources/schedule';
-import type { SourceDef } from '../sources/types';
+import type { SourceRelease } from '../sources/types';
 import type { SourceRunStatus } from '../store/observation-store';
 
 interface SourceFreshness {
@@ -37,7 +37,7 @@ type HealthStatus = 'ok' | 'degraded' | 'down';
  * Never succeeded counts as stale. A status answered at a past instant (`as_known_at`) records no
  * runs then, so the source is judged by its data alone.
  */
-const freshnessOf = (def: SourceDef, status: SourceRunStatus | null, now: Date): SourceFreshness => {
+const freshnessOf = (def: SourceRelease, status: SourceRunStatus | null, now: Date): SourceFreshness => {
   const lastSuccess = status?.last_success_at ?? null;
   const age = lastSuccess ? Math.max(0, Math.round((now.getTime() - Date.parse(lastSuccess)) / 1000)) : null;
   const runStale = status?.as_known_at === undefined && (age === null || age > def.maxAgeHours * 3600);
@@ -83,7 +83,7 @@ const overallStatus = (sources: readonly SourceFreshness[]): HealthStatus => {
 
 /** Freshness of the given sources (default: all), read from their run status. */
 const loadFreshness = async (services: Services, ids?: readonly string[]): Promise<SourceFreshness[]> => {
-  const defs = ids ? SOURCES.filter((s) => ids.includes(s.id)) : SOURCES;
+  const defs = ids ? SOURCE_RELEASES.filter((s) => ids.includes(s.id)) : SOURCE_RELEASES;
   const now = services.now();
   return Promise.all(defs.map(async (def) => freshnessOf(def, await services.reader.runStatus(def.id), now)));
 };

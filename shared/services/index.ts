@@ -66,6 +66,18 @@ const paymentLog: PaymentLog = {
   error: (message, extra) => logger.error(message, extra ?? {}),
 };
 
+/** What every function builds alike: the store, its reader and caches, metrics, the clock. */
+const commonServices = (config: Config, overrides: ServiceOverrides, doc: DynamoDBDocumentClient | null, now: () => Date) => {
+  const store = overrides.store ?? new DynamoObservationStore(doc!, config.OBSERVATIONS_TABLE);
+  const cache = overrides.cache ?? new ReadCache();
+  const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, METRIC_SERVICE.api);
+  const pointInTimeCache = overrides.pointInTimeCache ?? new ReadCache(POINT_IN_TIME_CACHE_ENTRIES);
+  return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, now, metrics };
+};
+
+const facilitatorOf = (config: Config, overrides: ServiceOverrides) =>
+  overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret));
+
 /**
  * Builds the services of one process.
  * @param config a parsed configuration ({@link loadConfig})
@@ -76,20 +88,43 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
   const now = overrides.now ?? (() => new Date());
   const needsDoc = !overrides.store || !overrides.payment?.ledger || !overrides.payment?.credits;
   const doc = overrides.doc ?? (needsDoc ? createDocumentClient(config) : null);
-  const store = overrides.store ?? new DynamoObservationStore(doc!, config.OBSERVATIONS_TABLE);
   const payment: PaymentDeps = {
     config,
     ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
     credits: overrides.payment?.credits ?? new DynamoCreditLane(doc!, config.CREDITS_TABLE),
-    facilitator: overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret)),
+    facilitator: facilitatorOf(config, overrides),
     ...(overrides.payment?.channels || doc ? { channels: overrides.payment?.channels ?? new DynamoChannelLane(doc!, config.CREDITS_TABLE) } : {}),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
   };
-  const cache = overrides.cache ?? new ReadCache();
-  const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, METRIC_SERVICE.api);
-  const pointInTimeCache = overrides.pointInTimeCache ?? new ReadCache(POINT_IN_TIME_CACHE_ENTRIES);
-  return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, payment, now, metrics };
+  return { ...commonServices(config, overrides, doc, now), payment };
+};
+
+/** A ledger a free function does not have: any use is a bug (a priced route is refused in a free family at build). */
+const noLedger = <T extends object>(what: string): T =>
+  new Proxy({} as T, {
+    get: (_, prop) => {
+      throw new Error(`${what}.${String(prop)}: a free function charges nothing and has no ${what}`);
+    },
+  });
+
+/**
+ * The services of a free function (discovery): the same reads, and of the payment parts only the
+ * facilitator (the x402 catalog states the batch terms it advertises), so the function neither
+ * builds nor bundles the payment and credit ledgers.
+ */
+const createFreeServices = (config: Config, overrides: ServiceOverrides = {}): Services => {
+  const now = overrides.now ?? (() => new Date());
+  const doc = overrides.doc ?? (overrides.store ? null : createDocumentClient(config));
+  const payment: PaymentDeps = {
+    config,
+    ledger: noLedger('payment ledger'),
+    credits: noLedger('credit ledger'),
+    facilitator: facilitatorOf(config, overrides),
+    now: overrides.payment?.now ?? now,
+    log: overrides.payment?.log ?? paymentLog,
+  };
+  return { ...commonServices(config, overrides, doc, now), payment };
 };
 
 /** Entries of the past-instant cache: a decision pack at one instant reads about 200. */
@@ -116,6 +151,8 @@ let pastReleases: NextReleaseOf | undefined;
 let coldStart: Services | undefined;
 /** Lambda: the services of this container, built on first use from the environment. */
 const servicesFromEnvironment = (): Services => (coldStart ??= createServices(loadConfig()));
+/** Lambda: a free function's services ({@link createFreeServices}), built on first use from the environment. */
+const freeServicesFromEnvironment = (): Services => (coldStart ??= createFreeServices(loadConfig()));
 
-export { createServices, servicesFromEnvironment, servicesAsKnownAt };
+export { createServices, createFreeServices, servicesFromEnvironment, freeServicesFromEnvironment, servicesAsKnownAt };
 export type { Services, ServiceOverrides };

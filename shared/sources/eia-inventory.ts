@@ -24,8 +24,6 @@ import { addYears, isoDate } from '../dates';
 interface EiaInventorySpec {
   /** Inventory key of the catalog (the route's `{series}`). */
   readonly key: string;
-  /** Registry id of the report that publishes it. */
-  readonly sourceId: 'eia-petroleum' | 'eia-gas-storage';
   /** The id the `/v2/seriesid/` route takes (natural-gas ids need the `NG.` prefix the catalog omits). */
   readonly apiId: string;
   /** EIA unit codes that mean the catalog unit; any other code is a format change. */
@@ -42,13 +40,13 @@ const leaf = (n: 'PET' | 'NG', s: string) => `https://www.eia.gov/dnav/${n.toLow
  * so the spellings EIA uses elsewhere are all accepted.
  */
 const EIA_INVENTORY_SERIES: readonly EiaInventorySpec[] = Object.freeze([
-  { key: 'crude_ex_spr', sourceId: 'eia-petroleum', apiId: 'PET.WCESTUS1.W', eiaUnits: ['MBBL'], page: leaf('PET', 'WCESTUS1') },
-  { key: 'cushing', sourceId: 'eia-petroleum', apiId: 'PET.W_EPC0_SAX_YCUOK_MBBL.W', eiaUnits: ['MBBL'], page: leaf('PET', 'W_EPC0_SAX_YCUOK_MBBL') },
-  { key: 'gasoline', sourceId: 'eia-petroleum', apiId: 'PET.WGTSTUS1.W', eiaUnits: ['MBBL'], page: leaf('PET', 'WGTSTUS1') },
-  { key: 'distillate', sourceId: 'eia-petroleum', apiId: 'PET.WDISTUS1.W', eiaUnits: ['MBBL'], page: leaf('PET', 'WDISTUS1') },
-  { key: 'refinery_util', sourceId: 'eia-petroleum', apiId: 'PET.WPULEUS3.W', eiaUnits: ['%', 'PERCENT', 'PCT'], page: leaf('PET', 'WPULEUS3') },
-  { key: 'crude_runs', sourceId: 'eia-petroleum', apiId: 'PET.WCRRIUS2.W', eiaUnits: ['MBBL/D'], page: leaf('PET', 'WCRRIUS2') },
-  { key: 'ng_storage', sourceId: 'eia-gas-storage', apiId: 'NG.NW2_EPG0_SWO_R48_BCF.W', eiaUnits: ['BCF'], page: leaf('NG', 'NW2_EPG0_SWO_R48_BCF') },
+  { key: 'crude_ex_spr', apiId: 'PET.WCESTUS1.W', eiaUnits: ['MBBL'], page: leaf('PET', 'WCESTUS1') },
+  { key: 'cushing', apiId: 'PET.W_EPC0_SAX_YCUOK_MBBL.W', eiaUnits: ['MBBL'], page: leaf('PET', 'W_EPC0_SAX_YCUOK_MBBL') },
+  { key: 'gasoline', apiId: 'PET.WGTSTUS1.W', eiaUnits: ['MBBL'], page: leaf('PET', 'WGTSTUS1') },
+  { key: 'distillate', apiId: 'PET.WDISTUS1.W', eiaUnits: ['MBBL'], page: leaf('PET', 'WDISTUS1') },
+  { key: 'refinery_util', apiId: 'PET.WPULEUS3.W', eiaUnits: ['%', 'PERCENT', 'PCT'], page: leaf('PET', 'WPULEUS3') },
+  { key: 'crude_runs', apiId: 'PET.WCRRIUS2.W', eiaUnits: ['MBBL/D'], page: leaf('PET', 'WCRRIUS2') },
+  { key: 'ng_storage', apiId: 'NG.NW2_EPG0_SWO_R48_BCF.W', eiaUnits: ['BCF'], page: leaf('NG', 'NW2_EPG0_SWO_R48_BCF') },
 ]);
 
 /** Years of history a regular live run fetches: the 5-year comparison needs 5 prior years plus slack. */
@@ -106,7 +104,7 @@ interface SampleSet {
 }
 
 const makeAdapter = (def: SourceDef, sampleSets: readonly SampleSet[]): SourceAdapter => {
-  const specs = EIA_INVENTORY_SERIES.filter((s) => s.sourceId === def.id);
+  const specs = EIA_INVENTORY_SERIES.filter((s) => findInventorySeries(s.key)!.sourceId === def.id);
   return {
     def,
     live: async (ctx) =>
@@ -147,7 +145,6 @@ const eiaGasStorage: SourceAdapter = /* @__PURE__ */ (() =>
   ]))();
 
 /** Which registry source publishes an inventory key. */
-const inventorySourceOf = (key: string): string | undefined => EIA_INVENTORY_SERIES.find((s) => s.key === key)?.sourceId;
 
-export { eiaPetroleum, eiaGasStorage, EIA_INVENTORY_SERIES, inventorySourceOf };
+export { eiaPetroleum, eiaGasStorage, EIA_INVENTORY_SERIES };
 export type { EiaInventorySpec };

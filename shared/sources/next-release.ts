@@ -4,7 +4,7 @@
  * was soon in the past). The composition root hands this to the read path.
  */
 import type { NextReleaseOf } from '../store/observation-reader';
-import { findSource } from './registry';
+import { findRelease } from './releases';
 import { nextRelease } from './schedule';
 
 /** How long a source without a next release (none in 400 days) is not asked again. */
@@ -21,7 +21,7 @@ const createNextReleaseOf = (): NextReleaseOf => {
     const t = now.getTime();
     const held = memo.get(sourceId);
     if (held && held.from <= t && t < held.until) return held.at;
-    const def = findSource(sourceId);
+    const def = findRelease(sourceId);
     const at = def ? (nextRelease(def.schedule, now)?.at ?? null) : null;
     memo.set(sourceId, { from: t, until: at ? Date.parse(at) : t + RETRY_MS, at });
     return at;

@@ -78,6 +78,9 @@ interface SourceDef {
   readonly requiresKey?: EnvKey;
 }
 
+/** What the read path needs of a source (releases.ts): the rest of its definition is ingestion's. */
+type SourceRelease = Pick<SourceDef, 'id' | 'name' | 'feeds' | 'schedule' | 'cadence' | 'maxAgeHours'>;
+
 /** One fetched document (an API response, a CSV, a workbook). */
 interface Payload {
   /** What it is, for errors and logs (e.g. "RWTC 2025-06"). */
@@ -132,4 +135,4 @@ class SourceFormatError extends Error {
 }
 
 export { SourceFormatError };
-export type { ReleaseSchedule, ObservedAtRule, SourceDef, Payload, FetchLike, LiveContext, NormalizeContext, SourceAdapter };
+export type { ReleaseSchedule, ObservedAtRule, SourceDef, SourceRelease, Payload, FetchLike, LiveContext, NormalizeContext, SourceAdapter };

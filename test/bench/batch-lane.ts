@@ -200,7 +200,9 @@ try {
   const month = new Date().toISOString().slice(0, 7);
   // The next pass reads the claim's events and stamps each sale with its claim transaction.
   const next = await runBatchSettlement(batchSettlementDeps({ config: stack.config, doc, facilitator: payment.facilitator, now: () => new Date() }));
-  const sales = (await salesOfMonth(doc, stack.config.CREDITS_TABLE, month)).filter((x) => x.lane === 'x402-batch' && x.payer === batchBuyer.address.toLowerCase());
+  const sales = (await salesOfMonth(doc, stack.config.CREDITS_TABLE, month)).filter(
+    (x) => x.lane === 'x402-batch' && x.payer === batchBuyer.address.toLowerCase(),
+  );
   say(
     `\nthe HTTP buyer's batch sales: ${sales.length}, stamped with a claim transaction: ${sales.filter((x) => x.transaction).length}; open sales after the first pass ${pass.open}, after the next ${next.open}`,
   );

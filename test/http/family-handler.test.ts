@@ -7,7 +7,7 @@ import { DISCOVERY_ROUTES, PRICE_ROUTES } from '../../shared/routes/table';
 import { discoveryHandlers } from '../../shared/families/discovery/handlers';
 import { createFamilyHandler, createFreeFamilyHandler } from '../../shared/http/family-handler';
 import type { FamilyHandlers } from '../../shared/http/types';
-import { createServices, type Services } from '../../shared/services';
+import { createFreeServices, createServices, type Services } from '../../shared/services';
 import { MemoryObservationStore } from '../../shared/store/memory-observation-store';
 
 const event = (routeKey: string, pathParameters?: Record<string, string>, headers: Record<string, string> = {}): APIGatewayProxyEventV2 =>
@@ -127,6 +127,47 @@ describe('family handler (middy stack)', () => {
       expect(res.statusCode).toBe(404);
       expect(JSON.parse(res.body!).error.code).toBe('NOT_FOUND');
     }
+  });
+});
+
+describe('a free function (discovery) on its own services', () => {
+  // A facilitator that offers batch-settlement: the catalog states its terms, the only payment part a free function reads.
+  const authorizer = '0x00000000000000000000000000000000000000aa';
+  const facilitator = {
+    verify: async () => {
+      throw new Error('a free function verifies nothing');
+    },
+    settle: async () => {
+      throw new Error('a free function settles nothing');
+    },
+    getSupported: async () => ({
+      kinds: [{ x402Version: 2, scheme: 'batch-settlement', network: 'eip155:84532' as const, extra: { receiverAuthorizer: authorizer } }],
+      extensions: [],
+      signers: {},
+    }),
+  };
+  const services = createFreeServices(loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', STAGE: 'prod' }), {
+    store: new MemoryObservationStore(),
+    payment: { facilitator },
+  });
+  const h = createFreeFamilyHandler(DISCOVERY_ROUTES, discoveryHandlers, () => services);
+
+  it("answers /health and the x402 catalog, which lists the facilitator's batch option", async () => {
+    const health = await h(event('GET /health'), context);
+    expect(health.statusCode).toBe(200);
+    // Nothing ingested in this store: all ten sources are listed, each stale.
+    const sources = JSON.parse(health.body!).sources as Array<{ stale: boolean }>;
+    expect(sources.map((s) => s.stale)).toEqual(Array(10).fill(true));
+    const res = await h(event('GET /.well-known/x402', undefined, { host: 'api.example.com' }), context);
+    expect(res.statusCode).toBe(200);
+    const schemes = JSON.stringify(JSON.parse(res.body!));
+    expect(schemes).toContain('"batch-settlement"');
+    expect(schemes).toContain(authorizer);
+  });
+
+  it('has no ledgers: any use of one is refused, not silently a no-op', () => {
+    expect(() => services.payment.ledger.claim).toThrow(/free function charges nothing and has no payment ledger/);
+    expect(() => services.payment.credits.debit).toThrow(/no credit ledger/);
   });
 });
 

@@ -71,6 +71,17 @@ describe('Lambda bundles (as CDK builds them)', () => {
     if (cap) expect(kb, `${name}.mjs meets its limit now: remove its cap`).toBeGreaterThan(limit!);
   });
 
+  it('discovery, a free function, bundles neither the payment nor the credit ledger, and no data bundle the ingestion registry', () => {
+    const inputsOf = (name: string) => Object.keys(Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${name}.mjs`))![1].inputs);
+    expect(inputsOf('discovery').filter((p) => /payment\/ledger|pro\/credit-ledger|batch\/dynamo-channel-store/.test(p))).toEqual([]);
+    // The read path takes its release rows (sources/releases.ts); licenses, URLs and observed_at rules are ingestion's.
+    for (const name of ['price', 'snapshot', 'decision'])
+      expect(
+        inputsOf(name).filter((p) => p.endsWith('sources/registry.ts')),
+        name,
+      ).toEqual([]);
+  });
+
   it('every bundle imports in a fresh Node process', async () => {
     // What every function's environment holds on Lambda (the curve entry checks its configuration at import).
     const env = { ...process.env, OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits' };

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
 import { findSource } from '../../shared/sources/registry';
 import { EIA_INVENTORY_SERIES, eiaGasStorage, eiaPetroleum } from '../../shared/sources/eia-inventory';
+import { findInventorySeries } from '../../shared/catalog/inventory';
 import { releaseOfPeriod } from '../../shared/sources/schedule';
 import { SourceFormatError, type SourceAdapter } from '../../shared/sources/types';
 import { HAVE_FIXTURES, FIXTURES } from '../helpers/fixtures';
@@ -137,7 +138,7 @@ describe('live fetch', () => {
       return new Response(doc([]));
     };
     const pet = await eiaPetroleum.live({ fetch: fetchOk, config, concurrency: 2, now });
-    expect(pet.map((p) => p.name)).toEqual(EIA_INVENTORY_SERIES.filter((s) => s.sourceId === 'eia-petroleum').map((s) => s.apiId));
+    expect(pet.map((p) => p.name)).toEqual(EIA_INVENTORY_SERIES.filter((s) => findInventorySeries(s.key)!.sourceId === 'eia-petroleum').map((s) => s.apiId));
     expect(urls[0]).toMatch(/^https:\/\/api\.eia\.gov\/v2\/seriesid\/PET\.WCESTUS1\.W\?api_key=sekret-key&start=2020-11-21&/);
     expect(urls.some((u) => u.includes('/seriesid/PET.WPULEUS3.W?'))).toBe(true);
     urls.length = 0;

@@ -4,6 +4,7 @@
  * Each samples folder's README.md says the same in prose.
  */
 import { EIA_INVENTORY_SERIES } from '../../../shared/sources/eia-inventory';
+import { findInventorySeries } from '../../../shared/catalog/inventory';
 import { annualFiles, annualZip } from './cftc';
 import { eiaV2Body, readIsoCsv, readSeriesDownload, type EiaPoint } from './eia';
 import { fredgraphCsv, mergeFred, readFredgraph } from './fred';
@@ -32,7 +33,7 @@ interface EiaSample {
 
 const spot = (apiId: string, fixture: string, units: string): EiaSample => ({ source: 'eia-spot', apiId, fixture: `eia/${fixture}`, read: readIsoCsv, units });
 const weekly = (apiId: string, fixture: string, units: string, read = readIsoCsv): EiaSample => {
-  const source = EIA_INVENTORY_SERIES.find((s) => s.apiId === apiId)!.sourceId;
+  const source = findInventorySeries(EIA_INVENTORY_SERIES.find((s) => s.apiId === apiId)!.key)!.sourceId;
   return { source, apiId, fixture: `eia/${fixture}`, read, units };
 };
 

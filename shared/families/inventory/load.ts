@@ -9,7 +9,6 @@ import { seriesKey } from '../../catalog/series-keys';
 import type { Services } from '../../services';
 import { NotFoundError, ServiceUnavailableError } from '../../errors/errors';
 import type { Observation } from '../../observation/schema';
-import { inventorySourceOf } from '../../sources/eia-inventory';
 import { deriveFrom } from '../../observation/derive';
 
 /** Weeks of history the single-series route returns. */
@@ -56,7 +55,7 @@ interface BlockOptions {
 /** One series' figures, every number inside an observation. */
 const computeSeriesBlock = (spec: InventorySeries, observations: Observation[], opts: BlockOptions) => {
   const a = analyzeInventory(observations.map((o) => ({ as_of: o.as_of, value: o.value })));
-  const head = { key: spec.key, series_id: spec.seriesId, meaning: spec.meaning, unit: spec.unit, source_id: inventorySourceOf(spec.key) ?? null };
+  const head = { key: spec.key, series_id: spec.seriesId, meaning: spec.meaning, unit: spec.unit, source_id: spec.sourceId };
   const history = {
     prior_years_required: INVENTORY_YEARS,
     prior_years_available: a?.levelYears ?? 0,
