@@ -34,7 +34,13 @@ const startEmbeddedStore = async (port = 0, path?: string): Promise<EmbeddedStor
   return {
     endpoint: `http://127.0.0.1:${actual}`,
     port: actual,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // Every connection goes with it: close() alone waits for connections it does not count as idle,
+    // and a bench's npm start once waited on 16 of its own SDK's keep-alive sockets for good.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 };
 
