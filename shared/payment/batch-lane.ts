@@ -9,10 +9,11 @@ import { PaymentError } from '../errors/errors';
 import type { BatchLaneConfig } from './batch/config';
 import { createBatchLane, type BatchGrant, type BatchLane, type BatchRefusal } from './batch/lane';
 import { batchLaneConfigOf } from './batch-terms';
+import { requirementsOf } from './challenge';
 import { paymentRequiredFor } from './payment-required';
 import { FacilitatorUnavailableError } from './errors';
 import type { ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, Refusal, SettleOutcome } from './lane';
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { PaymentPayload } from '@x402/core/types';
 
 interface BatchLaneGrant extends Grant {
   lane: 'x402-batch';
@@ -58,16 +59,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
   }
   const lane = laneFor(config, deps);
   const o = lane.offer(call.route, call.resource.path);
-  // Pure x402 v2 requirements (without the spec's v1 body fields), as the facilitator reads them.
-  const requirements: PaymentRequirements = {
-    scheme: o.scheme,
-    network: o.network as PaymentRequirements['network'],
-    amount: o.amount,
-    asset: o.asset,
-    payTo: o.payTo,
-    maxTimeoutSeconds: o.maxTimeoutSeconds,
-    extra: { ...o.extra },
-  };
+  const requirements = requirementsOf(o);
   const result = await lane.authorize(credentials.payload as PaymentPayload, requirements, {
     route: call.route.id,
     path: call.resource.path,

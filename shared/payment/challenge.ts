@@ -10,6 +10,7 @@
  * because x402 clients treat it as a URL; accepts[].resource is the requested path, as the spec says.
  */
 import type { PaymentRequirementsV2 } from '@x402/core/schemas';
+import type { PaymentRequirements } from '@x402/core/types';
 import type { Address } from 'viem';
 import type { Config, X402Network } from '../config';
 import { SERVICE_NAME } from '../docs/identity';
@@ -233,5 +234,16 @@ const baseUrl = (publicBaseUrl: string | undefined, domainName: string | undefin
 const resourceUrl = (publicBaseUrl: string | undefined, domainName: string | undefined, path: string, rawQuery: string): string =>
   `${baseUrl(publicBaseUrl, domainName)}${path}${rawQuery ? `?${rawQuery}` : ''}`;
 
-export { baseUrl, batchOption, buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl, toV1Body, V1_BODY_HEADER };
+/** Pure x402 v2 requirements of an option (without the spec's v1 body fields), as the facilitator reads them. */
+const requirementsOf = (o: PaymentOption | BatchPaymentOption): PaymentRequirements => ({
+  scheme: o.scheme,
+  network: o.network as PaymentRequirements['network'],
+  amount: o.amount,
+  asset: o.asset,
+  payTo: o.payTo,
+  maxTimeoutSeconds: o.maxTimeoutSeconds,
+  extra: { ...o.extra },
+});
+
+export { baseUrl, batchOption, requirementsOf, buildPaymentRequired, paymentOption, encodeX402Header, resourceUrl, toV1Body, V1_BODY_HEADER };
 export type { BatchPaymentOption, BatchTerms, PaymentRequiredBody, PaymentOption, V1PaymentRequiredBody };

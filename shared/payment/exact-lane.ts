@@ -24,7 +24,7 @@ import type { X402Network } from '../config';
 import { PaymentError, ServiceUnavailableError, type HttpError } from '../errors/errors';
 import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
-import { paymentOption, type PaymentOption } from './challenge';
+import { paymentOption, requirementsOf, type PaymentOption } from './challenge';
 import { paymentRequiredFor } from './payment-required';
 import { checkSignature, checkTerms, type ExpectedPayment } from './checks';
 import { FacilitatorUnavailableError, PaymentIdConflictError, PaymentInProgressError, SettlementPendingError } from './errors';
@@ -78,17 +78,6 @@ const PENDING_RETRY_AFTER_S = 60;
 const MAX_VERIFIES_PER_PAYER = 8;
 
 const nowSeconds = (now: Date): bigint => BigInt(Math.floor(now.getTime() / 1000));
-
-/** Pure x402 v2 requirements (without the spec's v1 body fields) for the facilitator. */
-const requirementsOf = (o: PaymentOption): PaymentRequirements => ({
-  scheme: o.scheme,
-  network: o.network as PaymentRequirements['network'],
-  amount: o.amount,
-  asset: o.asset,
-  payTo: o.payTo,
-  maxTimeoutSeconds: o.maxTimeoutSeconds,
-  extra: { ...o.extra },
-});
 
 /**
  * The payload sent to the facilitator: always v2. A v1 payer signed the very same EIP-712

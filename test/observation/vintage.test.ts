@@ -6,24 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredObservation } from '../../shared/observation/schema';
 import { asKnownAtForm, knownFrom, pointInTimeOf, resolveAt, revises, rewrite, type StoredVintage } from '../../shared/observation/vintage';
+import { syntheticObservation } from '../helpers/synthetic-observation';
 
-const stored = (as_of: string, value: number, over: Partial<StoredObservation> = {}): StoredObservation => ({
-  instrument: 'CL',
-  value,
-  unit: 'USD/bbl',
-  as_of,
-  observed_at: null,
-  freshness_class: 'eod',
-  quality: 'official',
-  derived: false,
-  source: { name: 'synthetic test figure', series_id: 'TEST', url: null },
-  license_tag: 'test',
-  retrieved_at: '2026-03-01T00:00:00.000Z',
-  published_at: `${as_of.slice(0, 8)}${String(Number(as_of.slice(8)) + 2).padStart(2, '0')}T15:30:00.000Z`,
-  next_release_at: null,
-  attributes: {},
-  ...over,
-});
+const stored = (as_of: string, value: number, over: Partial<StoredObservation> = {}): StoredObservation =>
+  syntheticObservation(as_of, value, {
+    retrieved_at: '2026-03-01T00:00:00.000Z',
+    published_at: `${as_of.slice(0, 8)}${String(Number(as_of.slice(8)) + 2).padStart(2, '0')}T15:30:00.000Z`,
+    ...over,
+  });
 const ms = (iso: string) => Date.parse(iso);
 
 describe('knownFrom', () => {

@@ -3,23 +3,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { StoredObservation } from '../../shared/observation/schema';
 import { DynamoObservationStore } from '../../shared/store/observation-store';
 import { startTestStore, type TestStore } from '../helpers/store';
+import { syntheticObservation } from '../helpers/synthetic-observation';
 
-const obs = (as_of: string, value: number): StoredObservation => ({
-  instrument: 'CL',
-  value,
-  unit: 'USD/bbl',
-  as_of,
-  observed_at: null,
-  freshness_class: 'eod',
-  quality: 'official',
-  derived: false,
-  source: { name: 'synthetic test figure', series_id: 'TEST', url: null },
-  license_tag: 'test',
-  retrieved_at: '2026-01-01T00:00:00.000Z',
-  published_at: null,
-  next_release_at: null,
-  attributes: {},
-});
+const obs = (as_of: string, value: number): StoredObservation => syntheticObservation(as_of, value);
 
 const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
 

@@ -10,6 +10,7 @@ import { MemoryObservationStore } from '../../shared/store/memory-observation-st
 import type { ObservationStore } from '../../shared/store/observation-store';
 import { PointInTimeStore } from '../../shared/store/point-in-time-store';
 import { startTestStore, type TestStore } from '../helpers/store';
+import { syntheticObservation } from '../helpers/synthetic-observation';
 
 const KEY = 'PRICE#CL';
 /** Daily figures of one week, all released the next Wednesday at 10:30 ET (15:30Z in winter). */
@@ -20,23 +21,8 @@ const RELEASE2 = '2026-01-21T15:30:00.000Z';
 /** A revision of 2026-01-09, seen by a run on 2026-02-01. */
 const REVISED_AT = '2026-02-01T00:00:00.000Z';
 
-const obs = (as_of: string, value: number, published_at: string, over: Partial<StoredObservation> = {}): StoredObservation => ({
-  instrument: 'CL',
-  value,
-  unit: 'USD/bbl',
-  as_of,
-  observed_at: null,
-  freshness_class: 'eod',
-  quality: 'official',
-  derived: false,
-  source: { name: 'synthetic test figure', series_id: 'TEST', url: null },
-  license_tag: 'test',
-  retrieved_at: '2026-02-01T00:00:00.000Z',
-  published_at,
-  next_release_at: null,
-  attributes: {},
-  ...over,
-});
+const obs = (as_of: string, value: number, published_at: string, over: Partial<StoredObservation> = {}): StoredObservation =>
+  syntheticObservation(as_of, value, { retrieved_at: '2026-02-01T00:00:00.000Z', published_at, ...over });
 
 const seed = async (store: ObservationStore) => {
   await store.upsertMany([
