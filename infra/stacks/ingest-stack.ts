@@ -106,7 +106,7 @@ class IngestStack extends Stack {
       const runs = scheduleExpressions(source.schedule).map(
         (cron, i) =>
           new Schedule(this, i === 0 ? `Ingest${name}Schedule` : `Ingest${name}HolidaySchedule${i}`, {
-            description: `${source.id}: ${i === 0 ? source.schedule.description : 'holiday-shifted release run'}`.slice(0, 512),
+            description: `${source.id}: ${i === 0 ? source.releaseText : 'holiday-shifted release run'}`.slice(0, 512),
             schedule: ScheduleExpression.expression(cron, TimeZone.of(source.schedule.timeZone)),
             target: new LambdaInvoke(fn, {
               input: ScheduleTargetInput.fromObject({ source: source.id }),

@@ -28,6 +28,7 @@ type Publication = Omit<SourceDef, keyof SourceRelease>;
 
 const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
   'eia-spot': {
+    releaseText: 'weekly with the Weekly Petroleum Status Report: Wednesdays 10:30 ET (Thursday 12:00 ET in a holiday week)',
     licenseTag: US_GOV,
     url: 'https://www.eia.gov/dnav/pet/pet_pri_spt_s1_d.htm',
     // Each spot market's own time zone: WTI at Cushing, Henry Hub and the Gulf Coast trade on
@@ -43,6 +44,7 @@ const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
     requiresKey: 'EIA_API_KEY',
   },
   fred: {
+    releaseText: "weekly, Mondays 16:15 ET with the previous week's daily rates (Tuesday after a Monday holiday)",
     licenseTag: US_GOV,
     url: 'https://fred.stlouisfed.org/series/DTWEXBGS',
     // The Board states its bilateral rates are "noon buying rates in New York" (H.10 About page).
@@ -56,6 +58,7 @@ const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
     observedAtByInstrument: byInstrument({ DTWEXBGS: endOfTradingDay(ET, 'the H.10 for its dollar index') }),
   },
   'eia-petroleum': {
+    releaseText: 'Wednesdays 10:30 ET (Thursday 12:00 ET after a Monday-Wednesday federal holiday)',
     licenseTag: US_GOV,
     url: 'https://www.eia.gov/petroleum/supply/weekly/',
     // EIA: "company submissions for the week ending 7:00 a.m. the preceding Friday" (WPSR notes).
@@ -63,22 +66,26 @@ const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
     requiresKey: 'EIA_API_KEY',
   },
   'eia-gas-storage': {
+    releaseText: 'Thursdays 10:30 ET (Wednesday 12:00 ET when Thursday is a holiday, Friday after a Tuesday-Wednesday one)',
     licenseTag: US_GOV,
     url: 'https://ir.eia.gov/ngs/ngs.html',
     observedAt: endOfWeek('Friday'),
     requiresKey: 'EIA_API_KEY',
   },
   worldbank: {
+    releaseText: 'the second business day of each month, 12:00 ET (checked on the 2nd-6th)',
     licenseTag: 'CC BY 4.0',
     url: 'https://www.worldbank.org/en/research/commodity-markets',
     observedAt: { kind: 'end-of-month', basis: 'end of the month the average covers (UTC)' },
   },
   'cftc-cot': {
+    releaseText: 'Fridays 15:30 ET (the next business day after a Wednesday-Friday federal holiday)',
     licenseTag: US_GOV,
     url: 'https://www.cftc.gov/MarketReports/CommitmentsofTraders/index.htm',
     observedAt: { kind: 'end-of-day', timeZone: ET, basis: 'close of business on the report date: end of the day, America/New_York (the CFTC states no time)' },
   },
   'usda-wasde': {
+    releaseText: "monthly on USDA's published day (between the 8th and 14th), 12:00 ET",
     licenseTag: US_GOV,
     url: 'https://www.usda.gov/oce/commodity/wasde',
     observedAt: {
@@ -87,18 +94,21 @@ const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
     },
   },
   'usda-nass-crop-progress': {
+    releaseText: 'Mondays 16:00 ET, April-November (Tuesday after a Monday holiday)',
     licenseTag: US_GOV,
     url: 'https://www.nass.usda.gov/Publications/National_Crop_Progress/',
     observedAt: endOfWeek('Sunday'),
     requiresKey: 'NASS_API_KEY',
   },
   'usda-fas-esr': {
+    releaseText: 'Thursdays 08:30 ET (Friday in a week with a federal holiday)',
     licenseTag: US_GOV,
     url: 'https://apps.fas.usda.gov/export-sales/esrd1.html',
     observedAt: endOfWeek('Thursday'),
     requiresKey: 'FAS_API_KEY',
   },
   'usgs-mcs': {
+    releaseText: 'annually, late January or early February (checked daily in January and February), 12:00 ET',
     licenseTag: US_GOV,
     url: 'https://www.usgs.gov/centers/national-minerals-information-center/mineral-commodity-summaries',
     observedAt: { kind: 'end-of-year', basis: 'end of the year the figure covers (UTC)' },

@@ -41,17 +41,17 @@ const releaseOfPeriod = (s: ReleaseSchedule, period: string): Release | null => 
  * The registry schedule of a weekly publisher calendar: its regular slot, in its time zone.
  * @param description how a person would say it
  */
-const calendarSchedule = (id: PublisherId, description: string, extra: Partial<ReleaseSchedule> = {}): ReleaseSchedule => {
+const calendarSchedule = (id: PublisherId, extra: Partial<ReleaseSchedule> = {}): ReleaseSchedule => {
   const cal = PUBLISHER_CALENDARS[id];
   const regular = cal.slots!.regular;
-  return { calendar: id, weekdays: regular.weekdays, hour: regular.hour, minute: regular.minute, timeZone: cal.timeZone, description, ...extra };
+  return { calendar: id, weekdays: regular.weekdays, hour: regular.hour, minute: regular.minute, timeZone: cal.timeZone, ...extra };
 };
 
 /** The cron of one run: the slot's time plus the ingestion lag, on its days. */
 const cronOf = (s: ReleaseSchedule): string => {
   const at = s.hour * 60 + s.minute + (s.ingestLagMinutes ?? INGEST_LAG_MINUTES);
   // A lag that crosses midnight would move the run to another day and break the day fields.
-  if (at >= 24 * 60) throw new Error(`ingestion lag of ${s.description} crosses midnight`);
+  if (at >= 24 * 60) throw new Error(`ingestion lag of the ${s.calendar} runs crosses midnight`);
   const dow = s.dates || !s.weekdays ? '?' : s.weekdays.map((w) => WEEKDAY_NAMES[w - 1]).join(',');
   const dom = s.dates ? '*' : s.monthDays ? s.monthDays.join(',') : dow === '?' ? '*' : '?';
   const month = s.dates || !s.months ? '*' : s.months.join(',');

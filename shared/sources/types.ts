@@ -31,8 +31,6 @@ interface ReleaseSchedule {
    * release minute can still read the previous release and call it fresh.
    */
   ingestLagMinutes?: number;
-  /** How a person would say it, e.g. "Wednesdays 10:30 ET". */
-  description: string;
   /**
    * The publisher calendar (shared/calendar) that gives the actual release of each reference
    * period, holiday shifts included: next_release_at, published_at and /v1/calendar come from it;
@@ -67,6 +65,8 @@ interface SourceDef {
   /** What it feeds, e.g. "CL BZ NG HO RB spot prices". */
   readonly feeds: string;
   readonly schedule: ReleaseSchedule;
+  /** When it is released, as a person would say it (/v1/calendar, the ingestion schedules), e.g. "Wednesdays 10:30 ET". */
+  readonly releaseText: string;
   /** What moment its observations describe; `observedAtByInstrument` overrides it per instrument. */
   readonly observedAt: ObservedAtRule;
   readonly observedAtByInstrument?: Readonly<Record<string, ObservedAtRule>>;

@@ -5,7 +5,7 @@ import type { ReleaseSchedule } from '../../shared/sources/types';
 
 const ET = 'America/New_York';
 /** A plain weekly slot (the WPSR's calendar gives its releases; the fields give the cron). */
-const wed1030: ReleaseSchedule = { minute: 30, hour: 10, weekdays: [3], timeZone: ET, description: 'Wed 10:30 ET', calendar: 'eia-wpsr' };
+const wed1030: ReleaseSchedule = { minute: 30, hour: 10, weekdays: [3], timeZone: ET, calendar: 'eia-wpsr' };
 
 describe('release schedules', () => {
   it('converts New York wall time to UTC on both sides of DST', () => {

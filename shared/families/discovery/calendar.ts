@@ -13,7 +13,7 @@ const buildCalendar = (now: Date) => {
       source: s.id,
       name: s.name,
       feeds: s.feeds,
-      schedule: s.schedule.description,
+      schedule: s.releaseText,
       time_zone: s.schedule.timeZone,
       next_release_at: next?.at ?? null,
       // Beyond the publisher schedule verified here, or a check window rather than a published date.
