@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredObservation } from '../../shared/observation/schema';
 import { futureDated, moveOutsideRange, quarantine, type StoredContext } from '../../shared/sources/guards';
 import type { HeldPoint, SeriesItem } from '../../shared/store/observation-store';
+import { WTI_AUGUST_2026 } from '../helpers/wti-august-2026';
 
 const item = (seriesKey: string, as_of: string, value: number | null): SeriesItem => ({
   seriesKey,
@@ -13,23 +14,9 @@ const NOW = '2026-08-25T15:00:00.000Z';
 const nothingStored = (): StoredContext => ({ before: [], at: new Map() });
 /** Stored context of one series: its points before the run (ascending) and stored values by date. */
 const storedWith =
-  (series: string, before: Array<[string, number]>, at: Array<[string, number]> = []) =>
+  (series: string, before: ReadonlyArray<readonly [string, number]>, at: ReadonlyArray<readonly [string, number]> = []) =>
   (k: string): StoredContext =>
     k === series ? { before: before.map(([as_of, value]) => ({ as_of, value }) as StoredObservation), at: new Map(at) } : nothingStored();
-
-/** EIA RWTC, Cushing WTI spot, the ten business days 2026-08-05..2026-08-18 (fixtures/eia/daily.RWTC…csv). */
-const WTI_AUGUST_2026: Array<[string, number]> = [
-  ['2026-08-05', 76.78],
-  ['2026-08-06', 78.88],
-  ['2026-08-07', 79.77],
-  ['2026-08-10', 83.76],
-  ['2026-08-11', 84.77],
-  ['2026-08-12', 84.97],
-  ['2026-08-13', 82.77],
-  ['2026-08-14', 83.99],
-  ['2026-08-17', 86.04],
-  ['2026-08-18', 86.48],
-];
 
 const values = (items: readonly SeriesItem[]) => items.map((i) => [i.seriesKey, i.observation.as_of, i.observation.value]);
 

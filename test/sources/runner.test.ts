@@ -7,6 +7,7 @@ import { releaseHeld } from '../../shared/sources/release';
 import { runSource } from '../../shared/sources/runner';
 import type { FetchLike, SourceAdapter } from '../../shared/sources/types';
 import { startTestStore, type TestStore } from '../helpers/store';
+import { WTI_AUGUST_2026 } from '../helpers/wti-august-2026';
 
 const csv = (rows: string) => new Response(`observation_date,DEXUSEU\n${rows}`);
 
@@ -246,18 +247,7 @@ describe('runSource guards: a poisoned latest and a real extreme', () => {
 
   it('serves 70 as the latest, not -99, after the audit rows 70, 9.0, 7,253,000, -99; /health keeps listing the three', async () => {
     // EIA RWTC 2026-08-05..2026-08-18 (fixtures/eia/daily.RWTC…csv), then the audit's rows.
-    const august: Array<[string, number]> = [
-      ['2026-08-05', 76.78],
-      ['2026-08-06', 78.88],
-      ['2026-08-07', 79.77],
-      ['2026-08-10', 83.76],
-      ['2026-08-11', 84.77],
-      ['2026-08-12', 84.97],
-      ['2026-08-13', 82.77],
-      ['2026-08-14', 83.99],
-      ['2026-08-17', 86.04],
-      ['2026-08-18', 86.48],
-    ];
+    const august = WTI_AUGUST_2026.map(([d, v]): [string, number] => [d, v]);
     expect(await runWith(august, '2026-08-19T15:00:00.000Z')).toMatchObject({ status: 'ok', items: 10, quarantined: 0 });
     const poisoned = await runWith(
       [
