@@ -1,8 +1,8 @@
 /**
  * The source registry: per source, its release row (releases.ts: publisher, feeds, schedule,
- * staleness bound) with its license, publication URL, observed_at rules and API key. CDK's
- * ingestion schedules, ingestion and the method documents read this list; the adapters (fetch and
- * parse code) are mapped by id in adapters.ts.
+ * staleness bound) with its release in words, license, publication URL, observed_at rules and
+ * API key. CDK's ingestion schedules, ingestion, /v1/calendar and the method documents read this
+ * list; the adapters (fetch and parse code) are mapped by id in adapters.ts.
  */
 import { SOURCE_RELEASES, type SourceId } from './releases';
 import type { ObservedAtRule, SourceDef, SourceRelease } from './types';

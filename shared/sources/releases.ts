@@ -1,8 +1,8 @@
 /**
  * What the read path needs of each source: its publisher, what it feeds, its release schedule and
- * staleness bound. /health, snapshots, /v1/calendar and every answer's next_release_at read this
- * table; the registry (registry.ts) adds what ingestion and the documents need (license, URL,
- * observed_at rules), so the data functions do not bundle those.
+ * staleness bound. /health, snapshots and every answer's next_release_at read this table; the
+ * registry (registry.ts) adds what ingestion, /v1/calendar and the documents need (the release in
+ * words, license, URL, observed_at rules), so the data functions do not bundle those.
  */
 import { CROP_PROGRESS_MONTHS } from '../calendar';
 import { calendarSchedule } from './schedule';
