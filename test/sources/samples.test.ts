@@ -1,5 +1,5 @@
 /**
- * The committed replay samples are what `npm run samples` (infra/local/write-samples.ts) writes
+ * The committed replay samples are what `npm run samples` (tools/write-samples.ts) writes
  * from the recorded fixtures: nothing hand-edited, nothing stale, nothing extra.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -7,12 +7,12 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SAMPLES_DIR } from '../../shared/sources/common';
-import { GENERATED_SOURCES, buildSamples } from './samples';
+import { SAMPLES_DIR } from '../shared/sources/common';
+import { GENERATED_SOURCES, buildSamples } from '../infra/local/samples';
 
 // An operator tool, not run-time code: the recorded fixtures stay where they are published (beside the
 // project, read in place); FIXTURES_DIR points elsewhere. The service itself reads only the samples.
-const FIXTURES = process.env.FIXTURES_DIR ?? fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const FIXTURES = process.env.FIXTURES_DIR ?? fileURLToPath(new URL('../../shared/fixtures/', import.meta.url));
 if (!existsSync(FIXTURES)) {
   console.error(`npm run samples: no fixtures at ${FIXTURES} (set FIXTURES_DIR); the committed samples are unchanged`);
   process.exit(2);
