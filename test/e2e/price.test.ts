@@ -56,6 +56,8 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
         expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-09T15:30:00.000Z');
         const history = await get('/v1/history/CL?limit=5');
         expect(new Set(history.body.observations.map((o: any) => o.next_release_at))).toEqual(new Set(['2026-12-09T15:30:00.000Z']));
+        // FRED follows the Board's H.10, Mondays 16:15 ET: from Thu 3 Dec the next is Mon 7 Dec, 16:15 EST (21:15Z).
+        expect((await get('/v1/fx/EURUSD')).body.next_release_at).toBe('2026-12-07T21:15:00.000Z');
         // Christmas week 2026 (Fri 25 Dec) moves nothing; New Year 2027 (Fri 1 Jan) neither: Wed 30 Dec 10:30 EST
         day = new Date('2026-12-24T12:00:00Z');
         expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-30T15:30:00.000Z');

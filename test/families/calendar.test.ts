@@ -15,6 +15,12 @@ describe('/v1/calendar body (buildCalendar)', () => {
     expect(times).toEqual([...times].sort());
   });
 
+  it('states each release in words and in its time zone, as the publisher schedules it', () => {
+    expect(of('eia-gas-storage')).toMatchObject({ schedule: expect.stringMatching(/^Thursdays 10:30 ET/), time_zone: 'America/New_York' });
+    expect(of('fred').schedule).toMatch(/Mondays 16:15 ET/);
+    expect(of('usgs-mcs').schedule).toMatch(/^annually, late January or early February/);
+  });
+
   it("gives the holiday-shifted dates of the publishers' calendars, marked verified or estimated", () => {
     // WNGSR: Thursday is Thanksgiving -> Wednesday 25, 12:00 EST = 17:00Z, on EIA's schedule page.
     expect(of('eia-gas-storage')).toMatchObject({ next_release_at: '2026-11-25T17:00:00.000Z', estimated: false, shifted_by: 'Thanksgiving Day' });

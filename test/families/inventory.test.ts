@@ -168,6 +168,8 @@ describe('inventory family over HTTP (local runtime, replayed samples)', () => {
       expect(res.status).toBe(200);
       const b = res.body;
       expect(b).toMatchObject({ key: 'crude_ex_spr', series_id: 'PET.WCESTUS1.W', unit: 'Mbbl', source_id: 'eia-petroleum', status: 'ok' });
+      // Working gas is the other report's (the WNGSR): each series names its own.
+      expect((await get('/v1/inventory/eia/ng_storage?view=full')).body).toMatchObject({ key: 'ng_storage', source_id: 'eia-gas-storage' });
       expect(b.latest.value).toBe(428829);
       expect(b.recent).toHaveLength(52); // the last 52 weeks
       expect(b.recent.map((o: any) => o.as_of)).toEqual([...b.recent.map((o: any) => o.as_of)].sort());
