@@ -217,7 +217,7 @@ const MIXED = [
   '/v1/history/CL?limit=100',
   '/v1/inventory/eia',
   '/v1/cot/CL',
-  '/v1/spreads/calendar/CL',
+  '/v1/fundamentals/wasde',
   '/v1/fx/EURUSD',
   '/health',
   '/v1/catalog',
