@@ -151,8 +151,9 @@ let pastReleases: NextReleaseOf | undefined;
 let coldStart: Services | undefined;
 /** Lambda: the services of this container, built on first use from the environment. */
 const servicesFromEnvironment = (): Services => (coldStart ??= createServices(loadConfig()));
+let freeColdStart: Services | undefined;
 /** Lambda: a free function's services ({@link createFreeServices}), built on first use from the environment. */
-const freeServicesFromEnvironment = (): Services => (coldStart ??= createFreeServices(loadConfig()));
+const freeServicesFromEnvironment = (): Services => (freeColdStart ??= createFreeServices(loadConfig()));
 
 export { createServices, createFreeServices, servicesFromEnvironment, freeServicesFromEnvironment, servicesAsKnownAt };
 export type { Services, ServiceOverrides };
