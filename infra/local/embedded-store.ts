@@ -2,11 +2,21 @@
  * The embedded DynamoDB-compatible store (dynalite) and table creation from the shared
  * definitions. Used by `npm start` (on disk, under .data/) and by the tests (in memory).
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  paginateScan,
+  ResourceInUseException,
+  type AttributeValue,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
 import { addTransactWriteItems } from './dynalite-transactions';
-import { createTableInput, OBSERVATIONS_TABLE, CREDITS_TABLE } from '../../shared/store/tables';
+import { createTableInput, OBSERVATIONS_TABLE, CREDITS_TABLE, type TableDef } from '../../shared/store/tables';
 
 interface EmbeddedStore {
   endpoint: string;
@@ -50,7 +60,23 @@ interface TableNames {
   credits: string;
 }
 
-/** Creates both tables if they do not exist yet (idempotent). */
+/**
+ * A table of an older data folder that lacks an index its definition now has: dynalite cannot add an
+ * index to a table, so the items are read, the table made again from its definition, and the items
+ * written back (DynamoDB adds the index itself, through the CDK deploy).
+ */
+const rebuildTable = async (client: DynamoDBClient, def: TableDef, name: string): Promise<void> => {
+  const items: Array<Record<string, AttributeValue>> = [];
+  for await (const page of paginateScan({ client }, { TableName: name })) items.push(...(page.Items ?? []));
+  await client.send(new DeleteTableCommand({ TableName: name }));
+  await client.send(new CreateTableCommand(createTableInput(def, name)));
+  for (let i = 0; i < items.length; i += 25) {
+    let pending: Record<string, WriteRequest[]> | undefined = { [name]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) };
+    while (pending && Object.keys(pending).length) pending = (await client.send(new BatchWriteItemCommand({ RequestItems: pending }))).UnprocessedItems;
+  }
+};
+
+/** Creates both tables if they do not exist yet, and gives an older one the indexes it lacks (idempotent). */
 const ensureTables = async (endpoint: string, names: TableNames): Promise<void> => {
   const client = new DynamoDBClient({
     endpoint,
@@ -67,7 +93,9 @@ const ensureTables = async (endpoint: string, names: TableNames): Promise<void> 
       } catch (err) {
         if (!(err instanceof ResourceInUseException)) throw err;
       }
-      await client.send(new DescribeTableCommand({ TableName: name }));
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+      const has = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+      if ((def.globalIndexes ?? []).some((i) => !has.has(i.name))) await rebuildTable(client, def, name);
     }
   } finally {
     client.destroy();

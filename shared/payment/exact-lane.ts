@@ -3,10 +3,11 @@
  * facilitator before the data leaves.
  *
  * authorize, all before any data is read:
- *   parse -> terms (scheme, network, asset, pay-to, exact amount, window) -> payment id (bound once)
- *   -> [ /verify  ||  signature -> claim (payer, nonce) once ]    (independent: overlapped)
+ *   parse -> terms (scheme, network, asset, pay-to, exact amount, window)
+ *   -> [ /verify  ||  signature -> payment id (bound once) -> claim (payer, nonce) once ]
+ *   (independent: overlapped; with a payment id /verify waits for its binding, so a replay costs none)
  * settle, after a charged answer:
- *   /settle -> settled: one transaction closes the claim and books the sale (and stores the answer
+ *   /settle -> settled: one conditional write closes the claim as its sale (and stores the answer
  *   under its payment id) -> the data with PAYMENT-RESPONSE.
  *
  * The first rule of money: a settlement is failed only when the facilitator refused before sending
@@ -188,6 +189,15 @@ const withVerifySlot = async <T>(payer: string, fn: () => Promise<T>): Promise<T
   }
 };
 
+/**
+ * Gives a just-started fetch the event-loop turns it needs to write its request (undici takes two
+ * on a kept-alive connection, measured), so that the CPU work that follows overlaps the call instead of
+ * delaying its start. On a new connection the overlap is partial, never wrong.
+ */
+const letRequestLeave = async (): Promise<void> => {
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
 type Verdict = Awaited<ReturnType<FacilitatorClient['verify']>> | { thrown: unknown };
 
 const authorize = async (credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome> => {
@@ -234,6 +244,18 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
     paymentId: paymentId.id,
     timeLeftMs: call.timeLeftMs,
   };
+
+  // /verify is the slowest step before the data and depends on nothing of ours: it starts first, and
+  // everything else (the signature, the payment id, the claim) runs while the facilitator works. A
+  // forged signature therefore costs one facilitator call, as does a valid one from a fresh unfunded
+  // key (which anyone can make); it still claims nothing, so it can block no one's proof. A payer
+  // with MAX_VERIFIES_PER_PAYER verifications in flight here is claimed first and then waits for a
+  // slot, so copies and floods cost no facilitator call.
+  const verifyCall = () => deps.facilitator.verify(grant.facilitatorPayload, requirements).catch((thrown: unknown): Verdict => ({ thrown }));
+  const startVerify = () => (slotFree(key.payer) ? withVerifySlot(key.payer, verifyCall) : undefined);
+  // With a payment id, its binding decides first: a replay costs no facilitator call.
+  let early = !expired && paymentId.id === null ? startVerify() : undefined;
+  if (early) await letRequestLeave();
 
   const signature = checkSignature(decoded, expected.asset);
   if (signature) return invalidPayment(call, deps, signature);
@@ -289,20 +311,10 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
     claimedAt: deps.now().toISOString(),
     payload: JSON.stringify(grant.facilitatorPayload),
   };
-  // The claim and /verify are independent: both run at once, /verify's verdict counting only if the
-  // claim is ours (a proof is served once, even when fifty copies arrive on different Lambdas). A payer
-  // with MAX_VERIFIES_PER_PAYER verifications in flight here is claimed first and then waits for a
-  // slot, so copies and floods cost no facilitator call.
-  const overlapped = slotFree(key.payer);
-  const verifyCall = () => deps.facilitator.verify(grant.facilitatorPayload, requirements).catch((thrown: unknown): Verdict => ({ thrown }));
-  const claimCall = () => deps.ledger.claim(newClaim).catch((thrown: unknown) => ({ thrown }) as const);
-  let verdict: Verdict | undefined;
-  let claimed: Awaited<ReturnType<typeof claimCall>>;
-  if (overlapped) {
-    [verdict, claimed] = await withVerifySlot(key.payer, () => Promise.all([verifyCall(), claimCall()]));
-  } else {
-    claimed = await claimCall();
-  }
+  early ??= startVerify();
+  // /verify's verdict counts only if the claim is ours (a proof is served once, even when fifty copies
+  // arrive on different Lambdas).
+  const claimed = await deps.ledger.claim(newClaim).catch((thrown: unknown) => ({ thrown }) as const);
   if ('thrown' in claimed) {
     deps.log.error('payment ledger: claim failed', { requestId: call.requestId, error: message(claimed.thrown) });
     return refused(ledgerUnavailable());
@@ -310,7 +322,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
   // A store retry of our own successful write also reads as a conflict: the claim is ours.
   const ours = !claimed.ok && claimed.existing?.state === 'CLAIMED' && claimed.existing.claimId === call.callId;
   if (!claimed.ok && !ours) return onClaimConflict(claimed.existing, grant, call, deps, binding !== null);
-  verdict ??= await withVerifySlot(key.payer, verifyCall);
+  const verdict = await (early ?? withVerifySlot(key.payer, verifyCall));
 
   const release = (reason: string) => bestEffort(deps, 'release', () => deps.ledger.release(key, call.callId, reason), { requestId: call.requestId });
   if ('thrown' in verdict) {

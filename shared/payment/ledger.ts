@@ -1,19 +1,21 @@
 /**
  * The exact lane's payment ledger in the credit table (shared/store/tables.ts CREDITS_TABLE):
  *
- *   pk X402#<payer>           sk NONCE#<nonce>        one item per EIP-3009 authorization (the claim)
+ *   pk X402#<payer>           sk NONCE#<nonce>        one item per EIP-3009 authorization (the claim);
+ *                                                     once SETTLED it is also the sale, in the sales
+ *                                                     index (gsi2pk X402SALE#<month>#<n>, sales.ts)
  *   pk X402ID#<payer>         sk ID#<payment id>      x402 payment-identifier: the one payload an id
  *                                                     names, and the first answer, for replays
- *   pk X402SALE#<month>#<n>   (shared/payment/sales.ts) one item per settled payment, for finance
  *
  * The paid path writes twice: the claim (before any data is read, overlapped with the
- * facilitator's /verify) and, after /settle, the settlement with its sale in one transaction.
+ * facilitator's /verify) and, after /settle, the settlement: one conditional update that closes the
+ * claim and makes it the sale (with a payment id's answer, a transaction of the two items).
  * A claim is *watched* from the moment it is written (it sits in the sparse index WATCH_INDEX,
  * sharded by a hash of the nonce) until it is SETTLED or the chain proves its authorization unused
  * after `validBefore`: whatever happens to the process, the store or the facilitator between the
  * two writes, the reconciler finds the claim and asks the chain. Claim states:
  *
- *   CLAIMED  -> SETTLED   settled: the sale is booked in the same transaction; delivered = true
+ *   CLAIMED  -> SETTLED   settled: the claim is the sale from then on; delivered = true
  *            -> PENDING   /settle answered without proof either way (timeout, lost answer)
  *            -> FAILED    the facilitator refused before anything was sent
  *            -> RELEASED  no settlement was asked for (handler failed, verify refused, out of time)
@@ -23,11 +25,12 @@
  *
  * RELEASED and FAILED proofs may be claimed again, for the same path only: the authorization was not
  * used, and a proof is bound to the path it was first presented for. A CLAIMED proof is never taken
- * over: its holder may have reached /settle. Items that may expire carry `expires_at` (DynamoDB TTL).
+ * over: its holder may have reached /settle. Claims that close unpaid carry `expires_at` (DynamoDB
+ * TTL); settled ones are sales and stay.
  */
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CREDITS_WATCH_INDEX, TTL_ATTRIBUTE } from '../store/tables';
-import { hashShard, saleItem, salesOfMonth, type SaleRecord } from './sales';
+import { hashShard, saleAttributesOfClaim, saleItem, salesOfMonth, type SaleRecord } from './sales';
 
 type ClaimState = 'CLAIMED' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'UNPAID';
 
@@ -36,7 +39,7 @@ type ClaimState = 'CLAIMED' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'U
  * leaves younger claims to their holder.
  */
 const CLAIM_LIFETIME_MS = 30_000;
-/** How long a closed claim stays readable (support lookups) before DynamoDB's TTL removes it. */
+/** How long a claim closed unpaid stays readable (support lookups) before DynamoDB's TTL removes it. */
 const CLOSED_CLAIM_RETENTION_S = 30 * 24 * 3600;
 /** How long a delivered payment can be fetched again under its payment id. */
 const REPLAY_WINDOW_MS = 60 * 60 * 1000;
@@ -128,8 +131,8 @@ interface PaymentLedger {
   /** CLAIMED (ours) -> FAILED: refused before anything was sent. */
   markFailed(key: ClaimKey, claimId: string, p: { transaction: string; reason: string }): Promise<void>;
   /**
-   * CLAIMED (ours) -> SETTLED and delivered, the sale booked (and the answer stored under its
-   * payment id) in one transaction. Idempotent: a retry after an unacknowledged write reads as
+   * CLAIMED (ours) -> SETTLED and delivered, the claim made its sale, in one write (with the answer
+   * stored under its payment id: one transaction). Idempotent: a retry after an unacknowledged write reads as
    * recorded. A claim the reconciler settled first is taken for delivery instead.
    * @returns recorded (serve the data) or lost (the claim is not ours to deliver)
    */
@@ -326,13 +329,9 @@ class DynamoPaymentLedger implements PaymentLedger {
     }
   }
 
-  /** Settled: the claim closed, the sale booked (and an answer stored), all or nothing. */
-  protected async settleTransaction(k: ClaimKey, m: Move, sale: SaleRecord, answer?: { paymentId: string; answer: StoredAnswer }): Promise<boolean> {
-    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-      { Update: this.update(k, m) },
-      { Put: { TableName: this.table, Item: saleItem(sale) } },
-    ];
-    if (answer) items.push({ Update: this.answerUpdate(k.payer, answer.paymentId, k.nonce, answer.answer) });
+  /** One conditional move and the answer stored under its payment id, all or nothing. */
+  protected async moveWithAnswer(k: ClaimKey, m: Move, answer: { paymentId: string; answer: StoredAnswer }): Promise<boolean> {
+    const items = [{ Update: this.update(k, m) }, { Update: this.answerUpdate(k.payer, answer.paymentId, k.nonce, answer.answer) }];
     try {
       await this.doc.send(new TransactWriteCommand({ TransactItems: items }));
       return true;
@@ -365,17 +364,15 @@ class DynamoPaymentLedger implements PaymentLedger {
   }
 
   async settle(k: ClaimKey, claimId: string, s: { sale: SaleRecord; paymentId?: string; answer?: StoredAnswer }): Promise<SettleWrite> {
-    const closed = {
-      state: 'SETTLED',
-      transaction: s.sale.transaction,
-      settled_at: s.sale.settledAt,
-      delivered: true,
-      [TTL_ATTRIBUTE]: epochS(s.sale.settledAt) + CLOSED_CLAIM_RETENTION_S,
+    // The claim becomes its sale (kept, in the sales index): one item, one write.
+    const closed: Move = {
+      claimId,
+      from: ['CLAIMED'],
+      set: { state: 'SETTLED', delivered: true, ...saleAttributesOfClaim(s.sale) },
+      remove: ['payload', 'gsi1pk', 'gsi1sk', 'reason'],
     };
     const answer = s.paymentId && s.answer ? { paymentId: s.paymentId, answer: s.answer } : undefined;
-    if (await this.settleTransaction(k, { claimId, from: ['CLAIMED'], set: closed, remove: ['payload', 'gsi1pk', 'gsi1sk', 'reason'] }, s.sale, answer)) {
-      return 'recorded';
-    }
+    if (await (answer ? this.moveWithAnswer(k, closed, answer) : this.move(k, closed))) return 'recorded';
     const rec = await this.get(k);
     // Our own earlier attempt landed although its answer was lost.
     if (rec?.state === 'SETTLED' && rec.claimId === claimId && rec.delivered === true) return 'recorded';
@@ -462,17 +459,9 @@ class DynamoReconcileLedger extends DynamoPaymentLedger implements ReconcileLedg
 
   async resolve(k: ClaimKey, observed: Pick<ClaimRecord, 'state' | 'claimId'>, outcome: Resolution): Promise<boolean> {
     const base = { claimId: observed.claimId, from: [observed.state], remove: ['payload', 'gsi1pk', 'gsi1sk'] };
+    // Settled on chain: the claim becomes its sale, undelivered (a retry of the same header gets the data).
+    if (outcome.state === 'SETTLED') return this.move(k, { ...base, set: { state: 'SETTLED', delivered: false, ...saleAttributesOfClaim(outcome.sale) } });
     const expiry = epochS(this.now().toISOString()) + CLOSED_CLAIM_RETENTION_S;
-    if (outcome.state === 'SETTLED') {
-      const set = {
-        state: 'SETTLED',
-        transaction: outcome.sale.transaction,
-        settled_at: outcome.sale.settledAt,
-        delivered: false,
-        [TTL_ATTRIBUTE]: expiry,
-      };
-      return this.settleTransaction(k, { ...base, set }, outcome.sale);
-    }
     const state = outcome.state === 'UNPAID' ? 'UNPAID' : observed.state;
     return this.move(k, { ...base, set: { state, reason: outcome.reason, [TTL_ATTRIBUTE]: expiry } });
   }

@@ -152,7 +152,7 @@ const reconcileClaim = async (rec: ClaimRecord, key: ClaimKey, deps: ReconcileDe
       settledAt: deps.now().toISOString(),
       requestId: rec.claimId,
     };
-    // The claim and its sale in one transaction: finance never sees one without the other.
+    // One write: the claim becomes its sale, so finance never sees one without the other.
     if (!(await deps.ledger.resolve(key, observed, { state: 'SETTLED', sale }))) return;
     report.settled.push({ ...key, transaction });
     deps.log?.info('x402 payment reconciled as settled', { ...key, from: rec.state, transaction });

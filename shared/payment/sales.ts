@@ -5,6 +5,9 @@
  *   pk  X402SALE#<yyyy-mm>#<shard>     shard = first byte of sha256(sale id) % 16
  *   sk  <settled_at ISO>#<sale id>
  *
+ * An exact-lane sale is its settled claim (ledger.ts), with the same keys in the sparse sales index
+ * (gsi2pk, gsi2sk): the settlement writes one item, and finance reads the index beside the table.
+ *
  * A month's sales are 16 partitions, so a busy month never concentrates its writes on one
  * partition; a month is read with one Query per shard. Amounts are USDC atomic units as decimal
  * strings (never floats). `transaction` is the on-chain transaction that moved the money: for the
@@ -12,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { CREDITS_SALES_INDEX } from '../store/tables';
 
 /** How many partitions a month's sales are spread over. */
 const SALE_SHARDS = 16;
@@ -101,13 +105,18 @@ const CORE_ATTRIBUTES = new Set([
   'nonce',
 ]);
 
-/** A sale back from its item. */
-const saleFromItem = (item: Record<string, unknown>): SaleRecord => {
-  const extra = Object.fromEntries(
-    Object.entries(item)
-      .filter(([k]) => !CORE_ATTRIBUTES.has(k))
-      .map(([k, v]) => [k, String(v)]),
-  );
+/**
+ * A sale back from its item.
+ * @param withExtra false for a settled claim read from the sales index: its other attributes are the claim's, not the sale's
+ */
+const saleFromItem = (item: Record<string, unknown>, withExtra = true): SaleRecord => {
+  const extra = withExtra
+    ? Object.fromEntries(
+        Object.entries(item)
+          .filter(([k]) => !CORE_ATTRIBUTES.has(k))
+          .map(([k, v]) => [k, String(v)]),
+      )
+    : {};
   return {
     saleId: String(item.sale_id),
     lane: item.lane as SaleLane,
@@ -126,24 +135,38 @@ const saleFromItem = (item: Record<string, unknown>): SaleRecord => {
   };
 };
 
-/** Finance's read: a calendar month's sales of every lane, one Query per shard, oldest first. */
+/** The attributes that make a settled exact-lane claim its sale: the sale's fields and its keys in the sales index. */
+const saleAttributesOfClaim = (sale: SaleRecord): Record<string, string> => {
+  const { pk, sk, ...fields } = saleItem(sale);
+  const key = saleKey(sale);
+  return { ...fields, gsi2pk: key.pk, gsi2sk: key.sk };
+};
+
 /**
+ * Finance's read: a calendar month's sales of every lane, oldest first: per shard, one Query of the
+ * table (sale items) and one of the sales index (settled exact-lane claims).
  * @param month YYYY-MM (UTC)
  */
 const salesOfMonth = async (doc: DynamoDBDocumentClient, table: string, month: string): Promise<SaleRecord[]> => {
-  const shards = await Promise.all(
-    Array.from({ length: SALE_SHARDS }, async (_, shard) => {
-      const out: SaleRecord[] = [];
-      const pages = paginateQuery(
-        { client: doc },
-        { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': salePk(month, shard) } },
-      );
-      for await (const page of pages) for (const item of page.Items ?? []) out.push(saleFromItem(item));
-      return out;
-    }),
-  );
-  return shards.flat().sort((a, b) => (a.settledAt < b.settledAt ? -1 : a.settledAt > b.settledAt ? 1 : 0));
+  const read = async (shard: number, index: boolean): Promise<SaleRecord[]> => {
+    const out: SaleRecord[] = [];
+    const pages = paginateQuery(
+      { client: doc },
+      index
+        ? {
+            TableName: table,
+            IndexName: CREDITS_SALES_INDEX,
+            KeyConditionExpression: 'gsi2pk = :pk',
+            ExpressionAttributeValues: { ':pk': salePk(month, shard) },
+          }
+        : { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': salePk(month, shard) } },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) out.push(saleFromItem(item, !index));
+    return out;
+  };
+  const shards = await Promise.all(Array.from({ length: SALE_SHARDS }, (_, shard) => Promise.all([read(shard, false), read(shard, true)])));
+  return shards.flat(2).sort((a, b) => (a.settledAt < b.settledAt ? -1 : a.settledAt > b.settledAt ? 1 : 0));
 };
 
-export { SALE_SHARDS, hashShard, saleShard, salePk, saleKey, saleItem, saleFromItem, salesOfMonth };
+export { SALE_SHARDS, hashShard, saleShard, salePk, saleKey, saleItem, saleFromItem, saleAttributesOfClaim, salesOfMonth };
 export type { SaleRecord, SaleKey, SaleLane };

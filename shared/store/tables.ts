@@ -24,7 +24,7 @@ interface IndexDef {
   readonly sortKey: KeyAttr;
 }
 
-/** DynamoDB TTL attribute of the credit table (epoch seconds): claims and payment-id bindings expire; sales and usage do not. */
+/** DynamoDB TTL attribute of the credit table (epoch seconds): unsettled claims and payment-id bindings expire; sales (settled claims included) and usage do not. */
 const TTL_ATTRIBUTE = 'expires_at';
 
 /**
@@ -33,6 +33,13 @@ const TTL_ATTRIBUTE = 'expires_at';
  * attributes are removed (settled, or proven unused on chain).
  */
 const CREDITS_WATCH_INDEX = 'gsi1';
+
+/**
+ * Sparse index of the credit table: x402 exact-lane sales, which are their settled claims
+ * (gsi2pk = X402SALE#<month>#<shard>, gsi2sk = <settled_at>#<sale id>, as a sale item's keys), so a
+ * settlement is one write of one item. Finance reads a month's shards from the table and this index.
+ */
+const CREDITS_SALES_INDEX = 'gsi2';
 
 /**
  * Observations: pk = series key (PRICE#CL, INV#cushing, COT#CL, META#eia-spot …),
@@ -53,7 +60,10 @@ const CREDITS_TABLE: TableDef = Object.freeze<TableDef>({
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   timeToLiveAttribute: TTL_ATTRIBUTE,
-  globalIndexes: [{ name: CREDITS_WATCH_INDEX, partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  globalIndexes: [
+    { name: CREDITS_WATCH_INDEX, partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
+    { name: CREDITS_SALES_INDEX, partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
+  ],
 });
 
 /** CreateTable input for a definition (the local runtime and integration tests use it). */
@@ -81,5 +91,5 @@ const createTableInput = (def: TableDef, tableName: string) => {
   };
 };
 
-export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, TTL_ATTRIBUTE, createTableInput };
+export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, CREDITS_SALES_INDEX, TTL_ATTRIBUTE, createTableInput };
 export type { TableDef, KeyAttr, IndexDef };

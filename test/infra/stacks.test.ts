@@ -206,6 +206,30 @@ describe('CDK app (staging)', () => {
       );
     });
 
+    it('credit table: the watch index (reconciler) and the sales index (finance: settled exact-lane claims), every attribute projected', () => {
+      const table = s.data.node.findChild(CREDITS_TABLE.id);
+      const resource = s.templates.data.toJSON().Resources[logicalId(s.data, table)];
+      const indexes = (resource.Properties.GlobalSecondaryIndexes as any[]).map((i) => ({ name: i.IndexName, keys: i.KeySchema, projection: i.Projection }));
+      expect(indexes).toEqual([
+        {
+          name: 'gsi1',
+          keys: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          projection: { ProjectionType: 'ALL' },
+        },
+        {
+          name: 'gsi2',
+          keys: [
+            { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          projection: { ProjectionType: 'ALL' },
+        },
+      ]);
+    });
+
     it('has exactly the two tables, and retained secrets created without any key in them: one per required source key, Stripe, the facilitator', () => {
       s.templates.data.resourceCountIs('AWS::DynamoDB::Table', 2);
       const secrets = Object.values(s.templates.data.findResources('AWS::SecretsManager::Secret')) as any[];

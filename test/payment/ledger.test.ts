@@ -9,8 +9,10 @@ import { DynamoReconcileLedger, type ClaimKey, type NewClaim } from '../../share
 import { reconcilePendingPayments, type ChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
-import { saleItem } from '../../shared/payment/sales';
-import { newClaim, pendClaim, randomNonce, settleClaim, txHash } from './helpers';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { saleItem, saleKey } from '../../shared/payment/sales';
+import { TTL_ATTRIBUTE } from '../../shared/store/tables';
+import { newClaim, pendClaim, randomNonce, saleOf, settleClaim, txHash } from './helpers';
 
 const PAYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const T0 = new Date('2026-03-31T23:59:30.000Z');
@@ -18,13 +20,15 @@ const T0 = new Date('2026-03-31T23:59:30.000Z');
 describe('DynamoReconcileLedger (embedded store)', () => {
   let stack: LocalStack;
   let ledger: DynamoReconcileLedger;
+  let doc: ReturnType<typeof createDocumentClient>;
   let clock = T0;
   const claimOf = (nonce: string, claimId = 'req-1'): NewClaim => newClaim(PAYER, nonce, clock, claimId);
 
   beforeAll(async () => {
     stack = await startTestStack({}, false);
     const config = stack.config;
-    ledger = new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE, () => clock);
+    doc = createDocumentClient(config);
+    ledger = new DynamoReconcileLedger(doc, config.CREDITS_TABLE, () => clock);
   });
   afterAll(async () => stack?.close());
 
@@ -115,6 +119,42 @@ describe('DynamoReconcileLedger (embedded store)', () => {
     const june = await ledger.salesOfMonth('2026-06');
     expect(june.map((x) => x.nonce)).toEqual(many.map((m) => m.nonce));
     expect(new Set(many.map((m) => saleItem(m).pk)).size).toBeGreaterThan(8);
+  });
+
+  it('settles a payment in one write of one item: the claim becomes its sale, kept for finance and never expiring', async () => {
+    const [paid, found] = [randomNonce(), randomNonce()];
+    for (const n of [paid, found]) await ledger.claim(claimOf(n));
+    const at = new Date('2026-05-20T08:00:00.000Z');
+    const sales = [
+      saleOf({ payer: PAYER, nonce: paid, claimId: 'req-1' }, txHash(), at),
+      saleOf({ payer: PAYER, nonce: found, claimId: 'req-1' }, txHash(), at),
+    ];
+    // What the store is sent: the settlement is one conditional update, not a transaction.
+    const sent: string[] = [];
+    const spy = {
+      send: (cmd: { constructor: { name: string } }) => {
+        sent.push(cmd.constructor.name);
+        return doc.send(cmd as never);
+      },
+    };
+    const spied = new DynamoReconcileLedger(spy as never, stack.config.CREDITS_TABLE, () => clock);
+    expect(await spied.settle({ payer: PAYER, nonce: paid }, 'req-1', { sale: sales[0]! })).toBe('recorded');
+    expect(await spied.resolve({ payer: PAYER, nonce: found }, { state: 'CLAIMED', claimId: 'req-1' }, { state: 'SETTLED', sale: sales[1]! })).toBe(true);
+    expect(sent).toEqual(['UpdateCommand', 'UpdateCommand']);
+    for (const [n, sale, delivered] of [
+      [paid, sales[0]!, true],
+      [found, sales[1]!, false],
+    ] as const) {
+      const item = (await doc.send(new GetCommand({ TableName: stack.config.CREDITS_TABLE, Key: { pk: `X402#${PAYER.toLowerCase()}`, sk: `NONCE#${n}` } })))
+        .Item!;
+      expect(item).toMatchObject({ state: 'SETTLED', delivered, gsi2pk: saleKey(sale).pk, gsi2sk: saleKey(sale).sk });
+      expect(item[TTL_ATTRIBUTE]).toBeUndefined();
+      expect(item.gsi1pk).toBeUndefined();
+    }
+    // Finance reads both back with the sale's fields, and nothing else of the claim.
+    const may = (await ledger.salesOfMonth('2026-05')).filter((s) => s.nonce === paid || s.nonce === found);
+    expect(may).toEqual(expect.arrayContaining(sales.map((s) => ({ ...s, payer: s.payer.toLowerCase() }))));
+    expect(may).toHaveLength(2);
   });
 
   describe('reconcilePendingPayments', () => {
