@@ -475,7 +475,7 @@ const main = async () => {
   // A paid call with the official client, `npm start` (X402_LOCAL_CHAIN=1) vs the reference
   // @x402/express middleware charging the same price through the same local facilitator and chain,
   // serving the same bytes; interleaved, the order alternating each round. Our work on top of the
-  // reference: the claim (overlapped with /verify) and the settlement's one transaction.
+  // reference: the signature check, the claim (both beside /verify) and the settlement's one write.
   {
     const ours = await startServerProcess({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_LOCAL_CHAIN_PORT: '0' });
     const facilitatorUrl = /x402 local facilitator at (\S+?);/.exec(ours.output)?.[1];
