@@ -12,6 +12,8 @@ import {
   ResourceInUseException,
   type AttributeValue,
   type WriteRequest,
+  waitUntilTableExists,
+  waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
@@ -68,8 +70,12 @@ interface TableNames {
 const rebuildTable = async (client: DynamoDBClient, def: TableDef, name: string): Promise<void> => {
   const items: Array<Record<string, AttributeValue>> = [];
   for await (const page of paginateScan({ client }, { TableName: name })) items.push(...(page.Items ?? []));
+  // Dynalite deletes and creates a table in steps of its own (DELETING, CREATING): wait for each.
+  const waiting = { client, minDelay: 1, maxWaitTime: 60 };
   await client.send(new DeleteTableCommand({ TableName: name }));
+  await waitUntilTableNotExists(waiting, { TableName: name });
   await client.send(new CreateTableCommand(createTableInput(def, name)));
+  await waitUntilTableExists(waiting, { TableName: name });
   for (let i = 0; i < items.length; i += 25) {
     let pending: Record<string, WriteRequest[]> | undefined = { [name]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) };
     while (pending && Object.keys(pending).length) pending = (await client.send(new BatchWriteItemCommand({ RequestItems: pending }))).UnprocessedItems;
