@@ -68,9 +68,8 @@ const saleKey = (sale: Pick<SaleRecord, 'saleId' | 'settledAt'>): SaleKey => ({
   sk: `${sale.settledAt}#${sale.saleId}`,
 });
 
-/** The credit-table item of a sale (attribute names as finance queries them). */
-const saleItem = (sale: SaleRecord): Record<string, string> => ({
-  ...saleKey(sale),
+/** A sale's attributes, without keys (names as finance queries them). */
+const saleFields = (sale: SaleRecord): Record<string, string> => ({
   ...sale.extra,
   sale_id: sale.saleId,
   lane: sale.lane,
@@ -86,6 +85,9 @@ const saleItem = (sale: SaleRecord): Record<string, string> => ({
   request_id: sale.requestId,
   ...(sale.nonce !== undefined ? { nonce: sale.nonce.toLowerCase() } : {}),
 });
+
+/** The credit-table item of a sale. */
+const saleItem = (sale: SaleRecord): Record<string, string> => ({ ...saleKey(sale), ...saleFields(sale) });
 
 const CORE_ATTRIBUTES = new Set([
   'pk',
@@ -137,9 +139,8 @@ const saleFromItem = (item: Record<string, unknown>, withExtra = true): SaleReco
 
 /** The attributes that make a settled exact-lane claim its sale: the sale's fields and its keys in the sales index. */
 const saleAttributesOfClaim = (sale: SaleRecord): Record<string, string> => {
-  const { pk, sk, ...fields } = saleItem(sale);
   const key = saleKey(sale);
-  return { ...fields, gsi2pk: key.pk, gsi2sk: key.sk };
+  return { ...saleFields(sale), gsi2pk: key.pk, gsi2sk: key.sk };
 };
 
 /**
