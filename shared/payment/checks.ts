@@ -1,15 +1,17 @@
 /**
  * Local checks of a decoded payment against what the route costs, done before the nonce is
- * claimed and before the facilitator is asked: scheme, network, asset, pay-to, exact amount,
- * validity window and the EIP-712 signature. They are pure (a clock is passed in) and cheap, so
- * a bad or foreign payment never costs a facilitator round trip or a store write.
+ * claimed: scheme, network, asset, pay-to, exact amount, validity window and the form of the
+ * signature. They are pure (a clock is passed in) and cheap, so a foreign or malformed payment never
+ * costs a facilitator round trip or a store write. Who signed is the facilitator's /verify to say
+ * (as in x402's reference server); `checkSignature` recovers the signer here for the answers that
+ * are given without asking it (exact-lane.ts: data owed to an earlier payment).
  */
 import { AUTHORIZATION_TYPES } from './evm/constants';
 import type { Address } from 'viem';
 import { getAddress, isAddressEqual } from './evm/address';
 import type { UsdcAsset } from './assets';
 import type { DecodedPayment, PaymentRefusal } from './payload';
-import { recoverTypedDataSigner } from './signer';
+import { ecdsaSignatureOf, recoverTypedDataSigner } from './signer';
 
 /** What the route's payment must be. */
 interface ExpectedPayment {
@@ -142,22 +144,35 @@ const checkTerms = (p: DecodedPayment, expected: ExpectedPayment, nowS: bigint):
 };
 
 /**
- * Checks the EIP-712 signature (an ECDSA recovery, about 3 ms): made by authorization.from over these
- * terms for this token. Longer signatures belong to deployed smart wallets (ERC-1271); only the
- * chain can check them, which the facilitator's verify does.
+ * Checks the signature's form without recovering its signer (microseconds): hex, not ERC-6492
+ * wrapped, and a 65-byte ECDSA signature with a valid `v` and a low `s`. Longer signatures belong
+ * to deployed smart wallets (ERC-1271); only the chain can check them, which the facilitator's
+ * verify does.
  */
-const checkSignature = (p: DecodedPayment, asset: UsdcAsset): PaymentRefusal | null => {
+const checkSignatureForm = (p: DecodedPayment): PaymentRefusal | null => {
   if (!/^0x(?:[0-9a-fA-F]{2})+$/.test(p.signature) || p.signature.toLowerCase().endsWith(ERC6492_MAGIC)) {
     return refuse('invalid_signature', 'the signature is not a verifiable EIP-712 or ERC-1271 signature (ERC-6492 wrapped signatures are not accepted)');
   }
   if (p.signature.length === ECDSA_SIGNATURE_HEX_LENGTH) {
-    const recovered = recoverTypedDataSigner(typedDataOf(p, asset), p.signature);
-    if ('problem' in recovered && recovered.problem === 'high_s') {
+    const ecdsa = ecdsaSignatureOf(p.signature);
+    if ('problem' in ecdsa && ecdsa.problem === 'high_s') {
       return refuse('invalid_signature', "the signature's s is in the upper half of the curve order; USDC accepts only low-s signatures (re-sign)");
     }
-    if (!('signer' in recovered) || !isSameAddress(recovered.signer, p.authorization.from)) {
-      return refuse('invalid_signature', 'the EIP-712 signature was not made by authorization.from for this token, amount and window');
-    }
+    if ('problem' in ecdsa) return refuse('invalid_signature', 'the signature is not a 65-byte ECDSA signature with v of 27 or 28');
+  }
+  return null;
+};
+
+/**
+ * Checks the EIP-712 signature itself (its form, then one ECDSA recovery, about 2 ms): made by
+ * authorization.from over these terms for this token. ERC-1271 signatures are left to the facilitator.
+ */
+const checkSignature = (p: DecodedPayment, asset: UsdcAsset): PaymentRefusal | null => {
+  const form = checkSignatureForm(p);
+  if (form || p.signature.length !== ECDSA_SIGNATURE_HEX_LENGTH) return form;
+  const recovered = recoverTypedDataSigner(typedDataOf(p, asset), p.signature);
+  if (!('signer' in recovered) || !isSameAddress(recovered.signer, p.authorization.from)) {
+    return refuse('invalid_signature', 'the EIP-712 signature was not made by authorization.from for this token, amount and window');
   }
   return null;
 };
@@ -179,5 +194,5 @@ const isSameAddress = (a: string, b: string): boolean => {
 
 const safeBigInt = (s: string): bigint | null => (/^\d{1,78}$/.test(s) ? BigInt(s) : null);
 
-export { checkPayment, checkSignature, checkTerms, MIN_REMAINING_VALIDITY_S };
+export { checkPayment, checkSignature, checkSignatureForm, checkTerms, MIN_REMAINING_VALIDITY_S };
 export type { ExpectedPayment };

@@ -3,9 +3,11 @@
  * facilitator before the data leaves.
  *
  * authorize, all before any data is read:
- *   parse -> terms (scheme, network, asset, pay-to, exact amount, window)
- *   -> [ /verify  ||  signature -> payment id (bound once) -> claim (payer, nonce) once ]
+ *   parse -> terms (scheme, network, asset, pay-to, exact amount, window, signature form)
+ *   -> [ /verify  ||  payment id (bound once) -> claim (payer, nonce) once ]
  *   (independent: overlapped; with a payment id /verify waits for its binding, so a replay costs none)
+ *   /verify says who signed, as in x402's reference server; data owed to an earlier payment (no
+ *   /verify) leaves only after the signer is recovered here.
  * settle, after a charged answer:
  *   /settle -> settled: one conditional write closes the claim as its sale (and stores the answer
  *   under its payment id) -> the data with PAYMENT-RESPONSE.
@@ -27,7 +29,7 @@ import type { RouteDef } from '../routes/table';
 import { usdcFor } from './assets';
 import { paymentOption, requirementsOf, type PaymentOption } from './challenge';
 import { paymentRequiredFor } from './payment-required';
-import { checkSignature, checkTerms, type ExpectedPayment } from './checks';
+import { checkSignature, checkSignatureForm, checkTerms, type ExpectedPayment } from './checks';
 import { FacilitatorUnavailableError, PaymentIdConflictError, PaymentInProgressError, SettlementPendingError } from './errors';
 import { classifyFacilitatorError, isSettledBeforeSending, isSettlementPending, reasonFromFacilitator, type FacilitatorClient } from './facilitator';
 import type { AnswerToStore, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, Refusal, Settlement, SettleOutcome } from './lane';
@@ -91,6 +93,8 @@ const facilitatorPayloadOf = (p: DecodedPayment, requirements: PaymentRequiremen
   payload: { signature: p.signature, authorization: p.wireAuthorization },
   ...(p.envelope.x402Version === 2 && p.envelope.extensions ? { extensions: p.envelope.extensions } : {}),
 });
+
+const withoutExtensions = ({ extensions: _extensions, ...payload }: PaymentPayload): PaymentPayload => payload;
 
 /** Identifies a payment payload for the payment-id binding: the signature over the authorization. */
 const payloadDigest = (p: DecodedPayment): string =>
@@ -246,19 +250,23 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
   };
 
   // /verify is the slowest step before the data and depends on nothing of ours: it starts first, and
-  // everything else (the signature, the payment id, the claim) runs while the facilitator works. A
-  // forged signature therefore costs one facilitator call, as does a valid one from a fresh unfunded
-  // key (which anyone can make); it still claims nothing, so it can block no one's proof. A payer
-  // with MAX_VERIFIES_PER_PAYER verifications in flight here is claimed first and then waits for a
-  // slot, so copies and floods cost no facilitator call.
+  // the payment id and the claim are written while the facilitator works. /verify also says who
+  // signed: recovering the signer here as well (about 2 ms of CPU) would only repeat it, and it
+  // cost the paid call 4-7 ms where the facilitator shares the machine. A forged signature therefore
+  // costs what a valid one from a fresh unfunded key (which anyone can make) costs: one facilitator
+  // call and a claim that /verify's refusal releases. Holding a stranger's nonce that long needs
+  // the nonce, that is, the buyer's own header, which could be spent outright. A payer with
+  // MAX_VERIFIES_PER_PAYER verifications in flight here is claimed first and then waits for a slot,
+  // so copies and floods cost no facilitator call.
   const verifyCall = () => deps.facilitator.verify(grant.facilitatorPayload, requirements).catch((thrown: unknown): Verdict => ({ thrown }));
   const startVerify = () => (slotFree(key.payer) ? withVerifySlot(key.payer, verifyCall) : undefined);
   // With a payment id, its binding decides first: a replay costs no facilitator call.
   let early = !expired && paymentId.id === null ? startVerify() : undefined;
   if (early) await letRequestLeave();
 
-  const signature = checkSignature(decoded, expected.asset);
-  if (signature) return invalidPayment(call, deps, signature);
+  const form = checkSignatureForm(decoded);
+  if (form) return invalidPayment(call, deps, form);
+  const signedByPayer = () => checkSignature(decoded, expected.asset);
 
   // A payment id binds to one payload and one path, once: the same id again is a retry of that
   // payment (its first answer again, no second charge); with anything else it is a conflict.
@@ -295,7 +303,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
       return refused(ledgerUnavailable());
     }
     const owed = existing?.state === 'PENDING' || existing?.state === 'CLAIMED' || (existing?.state === 'SETTLED' && existing.delivered === false);
-    return owed ? onClaimConflict(existing, grant, call, deps, binding !== null) : invalidPayment(call, deps, terms!);
+    return owed ? onClaimConflict(existing, grant, call, deps, binding !== null, signedByPayer) : invalidPayment(call, deps, terms!);
   }
 
   const newClaim = {
@@ -309,7 +317,9 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
     amount: option.amount,
     validBefore: Number(decoded.authorization.validBefore),
     claimedAt: deps.now().toISOString(),
-    payload: JSON.stringify(grant.facilitatorPayload),
+    // What the reconciler sends to /settle again, if it must. Without the payload's extensions (the
+    // bazaar's schemas are two thirds of it): a claim is written twice, and DynamoDB bills by item size.
+    payload: JSON.stringify(withoutExtensions(grant.facilitatorPayload)),
   };
   early ??= startVerify();
   // /verify's verdict counts only if the claim is ours (a proof is served once, even when fifty copies
@@ -321,7 +331,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
   }
   // A store retry of our own successful write also reads as a conflict: the claim is ours.
   const ours = !claimed.ok && claimed.existing?.state === 'CLAIMED' && claimed.existing.claimId === call.callId;
-  if (!claimed.ok && !ours) return onClaimConflict(claimed.existing, grant, call, deps, binding !== null);
+  if (!claimed.ok && !ours) return onClaimConflict(claimed.existing, grant, call, deps, binding !== null, signedByPayer);
   const verdict = await (early ?? withVerifySlot(key.payer, verifyCall));
 
   const release = (reason: string) => bestEffort(deps, 'release', () => deps.ledger.release(key, call.callId, reason), { requestId: call.requestId });
@@ -364,6 +374,7 @@ const onClaimConflict = async (
   call: PaidCall,
   deps: PaymentDeps,
   idempotentRetry: boolean,
+  signature: () => PaymentRefusal | null,
 ): Promise<ChargeOutcome> => {
   if (existing && existing.path !== grant.path) {
     // Bound to what it was first presented for, whatever the payload names (v1 payloads name nothing).
@@ -373,6 +384,9 @@ const onClaimConflict = async (
     });
   }
   if (existing?.state === 'SETTLED' && existing.delivered === false) {
+    // These data leave without a /verify: a payload that merely names the payer and nonce takes nothing.
+    const forged = signature();
+    if (forged) return invalidPayment(call, deps, forged);
     let taken: boolean;
     try {
       taken = await deps.ledger.takeDelivery(grant.key, call.callId);

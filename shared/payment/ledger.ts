@@ -247,6 +247,21 @@ class DynamoPaymentLedger implements PaymentLedger {
       gsi1pk: watchPk(rec),
       gsi1sk: `${at}#${rec.payer.toLowerCase()}#${rec.nonce.toLowerCase()}`,
     };
+    // One conditional write decides who holds a proof. A proof seen for the first time (nearly every
+    // call) is a put of a new item: the cheapest write there is, beside /verify.
+    try {
+      await this.doc.send(
+        new PutCommand({ TableName: this.table, Item: { ...this.key(rec), ...fields, attempts: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+      return { ok: true };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    return this.reclaim(rec, fields);
+  }
+
+  /** A proof seen before: claimed again only if unused (released, or refused before anything was sent), and only for the path it is bound to. */
+  private async reclaim(rec: NewClaim, fields: Record<string, unknown>): Promise<ClaimResult> {
     const cleared = ['reason', 'transaction', 'delivered', 'settled_at', TTL_ATTRIBUTE];
     const names: Record<string, string> = { '#attempts': 'attempts' };
     const values: Record<string, unknown> = { ':released': 'RELEASED', ':failed': 'FAILED', ':one': 1 };
@@ -260,8 +275,7 @@ class DynamoPaymentLedger implements PaymentLedger {
         new UpdateCommand({
           TableName: this.table,
           Key: this.key(rec),
-          // One conditional write decides who holds a proof. Only an unused proof (released, or
-          // refused before anything was sent) is claimed again, and only for the path it is bound to.
+          // (or gone since the put was refused: expired items are deleted)
           ConditionExpression: 'attribute_not_exists(pk) OR (#state IN (:released, :failed) AND #path = :path)',
           UpdateExpression: `SET ${Object.keys(fields)
             .map((f) => `#${f} = :${f}`)

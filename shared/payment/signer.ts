@@ -17,11 +17,13 @@ const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a
 type SignatureProblem = 'malformed' | 'high_s' | 'unrecoverable';
 
 /**
- * The address that signed `typedData`, or why none did. A high-s signature is refused as USDC's
- * own ECRecover refuses it (FiatToken v2.2), so it could never settle.
+ * Whether a 65-byte ECDSA signature could be USDC's at all, without any curve arithmetic
+ * (microseconds): 65 bytes, a `v` of 0/1/27/28, and a low `s`, as USDC's own ECRecover requires
+ * (FiatToken v2.2), so a high-s twin could never settle.
  * @param signature 0x + 65 bytes: r, s, v
+ * @returns the bytes with the recovery bit, or why the signature can have no signer
  */
-const recoverTypedDataSigner = (typedData: TypedData, signature: Hex): { signer: Address } | { problem: SignatureProblem } => {
+const ecdsaSignatureOf = (signature: Hex): { bytes: Uint8Array; recovery: 0 | 1 } | { problem: SignatureProblem } => {
   if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(signature)) return { problem: 'malformed' };
   const bytes = Uint8Array.from(Buffer.from(signature.slice(2), 'hex'));
   const v = bytes[64];
@@ -29,9 +31,19 @@ const recoverTypedDataSigner = (typedData: TypedData, signature: Hex): { signer:
   const recovery = v >= 27 ? v - 27 : v;
   if (recovery !== 0 && recovery !== 1) return { problem: 'malformed' };
   if (BigInt(`0x${Buffer.from(bytes.subarray(32, 64)).toString('hex')}`) > HALF_N) return { problem: 'high_s' };
+  return { bytes, recovery };
+};
+
+/**
+ * The address that signed `typedData`, or why none did (about 2 ms: one ECDSA recovery).
+ * @param signature 0x + 65 bytes: r, s, v
+ */
+const recoverTypedDataSigner = (typedData: TypedData, signature: Hex): { signer: Address } | { problem: SignatureProblem } => {
+  const ecdsa = ecdsaSignatureOf(signature);
+  if ('problem' in ecdsa) return ecdsa;
   const recovered = new Uint8Array(65);
-  recovered[0] = recovery;
-  recovered.set(bytes.subarray(0, 64), 1);
+  recovered[0] = ecdsa.recovery;
+  recovered.set(ecdsa.bytes.subarray(0, 64), 1);
   try {
     const key = recoverPublicKey(recovered, Buffer.from(hashTypedData(typedData).slice(2), 'hex'), { prehash: false });
     // The address is the last 20 bytes of keccak256 over the uncompressed key without its 0x04 prefix.
@@ -42,5 +54,5 @@ const recoverTypedDataSigner = (typedData: TypedData, signature: Hex): { signer:
   }
 };
 
-export { recoverTypedDataSigner };
+export { ecdsaSignatureOf, recoverTypedDataSigner };
 export type { SignatureProblem };

@@ -10,8 +10,9 @@
  *                minified, AWS SDK external): size, and import time in a fresh Node process
  *   tails        p99 of /v1/snapshot/all and /v1/decision/all vs /v1/price/CL at 10 concurrent, and
  *                the handler time of a warm /v1/snapshot/all
- *   x402 verify  latency our own work adds to a verify-only paid call (decode, EIP-712 recovery,
- *                nonce claim and release) with a zero-latency facilitator stub
+ *   x402 verify  latency our own work adds to a verify-only paid call (decode, terms, signature form,
+ *                nonce claim and release; the signer is the facilitator's verdict) with a zero-latency
+ *                facilitator stub, against the floor the issue set (one EIP-712 recovery + one put)
  *   402 peer     402 challenges per second vs the official @x402/express middleware on express
  *                answering the same challenge (same client, same concurrency)
  *   ingestion    observations parsed and upserted per second for a 10,000-row history vs a bare

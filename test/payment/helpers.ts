@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authorizationTypes } from '@x402/evm';
-import { getAddress, type Address, type Hex, type LocalAccount } from 'viem';
+import { getAddress, verifyTypedData, type Address, type Hex, type LocalAccount } from 'viem';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
 import type { ClaimKey, NewClaim, PaymentLedger, ReconcileLedger, SaleRecord } from '../../shared/payment/ledger';
 import { expect } from 'vitest';
@@ -173,8 +173,31 @@ const newClaim = (payer: string, nonce: string, claimedAt: Date, claimId = 'req-
   payload,
 });
 
-/** Default behaviour of a healthy facilitator: valid, and settled with a fresh transaction hash. */
-const okVerify: FacilitatorHandler = async (b) => ({ body: { isValid: true, payer: b.paymentPayload.payload.authorization.from } });
+/**
+ * Default behaviour of a healthy facilitator: it checks the EIP-712 signature against
+ * authorization.from as x402's exact EVM facilitator does (viem's verifyTypedData, same reason
+ * string), finds everything else valid, and settles with a fresh transaction hash.
+ */
+const okVerify: FacilitatorHandler = async (b) => {
+  const { authorization, signature } = b.paymentPayload.payload;
+  const r = b.paymentRequirements;
+  const signed = await verifyTypedData({
+    address: authorization.from,
+    domain: { name: r.extra?.name, version: r.extra?.version, chainId: Number(String(r.network).split(':')[1]), verifyingContract: r.asset },
+    types: authorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+    },
+    signature,
+  }).catch(() => false);
+  return {
+    body: signed ? { isValid: true, payer: authorization.from } : { isValid: false, invalidReason: 'invalid_exact_evm_signature', payer: authorization.from },
+  };
+};
 const okSettle: FacilitatorHandler = async (b) => ({
   body: { success: true, transaction: txHash(), network: b.paymentRequirements.network, payer: b.paymentPayload.payload.authorization.from },
 });

@@ -244,6 +244,18 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       });
     });
 
+    it('the facilitator gets the extensions; the claim keeps what a second /settle needs, without them (billed by size)', async () => {
+      fake.settle = async () => 'hang'; // pending: the claim keeps its payload for the reconciler
+      const sent = await namedPayment(generatePaymentId());
+      expectError(await get('/v1/price/CL', { 'payment-signature': sent.header }), 504, 'SETTLEMENT_PENDING');
+      expect((fake.calls.verify[0] as { paymentPayload: { extensions?: unknown } }).paymentPayload.extensions).toBeDefined();
+      const claim = await claimOf(sent.signed);
+      expect(claim).toMatchObject({ state: 'PENDING' });
+      const kept = JSON.parse(claim!.payload!) as Record<string, unknown>;
+      expect(kept).not.toHaveProperty('extensions');
+      expect(kept).toMatchObject({ x402Version: 2, accepted: { amount: '10000' }, payload: { signature: sent.signed.signature } });
+    });
+
     it('the same id and payload again: the answer again with the same PAYMENT-RESPONSE, settled once', async () => {
       const id = generatePaymentId();
       const sent = await namedPayment(id);
@@ -347,25 +359,28 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       ['a value below the price', async () => (await payment({}, 'v2', '9999')).header, 'amount_below_price'],
       ['an expired window', async () => (await payment({ validBefore: nowS() - 10n })).header, 'authorization_expired'],
       ['a not-yet-valid window', async () => (await payment({ validAfter: nowS() + 300n })).header, 'authorization_not_yet_valid'],
-      [
-        'a bad signature',
-        async () => {
-          const sent = await payment();
-          return b64(v2Payload({ ...sent.signed, signature: `0x${'22'.repeat(65)}` }, acceptedFor(payTo)));
-        },
-        'invalid_signature',
-      ],
-      ['a signature by another key', async () => (await payment({ signer: privateKeyToAccount(generatePrivateKey()) })).header, 'invalid_signature'],
     ])('%s', async (_n, build, reason) => {
       const header = await build();
       await expectRefused(await get('/v1/price/CL', { 'payment-signature': header }), reason);
-      if (reason === 'invalid_signature') {
-        // Checked while /verify runs (it may have been asked), and before the claim: a forged proof
-        // holds no one's nonce.
-        expect(await claimOf((unb64(header) as { payload: { authorization: { from: string; nonce: string } } }).payload)).toBeNull();
-      } else {
-        expect(fake.calls.verify).toHaveLength(0); // the terms are refused locally, before any facilitator call
-      }
+      expect(fake.calls.verify).toHaveLength(0); // the terms are refused locally, before any facilitator call
+    });
+
+    it('a signature that cannot be ECDSA at all (v = 34) is refused here: no claim, nothing settled', async () => {
+      const sent = await payment();
+      const header = b64(v2Payload({ ...sent.signed, signature: `0x${'22'.repeat(65)}` }, acceptedFor(payTo)));
+      await expectRefused(await get('/v1/price/CL', { 'payment-signature': header }), 'invalid_signature');
+      expect(await claimOf(sent.signed)).toBeNull();
+      expect(fake.calls.settle).toHaveLength(0);
+    });
+
+    it("a signature by another key is /verify's to refuse: invalid_signature, its claim released, nothing settled", async () => {
+      const sent = await payment({ signer: privateKeyToAccount(generatePrivateKey()) });
+      const res = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      await expectRefused(res, 'invalid_signature');
+      expect(res.body.error.details.facilitator_reason).toBe('invalid_exact_evm_signature');
+      expect(fake.calls.verify).toHaveLength(1);
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'RELEASED' });
+      expect(fake.calls.settle).toHaveLength(0);
     });
 
     it('a payer without funds (the facilitator refuses at verify)', async () => {
@@ -398,6 +413,30 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       expect(unb64(retry.headers.get('payment-response'))).toMatchObject({ success: true, transaction: '0xfeed' });
       expect(fake.calls.settle).toHaveLength(0); // delivered, not charged again
       await expectRefused(await get('/v1/price/CL', { 'payment-signature': sent.header }), 'authorization_expired');
+    });
+
+    it('data owed to a payment (settled, undelivered) goes only to a payload its payer signed: a forgery naming the nonce takes nothing', async () => {
+      const sent = await payment();
+      const key = { payer: sent.signed.authorization.from.toLowerCase(), nonce: sent.signed.authorization.nonce.toLowerCase() };
+      await ledger.claim({ ...newClaim(key.payer, key.nonce, new Date(), 'earlier-request'), payTo, amount: '10000' });
+      await settleClaim(ledger, key, 'earlier-request', '0xfeed', new Date(), false);
+      // The same authorization (payer, nonce, terms), signed by someone else: no /verify runs before
+      // owed data leaves, so the service recovers the signer itself.
+      const forger = privateKeyToAccount(generatePrivateKey());
+      const forged = await signAuthorization(forger, {
+        payTo,
+        nonce: sent.signed.authorization.nonce,
+        validBefore: BigInt(sent.signed.authorization.validBefore),
+        from: sent.signed.authorization.from,
+      });
+      fake.reset();
+      const stolen = await get('/v1/price/CL', { 'payment-signature': b64(v2Payload(forged, acceptedFor(payTo))) });
+      await expectRefused(stolen, 'invalid_signature');
+      expect(await claimOf(sent.signed)).toMatchObject({ state: 'SETTLED', delivered: false });
+      const owner = await get('/v1/price/CL', { 'payment-signature': sent.header });
+      expect(owner.status).toBe(200);
+      expect(unb64(owner.headers.get('payment-response'))).toMatchObject({ success: true, transaction: '0xfeed' });
+      expect(fake.calls.settle).toHaveLength(0);
     });
 
     it('a sequential replay of a settled payment', async () => {
