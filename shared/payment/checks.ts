@@ -158,7 +158,7 @@ const checkSignatureForm = (p: DecodedPayment): PaymentRefusal | null => {
     if ('problem' in ecdsa && ecdsa.problem === 'high_s') {
       return refuse('invalid_signature', "the signature's s is in the upper half of the curve order; USDC accepts only low-s signatures (re-sign)");
     }
-    if ('problem' in ecdsa) return refuse('invalid_signature', 'the signature is not a 65-byte ECDSA signature with v of 27 or 28');
+    if ('problem' in ecdsa) return refuse('invalid_signature', 'the signature is not a 65-byte ECDSA signature with a v of 27 or 28 (or 0 or 1)');
   }
   return null;
 };
