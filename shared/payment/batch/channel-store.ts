@@ -28,6 +28,17 @@ interface StoredChannel extends Channel {
    * after a lost acknowledgement recognises its own write (and another request's as not its own).
    */
   committedBy?: string;
+  /** The settlement job's last failed claim of this channel: why, how often in a row, and when it tries again. */
+  claimFailure?: ClaimFailure;
+}
+
+/** A channel whose claim failed: recorded on it, retried with backoff, the other channels claimed meanwhile. */
+interface ClaimFailure {
+  reason: string;
+  attempts: number;
+  /** Epoch ms of the last failure, and of the earliest next try. */
+  at: number;
+  retryAt: number;
 }
 
 /** A batch-lane sale: which channel paid it and the channel's charged amount after the call. */
@@ -120,4 +131,4 @@ const openSaleOf = (sale: BatchSale, key: SaleKey): OpenSale => ({
 });
 
 export { isPendingLive, isClosing, normalizeChannelId, openSaleOf };
-export type { BatchChannelStore, StoredChannel, BatchSale, ChannelChange, DeliveredAnswer, OpenSale, ChannelLaneStore };
+export type { BatchChannelStore, ClaimFailure, StoredChannel, BatchSale, ChannelChange, DeliveredAnswer, OpenSale, ChannelLaneStore };

@@ -8,14 +8,14 @@
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import { BATCH_SETTLEMENT_ADDRESS } from '@x402/evm';
-import { createWalletClient, http, type Address } from 'viem';
+import { createWalletClient, getAddress, http, type Address } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalPaymentNetwork, type LocalPaymentNetwork } from '../../../infra/local/chain';
 import { localBaseSepolia } from '../../../infra/local/chain/chain';
 import { ensureTables } from '../../../infra/local/embedded-store';
 import type { BatchChannelStore, StoredChannel } from '../../../shared/payment/batch/channel-store';
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
-import { viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
+import { type EscrowReader, viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
 import { BATCH_REASON, type BatchPaymentOption } from '../../../shared/payment/batch/lane';
 import { batchSettlementDeps, createChannelManager, runBatchSettlement } from '../../../shared/payment/batch/settle-job';
 import type { SaleRecord } from '../../../shared/payment/sales';
@@ -42,6 +42,11 @@ let net: LocalPaymentNetwork;
 let embedded: TestStore;
 beforeAll(async () => {
   [net, embedded] = await Promise.all([startLocalPaymentNetwork(), startTestStore({ STORE_TIMEOUT_MS: '20000' })]);
+  net.facilitator.facilitator.onBeforeSettle(async ({ paymentPayload }) => {
+    const p = paymentPayload.payload as { type?: string; claims?: Array<{ voucher: { channel: { payer: string } } }> };
+    if (p.type === 'claim' && p.claims?.some((c) => poisoned.has(c.voucher.channel.payer.toLowerCase())))
+      return { abort: true as const, reason: 'claim refused (test: a poisoned channel)' };
+  });
 });
 afterAll(async () => {
   await net?.close();
@@ -62,12 +67,27 @@ beforeEach(async () => {
 const jobClock = { offsetMs: 0, now: () => new Date(Date.now() + jobClock.offsetMs) };
 
 /** One pass as the Lambda runs it (batchSettlementDeps), over the test's store and a clock the test can move. */
-const run = async (s: BatchChannelStore = store, opts: { idleRefundSeconds?: number } = {}) => {
+const run = async (s: BatchChannelStore = store, opts: { idleRefundSeconds?: number; payTo?: Address; escrow?: EscrowReader } = {}) => {
   const facilitator = laneOn(net, s).facilitator as never;
-  const config = { X402_NETWORK: net.chain.network, X402_PAY_TO: net.payTo, X402_RPC_URL: net.chain.rpcUrl, CREDITS_TABLE: 'unused' };
-  const deps = batchSettlementDeps({ config, doc: embedded.doc, facilitator, now: jobClock.now, escrow: viemEscrowReader(net.chain.publicClient) });
-  return runBatchSettlement({ ...deps, store: s, manager: createChannelManager(s, facilitator, config), ...opts });
+  const config = { X402_NETWORK: net.chain.network, X402_PAY_TO: opts.payTo ?? net.payTo, X402_RPC_URL: net.chain.rpcUrl, CREDITS_TABLE: 'unused' };
+  const deps = batchSettlementDeps({
+    config,
+    doc: embedded.doc,
+    facilitator,
+    now: jobClock.now,
+    escrow: opts.escrow ?? viemEscrowReader(net.chain.publicClient),
+  });
+  return runBatchSettlement({
+    ...deps,
+    store: s,
+    manager: createChannelManager(s, facilitator, config),
+    managerFor: (receiver) => createChannelManager(s, facilitator, { ...config, X402_PAY_TO: receiver }),
+    ...(opts.idleRefundSeconds !== undefined ? { idleRefundSeconds: opts.idleRefundSeconds } : {}),
+  });
 };
+
+/** Payers whose claims the facilitator refuses (a channel whose claim keeps failing). */
+const poisoned = new Set<string>();
 
 /** Buyers paying `calls` calls each through the lane (deposit first), as the official client does. */
 const pay = async (accountIndexes: number[], calls: number, s: BatchChannelStore = store) => {
@@ -148,19 +168,26 @@ describe('batch settlement job', () => {
     const { channelIds } = await pay([4], 3);
     const sent0 = await facilitatorTransactions();
     store.armed = true;
-    await expect(run()).rejects.toThrow(/crash between the on-chain claim/);
+    // The pass goes on; the channel's failure is recorded on it with its reason.
+    const failed = await run();
+    expect(failed.claimFailures).toEqual([
+      expect.objectContaining({ channelId: channelIds[0], reason: expect.stringMatching(/crash between the on-chain claim/) }),
+    ]);
+    expect((await store.get(channelIds[0]!))?.claimFailure).toMatchObject({ attempts: 1, reason: expect.stringMatching(/crash/) });
     // The claim is on chain; the store does not know it.
     expect((await readChannel(net, channelIds[0]!)).totalClaimed).toBe(30_000n);
     expect((await store.get(channelIds[0]!))?.totalClaimed).toBe('0');
-    expect((await facilitatorTransactions()) - sent0).toBe(1);
+    // The claim, and the settle of what the chain holds claimed (the pass went on).
+    expect((await facilitatorTransactions()) - sent0).toBe(2);
     // The next pass runs minutes later: blocks have been mined since the claim.
     for (let i = 0; i < 3; i++) await net.chain.mine();
 
     const report = await run();
     expect(report.recovered).toBe(1);
     expect(report.claims).toEqual([]);
-    // The recovery pass settles only: one transaction, no second claim.
+    // The recovery pass sends nothing: no second claim.
     expect((await facilitatorTransactions()) - sent0).toBe(2);
+    expect((await store.get(channelIds[0]!))?.claimFailure).toBeUndefined();
     const sales = await batchSales(channelIds);
     expect(sales.map((x) => x.transaction)).toEqual(Array(3).fill(expect.stringMatching(/^0x[0-9a-f]{64}$/)));
     expect(new Set(sales.map((x) => x.transaction)).size).toBe(1);
@@ -177,15 +204,70 @@ describe('batch settlement job', () => {
         throw new Error('answer lost');
       }
     });
-    await expect(run()).rejects.toThrow();
+    expect((await run()).claimFailures).toEqual([expect.objectContaining({ channelId: channelIds[0] })]);
     expect((await readChannel(net, channelIds[0]!)).totalClaimed).toBe(20_000n);
     const sent = await facilitatorTransactions();
     const report = await run();
     expect(report.recovered).toBe(1);
     expect(report.claims).toEqual([]);
-    expect((await facilitatorTransactions()) - sent).toBe(1); // the settle
+    // The settle went out in the failing pass: nothing is sent again.
+    expect((await facilitatorTransactions()) - sent).toBe(0);
     const sales = await batchSales(channelIds);
     expect(sales.every((x) => x.transaction.startsWith('0x'))).toBe(true);
+  });
+
+  it('one channel whose claim keeps failing stops only itself; after the pay-to address moved, the channels of the old receiver are still claimed and settled to it; sales stamped in the pass that claims them', async () => {
+    const { channelIds, buyers, option } = await pay([8, 9], 2);
+    const [bad, good] = channelIds as [string, string];
+    const oldReceiver = net.payTo;
+    const movedTo = net.chain.accounts[0]!.address;
+    const receiver0 = await readReceiver(net, oldReceiver);
+    const payTo0 = await net.chain.balanceOf(oldReceiver);
+    poisoned.add(buyers[0]!.account.address.toLowerCase());
+    // An RPC whose logs lag: the claims this pass makes are not in its event reads.
+    const lagging: EscrowReader = { ...viemEscrowReader(net.chain.publicClient), claimEvents: async () => [] };
+
+    const first = await run(store, { payTo: movedTo, escrow: lagging });
+    // The bad channel: recorded with its reason, retried later; the good one claimed and settled to the receiver it was opened to.
+    expect(first.claimFailures).toEqual([expect.objectContaining({ channelId: bad, attempts: 1, reason: expect.stringMatching(/poisoned/) })]);
+    const failure = (await store.get(bad))?.claimFailure;
+    expect(failure?.retryAt).toBeGreaterThan(jobClock.now().getTime());
+    expect(first.claims.map((c) => c.vouchers)).toEqual([1]);
+    expect((await readChannel(net, good)).totalClaimed).toBe(20_000n);
+    expect((await readChannel(net, bad)).totalClaimed).toBe(0n);
+    expect(first.settlements).toEqual([expect.objectContaining({ receiver: oldReceiver, transaction: expect.stringMatching(/^0x/) })]);
+    const receiver1 = await readReceiver(net, oldReceiver);
+    expect(receiver1.totalSettled - receiver0.totalSettled).toBe(20_000n);
+    expect((await net.chain.balanceOf(oldReceiver)) - payTo0).toBe(20_000n);
+    // Stamped in this pass, though the event reads saw nothing; the finance record names the receiver paid.
+    const goodSales = await batchSales([good]);
+    expect(goodSales.map((x) => x.transaction)).toEqual([first.claims[0]!.transaction, first.claims[0]!.transaction]);
+    expect(goodSales.every((x) => x.payTo === getAddress(oldReceiver))).toBe(true);
+    expect((await store.openSales()).map((o) => o.channelId)).toEqual([bad, bad]);
+
+    // Within its backoff the failing channel is not tried again (nothing sent for it), even once it would succeed.
+    poisoned.clear();
+    const sent = await facilitatorTransactions();
+    const second = await run(store, { payTo: movedTo });
+    expect(second.claims).toEqual([]);
+    expect(second.claimsDeferred).toBe(1);
+    expect(await facilitatorTransactions()).toBe(sent);
+
+    // Its payer starts a withdrawal: the next pass claims it at once, backoff or not.
+    const buyer = buyers[0]!;
+    const config = buyer.scheme.buildChannelConfig(option as unknown as PaymentRequirements);
+    const payer = createWalletClient({ account: buyer.account, chain: localBaseSepolia(net.chain.rpcUrl), transport: http(net.chain.rpcUrl) });
+    const escrow = { address: BATCH_SETTLEMENT_ADDRESS as Address, abi: net.chain.contracts.LocalBatchSettlement.abi } as const;
+    const { balance } = await readChannel(net, bad);
+    await net.chain.publicClient.waitForTransactionReceipt({
+      hash: await payer.writeContract({ ...escrow, functionName: 'initiateWithdraw', args: [config, balance] } as never),
+    });
+    const third = await run(store, { payTo: movedTo });
+    expect(third.claims.map((c) => c.vouchers)).toEqual([1]);
+    expect((await readChannel(net, bad)).totalClaimed).toBe(20_000n);
+    expect((await store.get(bad))?.claimFailure).toBeUndefined();
+    expect(await store.openSales()).toEqual([]);
+    expect((await readReceiver(net, oldReceiver)).totalSettled - receiver0.totalSettled).toBe(40_000n);
   });
 
   it('refunds an idle channel cooperatively: charged is claimed, the rest goes back, and the returning buyer recovers and deposits again', async () => {
