@@ -8,10 +8,11 @@
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import { BATCH_SETTLEMENT_ADDRESS } from '@x402/evm';
-import { createWalletClient, getAddress, http, type Address } from 'viem';
+import { createWalletClient, getAddress, http, type Address, type HDAccount } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalPaymentNetwork, type LocalPaymentNetwork } from '../../../infra/local/chain';
-import { localBaseSepolia } from '../../../infra/local/chain/chain';
+import { DEV_MNEMONIC, localBaseSepolia } from '../../../infra/local/chain/chain';
 import { ensureTables } from '../../../infra/local/embedded-store';
 import type { BatchChannelStore, StoredChannel } from '../../../shared/payment/batch/channel-store';
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
@@ -38,6 +39,28 @@ class CrashingStore extends DynamoChannelStore {
   }
 }
 
+/** Runs a hook once, after the first listing its predicate picks has been read (a write between listing and acting on it). */
+class ListingStore extends CrashingStore {
+  hook?: { at: (snapshot: StoredChannel[]) => boolean; run: () => Promise<void> };
+  override async list() {
+    const snapshot = await super.list();
+    if (this.hook?.at(snapshot)) {
+      const { run } = this.hook;
+      this.hook = undefined;
+      await run();
+    }
+    return snapshot;
+  }
+}
+
+/** A buyer of its own (a development-mnemonic account past the chain's ten, given 10 USDC): a channel no other test touched. */
+let freshAccounts = 0;
+const freshBuyer = async () => {
+  const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 20 + ++freshAccounts });
+  await net.chain.transfer(net.chain.accounts[2]!, account.address, 10_000_000n);
+  return account;
+};
+
 let net: LocalPaymentNetwork;
 let embedded: TestStore;
 beforeAll(async () => {
@@ -54,20 +77,25 @@ afterAll(async () => {
 });
 
 /** Each test: fresh tables (its own prefix), the receiver's books start from what is already on chain. */
-let store: CrashingStore;
+let store: ListingStore;
 let creditsTable = '';
 let tables = 0;
 beforeEach(async () => {
   const credits = `credits-job-${++tables}-${Date.now()}`;
   await ensureTables(embedded.embedded.endpoint, { observations: embedded.config.OBSERVATIONS_TABLE, credits });
   creditsTable = credits;
-  store = new CrashingStore(embedded.doc, credits);
+  store = new ListingStore(embedded.doc, credits);
 });
 
 const jobClock = { offsetMs: 0, now: () => new Date(Date.now() + jobClock.offsetMs) };
 
 /** One pass as the Lambda runs it (batchSettlementDeps), over the test's store and a clock the test can move. */
-const run = async (s: BatchChannelStore = store, opts: { idleRefundSeconds?: number; payTo?: Address; escrow?: EscrowReader } = {}) => {
+type Manager = ReturnType<typeof createChannelManager>;
+const run = async (
+  s: BatchChannelStore = store,
+  opts: { idleRefundSeconds?: number; payTo?: Address; escrow?: EscrowReader; wrapManager?: (m: Manager) => Manager } = {},
+) => {
+  const wrap = opts.wrapManager ?? ((m: Manager) => m);
   const facilitator = laneOn(net, s).facilitator as never;
   const config = { X402_NETWORK: net.chain.network, X402_PAY_TO: opts.payTo ?? net.payTo, X402_RPC_URL: net.chain.rpcUrl, CREDITS_TABLE: 'unused' };
   const deps = batchSettlementDeps({
@@ -80,8 +108,8 @@ const run = async (s: BatchChannelStore = store, opts: { idleRefundSeconds?: num
   return runBatchSettlement({
     ...deps,
     store: s,
-    manager: createChannelManager(s, facilitator, config),
-    managerFor: (receiver) => createChannelManager(s, facilitator, { ...config, X402_PAY_TO: receiver }),
+    manager: wrap(createChannelManager(s, facilitator, config)),
+    managerFor: (receiver) => wrap(createChannelManager(s, facilitator, { ...config, X402_PAY_TO: receiver })),
     ...(opts.idleRefundSeconds !== undefined ? { idleRefundSeconds: opts.idleRefundSeconds } : {}),
   });
 };
@@ -90,11 +118,11 @@ const run = async (s: BatchChannelStore = store, opts: { idleRefundSeconds?: num
 const poisoned = new Set<string>();
 
 /** Buyers paying `calls` calls each through the lane (deposit first), as the official client does. */
-const pay = async (accountIndexes: number[], calls: number, s: BatchChannelStore = store) => {
+const pay = async (accountIndexes: Array<number | HDAccount>, calls: number, s: BatchChannelStore = store) => {
   const env = laneOn(net, s, { config: { minDeposit: '1000000' } });
   const option = env.lane.offer(PRICE_ROUTE, '/v1/price/CL');
   const required = paymentRequiredFor(option, net);
-  const buyers = accountIndexes.map((i) => officialBuyer(net, net.chain.accounts[i]!));
+  const buyers = accountIndexes.map((i) => officialBuyer(net, typeof i === 'number' ? net.chain.accounts[i]! : i));
   const channelIds = new Set<string>();
   for (let n = 0; n < calls; n++) {
     for (const buyer of buyers) {
@@ -268,6 +296,80 @@ describe('batch settlement job', () => {
     expect((await store.get(bad))?.claimFailure).toBeUndefined();
     expect(await store.openSales()).toEqual([]);
     expect((await readReceiver(net, oldReceiver)).totalSettled - receiver0.totalSettled).toBe(40_000n);
+  });
+
+  it('a refund fences its channel: a voucher sent while the refund is under way is refused, nothing is charged that the refund cannot claim', async () => {
+    const env = await pay([await freshBuyer()], 2);
+    const channelId = env.channelIds[0]!;
+    let midRefund: unknown;
+    jobClock.offsetMs = 25 * 3600_000;
+    const report = await run(store, {
+      wrapManager: (m) =>
+        ({
+          claim: (o: Parameters<Manager['claim']>[0]) => m.claim(o),
+          settle: () => m.settle(),
+          refund: async (ids?: string[]) => {
+            // The buyer comes back just as the refund starts.
+            const payload = await env.buyers[0]!.pay(env.required);
+            midRefund = await env.lane.authorize(payload, payload.accepted, callOf());
+            return m.refund(ids);
+          },
+        }) as unknown as Manager,
+    }).finally(() => {
+      jobClock.offsetMs = 0;
+    });
+    expect(midRefund).toMatchObject({ ok: false, reason: BATCH_REASON.busy });
+    expect(report.refunds).toHaveLength(1);
+    expect(await readChannel(net, channelId)).toEqual({ balance: 20_000n, totalClaimed: 20_000n });
+    expect(sum(await batchSales([channelId]))).toBe(20_000n);
+  });
+
+  it('a voucher committed between the listing and the fence cancels the refund (the channel is not idle any more)', async () => {
+    const env = await pay([await freshBuyer()], 1);
+    const channelId = env.channelIds[0]!;
+    // The voucher lands after the refund step's listing: the first one that shows the channel claimed.
+    store.hook = {
+      at: (snapshot) => snapshot.some((c) => c.channelId === channelId && c.totalClaimed === '10000'),
+      run: async () => {
+        const payload = await env.buyers[0]!.pay(env.required);
+        const auth = await env.lane.authorize(payload, payload.accepted, callOf());
+        if (!auth.ok) throw new Error(`refused: ${auth.reason}`);
+        const done = await env.lane.commit(auth.grant);
+        if (!done.ok) throw new Error(`commit refused: ${done.reason}`);
+        await env.buyers[0]!.answer(payload, { settleResponse: done.receipt });
+      },
+    };
+    jobClock.offsetMs = 25 * 3600_000;
+    const report = await run().finally(() => {
+      jobClock.offsetMs = 0;
+    });
+    expect(store.hook).toBeUndefined();
+    expect(report.refunds).toEqual([]);
+    const kept = await store.get(channelId);
+    expect(kept?.chargedCumulativeAmount).toBe('20000');
+    expect(kept?.closingUntil).toBeUndefined();
+    // The channel keeps taking vouchers.
+    const payload = await env.buyers[0]!.pay(env.required);
+    expect((await env.lane.authorize(payload, payload.accepted, callOf())).ok).toBe(true);
+  });
+
+  it('the claim cursor stays while a sale the chain claimed is not stamped (its claim event not in the range read), and the next pass stamps it', async () => {
+    const { channelIds } = await pay([await freshBuyer()], 3);
+    const lagging: EscrowReader = { ...viemEscrowReader(net.chain.publicClient), claimEvents: async () => [] };
+    const cursor0 = await store.jobCursor();
+    store.armed = true;
+    const first = await run(store, { escrow: lagging });
+    expect(first.claimFailures).toHaveLength(1);
+    expect((await readChannel(net, channelIds[0]!)).totalClaimed).toBe(30_000n);
+    expect(first.open).toBe(3);
+    expect(first.cursor).toBe(cursor0 ?? first.cursor);
+    expect(await store.jobCursor()).toBe(first.cursor);
+
+    for (let i = 0; i < 3; i++) await net.chain.mine();
+    const second = await run();
+    expect(second.open).toBe(0);
+    const sales = await batchSales(channelIds);
+    expect(sales.map((x) => x.transaction)).toEqual(Array(3).fill(expect.stringMatching(/^0x[0-9a-f]{64}$/)));
   });
 
   it('refunds an idle channel cooperatively: charged is claimed, the rest goes back, and the returning buyer recovers and deposits again', async () => {
