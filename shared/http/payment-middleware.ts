@@ -125,7 +125,7 @@ const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMidd
   const response = request.response;
   const status = response?.statusCode ?? 200;
   if (!response || status >= 400 || request.context.service.charge === false) {
-    const { budget } = await release(grant, status >= 400 ? `handler_status_${status}` : 'not_charged', services.payment);
+    const { budget } = await release(grant, status >= 400 ? { kind: 'handler_error', status } : { kind: 'not_charged' }, services.payment);
     if (response && budget) request.response = { ...response, headers: { ...response.headers, ...budgetHeaders(budget, services.now()) } };
     return;
   }
@@ -134,7 +134,7 @@ const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMidd
     headers: { ...response.headers, ...receiptHeaders(receipt, services.now()) },
   });
   const outcome = await settle(grant, services.payment, (receipt) => serializeAnswer(withReceipt(receipt)));
-  countSettlement(services.metrics, grant, outcome);
+  countSettlement(services.metrics, grant, outcome, services.payment);
   // No confirmed payment, no data: the handler's answer is dropped.
   request.response = outcome.type === 'settled' ? withReceipt(outcome.receipt) : renderRefusal(outcome.refusal, renderContext(request, services));
 };
@@ -148,7 +148,7 @@ const paymentMiddlewareOnError = async (request: PaymentRequest, opts: PaymentMi
     const services = opts.services();
     const grant = takeGrant(request);
     if (grant) {
-      const { budget } = await release(grant, 'handler_error', services.payment);
+      const { budget } = await release(grant, { kind: 'handler_threw' }, services.payment);
       if (budget && request.context.service) request.context.service.answerHeaders = budgetHeaders(budget, services.now());
       return;
     }

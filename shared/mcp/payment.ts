@@ -149,18 +149,18 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
   try {
     result = await run();
   } catch (err) {
-    const released = outcome.type === 'granted' ? await release(outcome.grant, 'handler_error', services.payment) : {};
+    const released = outcome.type === 'granted' ? await release(outcome.grant, { kind: 'handler_threw' }, services.payment) : {};
     return errorResult(mapError(err, call.requestId, services.config.STAGE === 'dev').body, released.budget ? budgetMeta(released.budget) : undefined);
   }
   if (outcome.type === 'free') return dataResult(result.body);
   if (result.charge === false) {
-    const released = await release(outcome.grant, 'not_charged', services.payment);
+    const released = await release(outcome.grant, { kind: 'not_charged' }, services.payment);
     return dataResult(result.body, released.budget ? budgetMeta(released.budget) : undefined);
   }
   const settled = await settle(outcome.grant, services.payment, (receipt) =>
     Buffer.from(JSON.stringify(dataResult(result.body, receiptMeta(receipt))), 'utf8'),
   );
-  countSettlement(services.metrics, outcome.grant, settled);
+  countSettlement(services.metrics, outcome.grant, settled, services.payment);
   // No confirmed payment, no data.
   if (settled.type === 'refused') return refusalResult(settled.refusal, call.requestId);
   return dataResult(result.body, receiptMeta(settled.receipt));
