@@ -19,12 +19,12 @@ import * as z from 'zod';
 import { logger } from '../observability/logger';
 import { resourceUrl, V1_BODY_HEADER } from '../payment/challenge';
 import { charge, release, settle } from '../payment/charge';
-import type { Grant, PaidCall } from '../payment/lane';
+import { REQUEST_BUDGET_MS, type Grant, type PaidCall } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
 import { budgetOf } from '../payment/pro-lane';
 import { hashKey, parseKey } from '../pro/keys';
 import type { Services } from '../services';
-import type { ServiceContext } from './family-handler';
+import type { ServiceContext } from './types';
 import { bearerOf, credentialsOf } from './payment-credentials';
 import { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer, type RenderContext } from './payment-render';
 
@@ -36,9 +36,6 @@ interface PaymentMiddlewareOptions {
   /** The services of this process (config, ledgers, facilitator client, clock). */
   services: () => Services;
 }
-
-/** Time a paid request may spend before its answer is due when the runtime gives no deadline (API Gateway cuts at 29 s). */
-const REQUEST_BUDGET_MS = 25_000;
 
 const OptionsSchema = z.strictObject({
   services: z.custom<() => Services>((v) => typeof v === 'function', 'services must be a function returning the process services'),

@@ -15,8 +15,9 @@ import { Semaphore } from '../concurrency/semaphore';
 import { mapError } from '../errors/error-mapper';
 import type { HandlerResult } from '../http/types';
 import { charge, release, settle } from '../payment/charge';
-import type { Budget, Credentials, PaidCall, Receipt, Refusal } from '../payment/lane';
+import { REQUEST_BUDGET_MS, type Budget, type Credentials, type PaidCall, type Receipt, type Refusal } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
+import { bearerKey } from '../pro/keys';
 import { isChargeable } from '../routes/table';
 import type { Services } from '../services';
 import type { McpTool } from './tools';
@@ -83,10 +84,8 @@ const receiptMeta = (r: Receipt): Record<string, unknown> => ({
 
 /** What a tool call presents as payment: the POST's Pro key wins (as on HTTP), else the x402 payload in `_meta`. */
 const credentialsOf = (meta: Record<string, unknown> | undefined, authorization: string | undefined): Credentials => {
-  if (authorization !== undefined) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return { kind: 'pro', key: m ? m[1]! : '' };
-  }
+  const key = bearerKey(authorization);
+  if (key !== null) return { kind: 'pro', key };
   const payload = meta?.[PAYMENT_META_KEY];
   if (payload !== undefined) return { kind: 'x402', payload };
   const legacy = meta?.[LEGACY_PAYMENT_META_KEY];
@@ -127,7 +126,7 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
     // An MCP POST has API Gateway's budget too.
     timeLeftMs: (
       (start) => () =>
-        start + 25_000 - services.now().getTime()
+        start + REQUEST_BUDGET_MS - services.now().getTime()
     )(services.now().getTime()),
   };
   const credentials = credentialsOf(call.meta, call.authorization);

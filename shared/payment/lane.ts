@@ -16,6 +16,12 @@ import type { ChannelLaneStore } from './batch/channel-store';
 import type { Lanes } from './lanes';
 import type { PaymentLedger } from './ledger';
 
+/**
+ * Time a paid request may spend before its answer is due when the runtime gives no deadline (API
+ * Gateway cuts at 29 s): the HTTP middleware's and the MCP tools' `timeLeftMs` both count from it.
+ */
+const REQUEST_BUDGET_MS = 25_000;
+
 /** Every lane, by the id metrics and grants carry. */
 const LANE_IDS = ['x402-exact', 'x402-batch', 'pro'] as const;
 type LaneId = (typeof LANE_IDS)[number];
@@ -152,7 +158,7 @@ const releaseReasonText = (r: ReleaseReason): string =>
 /** The payer's address of an x402 grant, for logs and metrics. */
 type PayerOf = (grant: Grant) => Address | null;
 
-export { LANE_IDS, releaseReasonText };
+export { LANE_IDS, REQUEST_BUDGET_MS, releaseReasonText };
 export type {
   AnswerToStore,
   Budget,
