@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalPaymentNetwork, type LocalPaymentNetwork } from '../../../infra/local/chain';
 import { loadConfig } from '../../../shared/config';
 import { DynamoChannelLane, DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
+import { viemEscrowReader } from '../../../shared/payment/batch/escrow-reader';
+import { batchSettlementDeps, runBatchSettlement } from '../../../shared/payment/batch/settle-job';
 import { charge, settle } from '../../../shared/payment/charge';
 import { createFacilitatorClient } from '../../../shared/payment/facilitator';
 import type { PaidCall, PaymentDeps } from '../../../shared/payment/lane';
@@ -24,7 +26,7 @@ import { MemoryCreditLedger } from '../../../shared/pro/memory-credit-ledger';
 import { createDocumentClient } from '../../../shared/store/client';
 import { startStoreAnswerProxy, type StoreAnswerProxy } from '../../helpers/store-answer-proxy';
 import { startTestStore, type TestStore } from '../../helpers/store';
-import { officialBuyer, PRICE_ROUTE } from './helpers';
+import { officialBuyer, PRICE_ROUTE, readChannel } from './helpers';
 
 let net: LocalPaymentNetwork;
 let embedded: TestStore;
@@ -170,5 +172,22 @@ describe('batch lane: a commit whose store answer is lost', () => {
     expect(replays).toBe(pendingAnswers.length);
     expect(replays).toBeGreaterThanOrEqual(3);
     expect(proxy.lost.TransactWriteItems ?? 0).toBeGreaterThanOrEqual(7);
+
+    // The settlement pass claims exactly what was sold: chain == store to the atomic unit, every sale stamped.
+    const facilitator = createFacilitatorClient(processes[0]!.config);
+    const pass = await runBatchSettlement(
+      batchSettlementDeps({
+        config: processes[0]!.config,
+        doc: embedded.doc,
+        facilitator,
+        now: () => new Date(),
+        escrow: viemEscrowReader(net.chain.publicClient),
+      }),
+    );
+    expect(pass.claimFailures).toEqual([]);
+    const revenue = sales.reduce((t, s) => t + BigInt(s.amount), 0n);
+    expect((await readChannel(net, channelId)).totalClaimed).toBe(revenue);
+    const stamped = (await salesOfMonth(embedded.doc, embedded.config.CREDITS_TABLE, month)).filter((s) => s.lane === 'x402-batch');
+    expect(new Set(stamped.map((s) => s.transaction))).toEqual(new Set([pass.claims[0]!.transaction]));
   }, 240_000);
 });
