@@ -94,7 +94,8 @@ const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMid
   if (!service?.route || !service.request) return undefined;
   const services = opts.services();
   const headers = service.request.headers;
-  const outcome = await charge(credentialsOf(headers), paidCallOf(request, services), services.payment, {
+  const credentials = credentialsOf(headers);
+  const outcome = await charge(credentials, paidCallOf(request, services), services.payment, {
     challenge: headers['x-force-402']?.trim() === '1',
   });
   switch (outcome.type) {
@@ -106,7 +107,7 @@ const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMid
     case 'replay':
       return replayAnswer(outcome.answer, service.requestId);
     case 'refused': {
-      countRefusal(services.metrics, outcome.refusal, service.route.family);
+      countRefusal(services.metrics, outcome.refusal, service.route.family, { route: service.route.id, credentials, log: services.payment.log });
       // An early answer skips every `after` phase (observabilityLayer's flush included): flush here.
       services.metrics.publish();
       return renderRefusal(outcome.refusal, renderContext(request, services));

@@ -139,7 +139,7 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
   }
   const outcome = await call.post.turn(() => charge(credentials, paid, services.payment));
   if (outcome.type === 'refused') {
-    countRefusal(services.metrics, outcome.refusal, tool.route.family);
+    countRefusal(services.metrics, outcome.refusal, tool.route.family, { route: tool.route.id, credentials, log: services.payment.log });
     return refusalResult(outcome.refusal, call.requestId);
   }
   if (outcome.type === 'replay') return JSON.parse(Buffer.from(outcome.answer).toString('utf8')) as CallToolResult;
