@@ -15,7 +15,7 @@
  * compiler name a lane id without an entry, or an entry without an offer or a booking.
  */
 import type { RouteDef } from '../routes/table';
-import { batchLane, type BatchLaneGrant } from './batch-lane';
+import { batchLane, type BatchLaneGrant } from './batch/lane';
 import { batchLaneConfigForChallenge } from './batch-terms';
 import { batchOption, paymentOption, type BatchPaymentOption, type PaymentOption } from './challenge';
 import { termsOf } from './batch/config';

@@ -9,6 +9,9 @@
  *   commit(grant)                           the call delivered data: the voucher counts, its sale is booked
  *   release(grant, reason)                  an error answer: the voucher is not counted
  *
+ * and, at the end of this module, `batchLane`: the same lane as the payment core's `Lane` (the one
+ * module of the lane; lanes.ts registers it).
+ *
  * Money rules (x402 spec: specs/schemes/batch-settlement/scheme_batch_settlement_evm.md):
  *   - a voucher must be exactly the channel's charged amount plus this call's price (vouchers only
  *     grow, by one price per call); any other is refused with a corrective 402 that carries the
@@ -37,7 +40,12 @@ import type { Address } from 'viem';
 import { getAddress, isAddressEqual } from '../evm/address';
 import type { RouteDef } from '../../routes/table';
 import { usdcFor } from '../assets';
-import { batchOption, type BatchPaymentOption } from '../challenge';
+import { PaymentError } from '../../errors/errors';
+import { batchOption, requirementsOf, type BatchPaymentOption } from '../challenge';
+import { batchLaneConfigOf } from '../batch-terms';
+import { FacilitatorUnavailableError, PaymentOutcomeUnknownError } from '../errors';
+import type { AnswerToStore, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, Receipt, Refusal, SettleOutcome } from '../lane';
+import { paymentRequiredFor } from '../payment-required';
 import { termsOf, type BatchLaneConfig } from './config';
 import { classifyFacilitatorError } from '../facilitator';
 import { type BatchSale, type ChannelLaneStore, isClosing, isPendingLive, type StoredChannel } from './channel-store';
@@ -596,6 +604,120 @@ const createBatchLane = (deps: BatchLaneDeps) => {
   };
 };
 
+/*
+ * The lane as the payment core sees it (lane.ts `Lane`, registered in lanes.ts): the channel lane
+ * above behind the charge step. A refusal carries the 402 with the lane's reason as its `error`
+ * and, when the buyer can resynchronise, the corrective option (the channel's state) in place of
+ * the offered one; a commit whose outcome is unknown is a 503 that says so.
+ */
+
+interface BatchLaneGrant extends Grant {
+  lane: 'x402-batch';
+  batch: BatchGrant;
+  call: Pick<PaidCall, 'route' | 'resource' | 'timeLeftMs'>;
+}
+
+/** One channel lane per process (per store, facilitator and terms). */
+const channelLanes = new WeakMap<BatchLaneConfig, BatchLane>();
+const laneFor = (config: BatchLaneConfig, deps: PaymentDeps): BatchLane => {
+  let lane = channelLanes.get(config);
+  if (!lane) {
+    if (!deps.channels) throw new Error('batch lane: no channel store in the payment services');
+    lane = createBatchLane({ config, store: deps.channels, facilitator: deps.facilitator, now: deps.now, log: deps.log });
+    channelLanes.set(config, lane);
+  }
+  return lane;
+};
+
+/** A commit whose outcome is not known: it may have been charged; the same voucher sent again gets the data. */
+const coreOutcomeUnknown = (message: string) => new PaymentOutcomeUnknownError(message);
+
+/** The core's receipt of a committed voucher. */
+const coreReceiptOf = (r: SettleResponse, g: BatchLaneGrant): Receipt => ({
+  settlement: { success: true, transaction: r.transaction, network: r.network, payer: r.payer ?? g.batch.payer, amount: r.amount, extra: r.extra },
+});
+
+/** The core's refusal of a channel-lane refusal. */
+const coreRefusalOf = async (r: BatchRefusal, call: Pick<PaidCall, 'route' | 'resource'>, deps: PaymentDeps): Promise<Refusal> => {
+  if (r.status === 502) return { error: new FacilitatorUnavailableError(r.message, { reason: 'facilitator_unavailable' }) };
+  if (r.status === 503) return { error: coreOutcomeUnknown(r.message) };
+  const required = await paymentRequiredFor(call, deps, r.reason);
+  return {
+    error: new PaymentError('INVALID_PAYMENT', r.message, { reason: r.reason }),
+    required: r.requirements ? { ...required, accepts: required.accepts.map((a) => (a.scheme === 'batch-settlement' ? r.requirements! : a)) } : required,
+  };
+};
+
+const coreAuthorize = async (credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome> => {
+  if (credentials.kind !== 'x402') throw new Error('batch lane: not an x402 payment');
+  const config = await batchLaneConfigOf(deps.facilitator, deps.config, deps.now);
+  if (!config) {
+    return {
+      type: 'refused',
+      refusal: {
+        error: new PaymentError('INVALID_PAYMENT', 'batch-settlement is not offered now (its facilitator does not support it); pay with the exact scheme', {
+          reason: 'scheme_not_offered',
+        }),
+        required: await paymentRequiredFor(call, deps, 'scheme_not_offered'),
+      },
+    };
+  }
+  const lane = laneFor(config, deps);
+  const o = lane.offer(call.route, call.resource.path);
+  const requirements = requirementsOf(o);
+  const result = await lane.authorize(credentials.payload as PaymentPayload, requirements, {
+    route: call.route.id,
+    path: call.resource.path,
+    requestId: call.requestId,
+  });
+  if (!result.ok && result.status === 200) return { type: 'replay', answer: result.answer };
+  if (!result.ok) return { type: 'refused', refusal: await coreRefusalOf(result, call, deps) };
+  const grant: BatchLaneGrant = {
+    lane: 'x402-batch',
+    callId: call.callId,
+    batch: result.grant,
+    call: { route: call.route, resource: call.resource, timeLeftMs: call.timeLeftMs },
+  };
+  return { type: 'granted', grant };
+};
+
+/** Never throws: anything unexpected after the handler answered is "may have been charged", never "nothing charged". */
+const coreSettle = async (g: BatchLaneGrant, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome> => {
+  try {
+    const config = await batchLaneConfigOf(deps.facilitator, deps.config, deps.now);
+    const lane = laneFor(config!, deps);
+    const committed = await lane.commit(g.batch, {
+      timeLeftMs: g.call.timeLeftMs,
+      ...(answer ? { answerOf: (r: SettleResponse) => answer(coreReceiptOf(r, g)) } : {}),
+    });
+    if (!committed.ok) return { type: 'refused', refusal: await coreRefusalOf(committed, g.call, deps) };
+    return { type: 'settled', receipt: coreReceiptOf(committed.receipt, g) };
+  } catch (err) {
+    deps.log.error('batch lane: settle failed unexpectedly', { requestId: g.batch.call.requestId, error: err instanceof Error ? err.message : String(err) });
+    return {
+      type: 'refused',
+      refusal: {
+        error: coreOutcomeUnknown(
+          'the payment could not be confirmed: it may have been charged; send the same request again (with the same voucher) to get its data',
+        ),
+      },
+    };
+  }
+};
+
+const coreRelease = async (g: BatchLaneGrant, reason: string, deps: PaymentDeps): Promise<{ budget?: undefined }> => {
+  try {
+    const config = await batchLaneConfigOf(deps.facilitator, deps.config, deps.now);
+    await laneFor(config!, deps).release(g.batch, reason);
+  } catch (err) {
+    // The reservation expires on its own (reservationTtlMs): nothing is charged either way.
+    deps.log.error('batch lane: release failed', { requestId: g.batch.call.requestId, reason, error: err instanceof Error ? err.message : String(err) });
+  }
+  return {};
+};
+
+const batchLane: Lane<BatchLaneGrant> = { id: 'x402-batch', scheme: 'batch-settlement', authorize: coreAuthorize, settle: coreSettle, release: coreRelease };
+
 /** The channel snapshot a response (and a corrective 402) carries. */
 interface ChannelStateExtra {
   channelId: string;
@@ -608,10 +730,11 @@ interface ChannelStateExtra {
 
 type BatchLane = ReturnType<typeof createBatchLane>;
 
-export { createBatchLane, offer, REASON as BATCH_REASON, COMMIT_RETRY_MARGIN_MS };
+export { batchLane, createBatchLane, offer, REASON as BATCH_REASON };
 export type {
   AnswerOf,
   BatchLane,
+  BatchLaneGrant,
   BatchLaneDeps,
   BatchGrant,
   BatchRefusal,
