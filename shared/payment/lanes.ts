@@ -14,17 +14,11 @@
  * module plus one entry in the registry below (and its id in lane.ts LANE_IDS): `satisfies` makes the
  * compiler name a lane id without an entry, or an entry without an offer or a booking.
  */
-import type { RouteDef } from '../routes/table';
 import { batchLane, type BatchLaneGrant } from './batch/lane';
-import { batchLaneConfigForChallenge } from './batch-terms';
-import { batchOption, paymentOption, type BatchPaymentOption, type PaymentOption } from './challenge';
-import { termsOf } from './batch/config';
 import { exactLane, type ExactGrant } from './exact-lane';
 import type { Grant, Lane, LaneId, PaymentDeps } from './lane';
+import { LANE_OFFERS, type Offer } from './lane-offers';
 import { proLane, type ProGrant } from './pro-lane';
-
-/** A payment option of a 402 (accepts[]). */
-type LaneOption = PaymentOption | BatchPaymentOption;
 
 /** What a settled call books, in the lane's own unit. */
 interface Booking {
@@ -34,13 +28,10 @@ interface Booking {
   settlement: boolean;
 }
 
-type OfferDeps = Pick<PaymentDeps, 'config' | 'facilitator' | 'now'>;
-type OfferRoute = Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>;
-
 /** A registered lane: its flow, its offer and its accounting. */
 interface RegisteredLane<G extends Grant = Grant> extends Lane<G> {
-  /** The x402 option this lane offers for the route now (null: not offered, or not an x402 lane). */
-  offerFor(route: OfferRoute, path: string, deps: OfferDeps): Promise<LaneOption | null>;
+  /** The x402 option this lane offers for the route now (null: not offered, or not an x402 lane); lane-offers.ts. */
+  offerFor: Offer;
   /** What a settled grant books (null: nothing new, e.g. data redelivered for an earlier payment). */
   booked(grant: G): Booking | null;
 }
@@ -50,21 +41,17 @@ const buildRegistry = () =>
   ({
     'x402-exact': {
       ...exactLane,
-      offerFor: async (route, path, deps) => paymentOption(route, path, deps.config),
+      offerFor: LANE_OFFERS['x402-exact'],
       booked: (g) => (g.mode === 'settle' ? { unit: 'usdc_atomic', amount: Number(g.amount), settlement: true } : null),
     } satisfies RegisteredLane<ExactGrant>,
     'x402-batch': {
       ...batchLane,
-      // Offered only while the facilitator supports batch-settlement on our network (asked once per process).
-      offerFor: async (route, path, deps) => {
-        const config = await batchLaneConfigForChallenge(deps.facilitator, deps.config, deps.now);
-        return config ? batchOption(route, path, deps.config, termsOf(config)) : null;
-      },
+      offerFor: LANE_OFFERS['x402-batch'],
       booked: (g) => ({ unit: 'usdc_atomic', amount: Number(g.batch.amount), settlement: false }),
     } satisfies RegisteredLane<BatchLaneGrant>,
     pro: {
       ...proLane,
-      offerFor: async () => null,
+      offerFor: LANE_OFFERS.pro,
       booked: (g) => ({ unit: 'credits', amount: g.usage.credits, settlement: false }),
     } satisfies RegisteredLane<ProGrant>,
   }) as const satisfies Record<LaneId, RegisteredLane<never>>;
@@ -97,9 +84,5 @@ const laneOfGrant = (deps: Pick<PaymentDeps, 'lanes'>, grant: Grant): Registered
 const laneOfScheme = (deps: Pick<PaymentDeps, 'lanes'>, scheme: string): RegisteredLane<Grant> | undefined =>
   lanesOf(deps).find((l) => l.scheme === scheme) as RegisteredLane<Grant> | undefined;
 
-/** Every option the lanes offer for a route now, in registry order. */
-const offersFor = async (route: OfferRoute, path: string, deps: OfferDeps & Pick<PaymentDeps, 'lanes'>): Promise<LaneOption[]> =>
-  (await Promise.all(lanesOf(deps).map((l) => l.offerFor(route, path, deps)))).filter((o): o is LaneOption => o !== null);
-
-export { laneRegistry, lanesOf, laneOfGrant, laneOfScheme, offersFor, registeredLanes };
-export type { Booking, LaneOption, Lanes, RegisteredLane };
+export { laneRegistry, lanesOf, laneOfGrant, laneOfScheme, registeredLanes };
+export type { Booking, Lanes, RegisteredLane };

@@ -5,7 +5,7 @@
  */
 import { buildPaymentRequired, type PaymentRequiredBody } from './challenge';
 import type { PaidCall, PaymentDeps } from './lane';
-import { offersFor } from './lanes';
+import { offersFor } from './lane-offers';
 
 /**
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused

@@ -15,7 +15,7 @@ import { buildHomePage } from './home';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
 import { buildX402Catalog } from './x402-catalog';
-import { offersFor } from '../../payment/lanes';
+import { offersFor } from '../../payment/lane-offers';
 import { isChargeable, PAID_ROUTES } from '../../routes/table';
 import { loadFreshness, overallStatus } from '../freshness';
 

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import type { Config } from '../../config';
-import type { LaneOption } from '../../payment/lanes';
+import type { LaneOption } from '../../payment/lane-offers';
 import { isChargeable, PAID_ROUTES, type RouteDef } from '../../routes/table';
 import { typicalBodyKb } from '../../routes/body-sizes';
 import { usdToAtomic } from '../../routes/pricing';
