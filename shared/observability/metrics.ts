@@ -14,6 +14,8 @@ const METRIC = Object.freeze({
   paidCalls: 'PaidCalls',
   /** 402 challenges and refusals issued. */
   paymentRequired: 'PaymentRequired',
+  /** Payments presented and refused (402), by reason code. */
+  paymentsRefused: 'PaymentsRefused',
   /** x402 settlements confirmed at request time. */
   settlements: 'Settlements',
   /** USDC atomic units settled (x402). */

@@ -1,32 +1,73 @@
 /**
  * What a paid call adds to the business metrics, the same for every transport (HTTP middleware, MCP
  * tools): a 402 issued, a call paid by lane, a settlement with its revenue, credits debited, or a
- * settlement left pending.
+ * settlement left pending. What a call books is its lane's (the registry, lanes.ts), so a lane's
+ * revenue is counted under its own name, never as another lane's.
  */
+import { createHash } from 'node:crypto';
 import { METRIC, type MetricsSink } from '../observability/metrics';
-import type { ProGrant } from './pro-lane';
-import type { BatchLaneGrant } from './batch-lane';
-import type { ExactGrant } from './exact-lane';
-import type { Grant, Refusal, SettleOutcome } from './lane';
+import type { Credentials, Grant, PaymentDeps, PaymentLog, Refusal, SettleOutcome } from './lane';
+import { laneOfGrant } from './lanes';
 
-/** A refusal before the call ran (402 challenge or refused payment). */
-const countRefusal = (metrics: MetricsSink, refusal: Refusal, family: string): void => {
-  if (refusal.error.statusCode === 402) metrics.count(METRIC.paymentRequired, 1, { family });
+/**
+ * A wallet address as logs carry it: the first 16 hex digits of the SHA-256 of its lower-case form.
+ * The same payer always gives the same value (refusals of one buyer can be followed), and a log
+ * never holds the address.
+ */
+const hashedPayer = (address: string): string => createHash('sha256').update(address.toLowerCase(), 'utf8').digest('hex').slice(0, 16);
+
+/** The payer a presented x402 payload names: exact's authorization `from`, batch-settlement's channel payer. */
+const payerOf = (credentials: Credentials): string | null => {
+  const payload = credentials.kind === 'x402' ? credentials.payload : credentials.kind === 'pro' ? credentials.x402 : undefined;
+  const p = (payload as { payload?: { authorization?: { from?: unknown }; channelConfig?: { payer?: unknown } } } | undefined)?.payload;
+  const payer = p?.authorization?.from ?? p?.channelConfig?.payer;
+  return typeof payer === 'string' && /^0x[0-9a-fA-F]{40}$/.test(payer) ? payer : null;
 };
 
-/** The end of a granted call: settled (paid) or not. */
-const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutcome): void => {
+/** A reason fit for a metric dimension: our snake_case codes; anything else is `other` (bounded cardinality). */
+const reasonDimension = (reason: unknown): string => (typeof reason === 'string' && /^[a-z0-9_]{1,64}$/.test(reason) ? reason : 'other');
+
+/**
+ * A refusal before the call ran (402 challenge or refused payment). A presented payment that is
+ * refused is also counted by its reason and logged with the route and the hashed payer.
+ * @param presented the route and what the buyer presented, and where the refusal is logged
+ */
+const countRefusal = (
+  metrics: MetricsSink,
+  refusal: Refusal,
+  family: string,
+  presented?: { route: string; credentials: Credentials; log: PaymentLog },
+): void => {
+  if (refusal.error.statusCode !== 402) return;
+  metrics.count(METRIC.paymentRequired, 1, { family });
+  // A challenge to a call that presented nothing is not a refused payment.
+  if (!presented || refusal.error.code === 'PAYMENT_REQUIRED') return;
+  const reason = reasonDimension(refusal.error.details?.reason ?? refusal.error.code.toLowerCase());
+  metrics.count(METRIC.paymentsRefused, 1, { reason });
+  const payer = payerOf(presented.credentials);
+  presented.log.info('payment refused', { reason, route: presented.route, payer: payer ? hashedPayer(payer) : null, code: refusal.error.code });
+};
+
+/**
+ * The end of a granted call: settled (paid) or not.
+ * @param deps the payment services whose lanes made the grant (default: the registry)
+ */
+const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutcome, deps: Pick<PaymentDeps, 'lanes'> = {}): void => {
   if (outcome.type !== 'settled') {
     if (outcome.refusal.error.statusCode === 504) metrics.count(METRIC.settlementsPending);
     return;
   }
   metrics.count(METRIC.paidCalls, 1, { lane: grant.lane });
-  if (grant.lane === 'pro') metrics.count(METRIC.creditsDebited, (grant as ProGrant).usage.credits);
-  else if (grant.lane === 'x402-batch') metrics.count(METRIC.revenueAtomic, Number((grant as BatchLaneGrant).batch.amount));
-  else if ((grant as ExactGrant).mode === 'settle') {
-    metrics.count(METRIC.settlements);
-    metrics.count(METRIC.revenueAtomic, Number((grant as ExactGrant).amount));
+  const booked = laneOfGrant(deps, grant)?.booked(grant as never);
+  if (!booked) return;
+  if (booked.unit === 'credits') {
+    metrics.count(METRIC.creditsDebited, booked.amount);
+    return;
   }
+  if (booked.settlement) metrics.count(METRIC.settlements);
+  // The total (the dashboard's) and the lane's own share.
+  metrics.count(METRIC.revenueAtomic, booked.amount);
+  metrics.count(METRIC.revenueAtomic, booked.amount, { lane: grant.lane });
 };
 
-export { countRefusal, countSettlement };
+export { countRefusal, countSettlement, hashedPayer };

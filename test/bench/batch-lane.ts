@@ -36,6 +36,7 @@ const { createDocumentClient } = await import('../../shared/store/client');
 const { salesOfMonth } = await import('../../shared/payment/sales');
 const { batchSettlementDeps, runBatchSettlement } = await import('../../shared/payment/batch/settle-job');
 const { charge, settle } = await import('../../shared/payment/charge');
+const { receiptHeaders, serializeAnswer } = await import('../../shared/http/payment-render');
 const { ROUTES } = await import('../../shared/routes/table');
 const { officialBuyer } = await import('../payment/batch/helpers');
 const { voucherSignedByAuthorizer, BatchPayloadSchema } = await import('../../shared/payment/batch/voucher');
@@ -95,6 +96,17 @@ const call = async (pay: typeof fetch, url: string): Promise<{ ms: number; trans
  * Our own work per voucher: the payment core's charge + settle on the stack's services, for vouchers
  * the official client signs (a fresh buyer; its deposit, which waits for the chain, is not counted).
  */
+/** A price answer's body as /v1/price/CL sends it (synthetic figures, the route's shape and size). */
+const PRICE_BODY = JSON.stringify({
+  instrument: 'CL',
+  meaning: 'WTI crude oil, Cushing, front-month proxy',
+  unit: 'USD/bbl',
+  value: 71.23,
+  as_of: '2026-11-26',
+  source: 'eia',
+  freshness: { class: 'daily', stale: false },
+});
+
 const ownWorkPerVoucher = async (): Promise<number[]> => {
   const buyer = officialBuyer(net, net.chain.accounts[7]!);
   const route = ROUTES.find((r) => r.id === 'GET /v1/price/{code}')!;
@@ -106,7 +118,10 @@ const ownWorkPerVoucher = async (): Promise<number[]> => {
     const t0 = process.hrtime.bigint();
     const outcome = await charge({ kind: 'x402', payload }, paid, payment);
     if (outcome.type !== 'granted') throw new Error(`own work: ${outcome.type}`);
-    const settled = await settle(outcome.grant, payment);
+    // As the HTTP middleware settles: with the answer, kept with the commit for a re-sent voucher.
+    const settled = await settle(outcome.grant, payment, (receipt) =>
+      serializeAnswer({ statusCode: 200, headers: { 'content-type': 'application/json', ...receiptHeaders(receipt, new Date()) }, body: PRICE_BODY }),
+    );
     const elapsed = Number(process.hrtime.bigint() - t0) / 1e6;
     if (settled.type !== 'settled') throw new Error('own work: not settled');
     const receipt = settled.receipt.settlement!;

@@ -26,9 +26,11 @@ import { findRoute } from '../../shared/routes/table';
 
 /**
  * Bundles that miss their limit, each capped at its size when last measured plus 5 KB: a ratchet (lower
- * a cap when its bundle shrinks; drop it once the bundle meets the limit). None today.
+ * a cap when its bundle shrinks; drop it once the bundle meets the limit). snapshot: 299.6 KB before
+ * payment core III (issue 33) added ~4.7 KB to every paid bundle (the batch lane's lost-commit
+ * recovery and kept answers, the lane registry, refusal metrics): 304.4 KB on 2026-11-27.
  */
-const OVER_LIMIT_CAP_KB: Readonly<Record<string, number>> = Object.freeze({});
+const OVER_LIMIT_CAP_KB: Readonly<Record<string, number>> = Object.freeze({ snapshot: 309 });
 
 const ROOT = process.cwd();
 const ENTRIES = readdirSync(join(ROOT, 'functions'))
