@@ -161,7 +161,8 @@ const volatilityOf = (values: readonly number[]): number | null => {
  * Why the end of `path` (the series' values in date order: its accepted history, then the run's
  * points up to the one judged) is a creep, or null: its trailing run of steps that all go one way
  * (a flat step breaks nothing) has CREEP_STEPS steps or more and moves beyond CREEP_SIGMAS x `sigma`
- * x sqrt(steps). Accepted points count, so a creep spread over several releases is seen whole.
+ * x sqrt(steps), and had moved beyond half that before its last step (else it is one jump after quiet
+ * days: the range rule's). Accepted points count, so a creep spread over several releases is seen whole.
  * @example creepOf([3, 2.82, 2.256, 1.805, 1.444], 0.04) // '1.444 is a creep of 3 steps from 2.82 …'
  */
 const creepOf = (path: readonly number[], sigma: number | null): string | null => {
@@ -180,6 +181,10 @@ const creepOf = (path: readonly number[], sigma: number | null): string | null =
   const move = Math.abs(Math.log(to / from));
   const limit = CREEP_SIGMAS * sigma * Math.sqrt(steps);
   if (steps < CREEP_STEPS || move <= limit) return null;
+  // A drift, not a jump after a few quiet days (the range rule's): the streak had already moved half
+  // as far beyond its volatility before its last step.
+  const before = Math.abs(Math.log(path.at(-2)! / from));
+  if (before <= (CREEP_SIGMAS / 2) * sigma * Math.sqrt(steps - 1)) return null;
   return `${fmt(to)} is a creep of ${steps} steps from ${fmt(from)} (a log move of ${fmt(move)}, beyond ${CREEP_SIGMAS} standard deviations of the series' moves over that span, ${fmt(limit)}); held until an operator releases it`;
 };
 

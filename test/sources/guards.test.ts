@@ -1,7 +1,7 @@
 /** The ingestion guards on hand-made items. */
 import { describe, expect, it } from 'vitest';
 import type { StoredObservation } from '../../shared/observation/schema';
-import { futureDated, moveOutsideRange, quarantine, type StoredContext } from '../../shared/sources/guards';
+import { creepOf, futureDated, moveOutsideRange, quarantine, type StoredContext } from '../../shared/sources/guards';
 import type { HeldPoint, SeriesItem } from '../../shared/store/observation-store';
 import { WTI_AUGUST_2026 } from '../helpers/wti-august-2026';
 
@@ -209,5 +209,24 @@ describe('quarantine: sign flips and moves outside the recent range', () => {
     expect(moveOutsideRange(24, [70, 86.48])).toBeNull();
     expect(moveOutsideRange(-50, [-37.63, 8.91])).toBeNull(); // a range that spans zero has no sign to flip
     expect(moveOutsideRange(5, [])).toBeNull();
+  });
+});
+
+describe('creepOf: a drift of small steps, not a jump', () => {
+  it('holds three or more steps one way beyond 8 sigma sqrt(steps) that had already drifted before the last', () => {
+    // Henry Hub falling 20% a day from 2.82 on a volatility of 4% a day: 0.67 in log over 3 steps > 8 x 0.04 x sqrt(3) = 0.55.
+    expect(creepOf([2.7, 2.82, 2.256, 1.805, 1.444], 0.04)).toMatch(/^1\.444 is a creep of 3 steps from 2\.82/);
+    // Two steps are a jump's (the range rule's), however far.
+    expect(creepOf([2.7, 2.82, 2.256, 1.805], 0.04)).toBeNull();
+    // Within the limit: 3 steps of 5% on 4% a day.
+    expect(creepOf([3, 2.82, 2.68, 2.55, 2.42], 0.04)).toBeNull();
+  });
+
+  it('passes a jump after quiet days, a path that turns, and a series without enough history', () => {
+    // EUR/USD drifting up a tenth of a percent a day, then one revision to 1.2345: a jump, not a creep.
+    expect(creepOf([1.16, 1.161, 1.162, 1.2345], 0.004)).toBeNull();
+    // Henry Hub 3.25, 3.15, then 13.20 (2024-01-12): the streak is one step.
+    expect(creepOf([3.25, 3.25, 3.15, 13.2], 0.05)).toBeNull();
+    expect(creepOf([3, 2.82, 2.256, 1.805, 1.444], null)).toBeNull();
   });
 });
