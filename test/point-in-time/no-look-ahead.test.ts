@@ -237,7 +237,7 @@ describe.runIf(HAVE_FIXTURES)('the examples against the recorded figures (../sha
   beforeAll(async () => {
     const store = new MemoryObservationStore();
     const config = loadConfig({ OBSERVATIONS_TABLE: 'obs', CREDITS_TABLE: 'cred' });
-    for (const id of ['eia-spot', 'worldbank'] as const) await runSource(ADAPTERS[id], { mode: 'replay', store, config });
+    for (const id of ['eia-spot', 'worldbank'] as const) await runSource(ADAPTERS[id]!, { mode: 'replay', store, config });
     server = await startLocalServer(createServices(config, { store }), 0);
   }, 60_000);
   afterAll(async () => server?.close());
