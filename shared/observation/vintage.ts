@@ -22,8 +22,11 @@ type StoredVintage = StoredObservation & { known_from: string; known_to: string 
  * @example knownFrom({ published_at: '2026-02-11T15:30:00.000Z', first_seen_at: '2026-02-11T15:45:00.000Z', retrieved_at: '…' }) // '2026-02-11T15:45:00.000Z'
  */
 const knownFrom = (o: Pick<StoredObservation, 'known_from' | 'published_at' | 'retrieved_at' | 'first_seen_at'>): string => {
-  const from = o.known_from ?? o.published_at ?? o.retrieved_at;
-  return [from, o.published_at, o.first_seen_at].reduce<string>((a, b) => (b && Date.parse(b) > Date.parse(a) ? b : a), from);
+  // On the read path for every figure: a first print without a live retrieval parses nothing.
+  let from = o.known_from ?? o.published_at ?? o.retrieved_at;
+  if (o.published_at && o.published_at !== from && Date.parse(o.published_at) > Date.parse(from)) from = o.published_at;
+  if (o.first_seen_at && Date.parse(o.first_seen_at) > Date.parse(from)) from = o.first_seen_at;
+  return from;
 };
 
 /** Whether a current figure was known at `t` (epoch ms). */

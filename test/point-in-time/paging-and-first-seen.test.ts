@@ -97,5 +97,7 @@ describe('first_seen_at: a live figure is never known before this service first 
     expect(rewrite(undefined, { ...o, retrieval: 'replay' }, SEEN).observation.first_seen_at).toBeUndefined();
     // Seen before its release (a publisher early, a calendar late): known from the release.
     expect(knownFrom({ ...o, first_seen_at: '2025-12-01T21:00:00.000Z' })).toBe(RELEASE);
+    // A known-from stored before a calendar fix moved the release later: never before the release.
+    expect(knownFrom({ ...o, known_from: '2025-12-01T20:00:00.000Z' })).toBe(RELEASE);
   });
 });
