@@ -54,4 +54,3 @@ const EIA_SPOT_RECORDED: Readonly<Record<string, readonly RecordedSpotRelease[]>
 const PINK_SHEET_RECORDED: readonly string[] = Object.freeze(['2025-12-02']);
 
 export { EIA_SPOT_RECORDED, PINK_SHEET_RECORDED };
-export type { RecordedSpotRelease };

@@ -163,7 +163,7 @@ const volatilityOf = (values: readonly number[]): number | null => {
  * (a flat step breaks nothing) has CREEP_STEPS steps or more and moves beyond CREEP_SIGMAS x `sigma`
  * x sqrt(steps), and had moved beyond half that before its last step (else it is one jump after quiet
  * days: the range rule's). Accepted points count, so a creep spread over several releases is seen whole.
- * @example creepOf([3, 2.82, 2.256, 1.805, 1.444], 0.04) // '1.444 is a creep of 3 steps from 2.82 …'
+ * @example creepOf([2.7, 2.82, 2.256, 1.805, 1.444], 0.04) // '1.444 is a creep of 3 steps from 2.82 …'
  */
 const creepOf = (path: readonly number[], sigma: number | null): string | null => {
   if (sigma === null || path.length <= CREEP_STEPS || path.some((v) => v <= 0)) return null;
@@ -313,5 +313,5 @@ const quarantine = (
   return { keep, held, newlyHeld, confirmed };
 };
 
-export { futureDated, quarantine, moveOutsideRange, creepOf, volatilityOf, bandOf, PRICE_BANDS, HISTORY_POINTS };
+export { futureDated, quarantine, moveOutsideRange, creepOf, bandOf, PRICE_BANDS, HISTORY_POINTS };
 export type { HeldPoint, StoredContext };

@@ -230,21 +230,9 @@ describe('as_known_at never serves a figure before its release (replay store, ev
     expect(crush.status).toBe(200);
     expect(crush.body.as_of).toBe('2025-06-01');
   });
-});
 
-describe.runIf(HAVE_FIXTURES)('the examples against the recorded figures (../shared/fixtures)', () => {
-  let server: LocalServer;
-  beforeAll(async () => {
-    const store = new MemoryObservationStore();
-    const config = loadConfig({ OBSERVATIONS_TABLE: 'obs', CREDITS_TABLE: 'cred' });
-    for (const id of ['eia-spot', 'worldbank'] as const) await runSource(ADAPTERS[id]!, { mode: 'replay', store, config });
-    server = await startLocalServer(createServices(config, { store }), 0);
-  }, 60_000);
-  afterAll(async () => server?.close());
-  const value = async (path: string, at: string) =>
-    ((await fetch(`${server.url}${path}?as_known_at=${encodeURIComponent(at)}`).then((r) => r.json())) as any).value;
-
-  it('serves the workbook figures: WTI 6/16 and October gold', async () => {
+  it.runIf(HAVE_FIXTURES)('serves the recorded figures of the examples: WTI of 6/16 and October gold (../shared/fixtures)', async () => {
+    const value = async (path: string, at: string) => (await get(path, at)).body.value;
     const wti = readFileSync(`${FIXTURES}eia/daily.RWTC.2024-01-02_2026-08-18.csv`, 'utf8')
       .split(/\r?\n/)
       .find((l) => l.startsWith('2025-06-16,'))!;
