@@ -273,8 +273,8 @@ const quarantine = (
         continue;
       }
       // A first load (nothing stored before this point) has only the points this run accepted before it.
-      const stored = history.filter(([d]) => d < as_of);
-      const prior = stored.length > 0 ? stored : firstLoad;
+      const storedBefore = history.filter(([d]) => d < as_of);
+      const prior = storedBefore.length > 0 ? storedBefore : firstLoad;
       const range = prior.slice(-RECENT_POINTS).map(([, v]) => v);
       if (!carriedBefore && as_of > seen) {
         for (const p of [...pending]) {
@@ -287,14 +287,14 @@ const quarantine = (
       // The accepted history before this point, then this run's new points up to it. A creep is held
       // for an operator even where a later publication would confirm a jump: it keeps "confirming" itself.
       const since = prior.at(-1)?.[0] ?? '';
-      const path = [
+      const path = () => [
         ...prior.map(([, v]) => v),
         ...sequence
           .slice(0, i + 1)
           .filter((j) => j.item.observation.as_of > since)
           .map((j) => j.item.observation.value),
       ];
-      const creep = creepOf(path, sigma);
+      const creep = sigma === null ? null : creepOf(path(), sigma);
       if (creep) {
         hold(item, creep, 'operator');
         continue;
