@@ -28,7 +28,8 @@ type Publication = Omit<SourceDef, keyof SourceRelease>;
 
 const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
   'eia-spot': {
-    releaseText: 'weekly with the Weekly Petroleum Status Report: Wednesdays (Thursday in a holiday week), time not stated; Henry Hub through the Tuesday, the petroleum prices through the Monday',
+    releaseText:
+      'weekly with the Weekly Petroleum Status Report: Wednesdays (Thursday in a holiday week), time not stated; Henry Hub through the Tuesday, the petroleum prices through the Monday',
     licenseTag: US_GOV,
     url: 'https://www.eia.gov/dnav/pet/pet_pri_spt_s1_d.htm',
     // Each spot market's own time zone: WTI at Cushing, Henry Hub and the Gulf Coast trade on
