@@ -313,5 +313,5 @@ const quarantine = (
   return { keep, held, newlyHeld, confirmed };
 };
 
-export { futureDated, quarantine, moveOutsideRange, creepOf, bandOf, PRICE_BANDS, HISTORY_POINTS };
+export { futureDated, quarantine, moveOutsideRange, creepOf, bandOf, HISTORY_POINTS };
 export type { HeldPoint, StoredContext };
