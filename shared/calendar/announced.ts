@@ -12,14 +12,28 @@ interface AnnouncedRelease {
   minute: number;
   /** Why it moved, as the publisher put it. */
   note: string;
+  /** True when the publisher announced a delay but not the release itself: the date is a bound, not the release. */
+  estimated?: boolean;
 }
 
 /**
- * EIA Weekly Petroleum Status Report, keyed by the week ending (Friday). Source: EIA's holiday
+ * EIA Weekly Petroleum Status Report, keyed by the week ending (Friday). Sources: EIA's holiday
  * release schedule, https://www.eia.gov/petroleum/supply/weekly/schedule.php (its 2025-2026 rows;
- * every other row of those years is what the rule gives).
+ * every other row of those years is what the rule gives), and EIA's statements on missed releases.
+ * The spot prices (eia-spot) go out with the WPSR and share its rows.
  */
 const EIA_WPSR_ANNOUNCED: Readonly<Record<string, AnnouncedRelease>> = Object.freeze({
+  // Statement of the EIA Administrator, 3 December 2025 (https://www.eia.gov/pressroom/releases/press580.php):
+  // "EIA failed to publish the Weekly Petroleum Status Report on time". When the report then came out
+  // is not recorded here, so its figures are dated by the next scheduled release (Wednesday 10 December
+  // 10:30 ET), which carries this week as its week-ago column: the earliest instant it is sure to be out.
+  '2025-11-28': {
+    date: '2025-12-10',
+    hour: 10,
+    minute: 30,
+    note: 'not published on time on 2025-12-03 (EIA statement of that day); dated by the next scheduled release, the actual time not being recorded',
+    estimated: true,
+  },
   // Christmas Day fell on a Thursday and 24 and 26 December were closed by executive order.
   '2025-12-19': { date: '2025-12-29', hour: 17, minute: 0, note: 'Christmas (federal offices closed 24-26 December 2025)' },
 });

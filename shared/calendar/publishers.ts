@@ -12,7 +12,8 @@
 import { addDays } from '../dates';
 import { CFTC_COT_ANNOUNCED, EIA_WNGSR_ANNOUNCED, EIA_WPSR_ANNOUNCED, WASDE_RELEASE_DATES, type AnnouncedRelease } from './announced';
 import { businessDayOnOrAfter, federalHoliday, holidaysBetween, isBusinessDay, isoWeekday, nextBusinessDay, previousBusinessDay } from './holidays';
-import { atLocal } from './zoned';
+import { EIA_SPOT_RECORDED, PINK_SHEET_RECORDED } from './recorded';
+import { atLocal, endOfDay } from './zoned';
 
 const ET = 'America/New_York';
 
@@ -68,7 +69,21 @@ const release = (date: string, hour: number, minute: number, verified: Verified,
   shifted_by: shiftedBy,
 });
 
-const announced = (a: AnnouncedRelease, verified: Verified): Release => release(a.date, a.hour, a.minute, verified, a.note);
+const announced = (a: AnnouncedRelease, verified: Verified): Release => {
+  const r = release(a.date, a.hour, a.minute, verified, a.note);
+  return a.estimated ? { ...r, estimated: true } : r;
+};
+
+/**
+ * A release whose day is known and whose time is not stated: the end of that day (23:59:59 ET), the
+ * earliest instant by which it surely happened (never 00:00, which would date it a day early).
+ */
+const releaseByEndOfDay = (date: string, verified: Verified, shiftedBy: string | null): Release => ({
+  date,
+  at: endOfDay(date, ET),
+  estimated: !verified.some(([from, to]) => date >= from && date <= to),
+  shifted_by: shiftedBy,
+});
 
 /** Every date with ISO weekday `weekday` from shortly before `from` through `to`. */
 const weekdaysAround = (weekday: number, from: string, to: string, leadDays = 14): string[] => {
@@ -120,27 +135,50 @@ const eiaWpsr: PublisherCalendar = {
 
 // ---- EIA daily spot prices -------------------------------------------------------------------
 
+/** The ISO date of the Wednesday on or after `date`. */
+const wednesdayOnOrAfter = (date: string): string => addDays(date, (3 - isoWeekday(date) + 7) % 7);
+
+/** Days from `a` to `b` (YYYY-MM-DD). */
+const daysBetween = (a: string, b: string): number => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+
 /**
- * EIA daily spot prices (RWTC, RBRTE, RNGWHHD, the NY Harbor and Gulf Coast products) are
- * daily observations published once a week: the spot-price table of the WPSR, released with it
- * (EIA's spot workbooks carry Wednesday release dates: 7/10/2024, 6/18/2025, 8/19/2026). A day's
- * price is in the first release after that day (EIA's Wednesday update carries prices through
- * the day before; a price EIA receives late goes out a week later).
+ * How many days before its week's Wednesday a spot series' release ends, read from its recorded
+ * releases (recorded.ts): 2 for crude, gasoline and ULSD (Wednesday 2025-06-18 ends Monday 6/16), 1
+ * for Henry Hub (Wednesday releases end on the Tuesday). The largest seen; 2 for a series without one.
  */
-const spotRelease = (day: string): Release => {
-  // The first WPSR release dated after `day`: the week ending on or before day+6 covers it.
-  for (const f of weekdaysAround(5, day, addDays(day, 14), 7)) {
-    const r = wpsrRelease(f);
-    if (r.date > day) return r;
+const spotLagDays = (seriesId: string): number => {
+  const seen = (EIA_SPOT_RECORDED[seriesId] ?? []).map((r) => daysBetween(r.latest, wednesdayOnOrAfter(r.date)));
+  return seen.length ? Math.max(...seen) : Math.max(...Object.keys(EIA_SPOT_RECORDED).map(spotLagDays));
+};
+
+/** The smallest lag of any spot series: the release that carries a day first, for one series or another. */
+const SPOT_MIN_LAG = Math.min(...Object.keys(EIA_SPOT_RECORDED).map(spotLagDays));
+
+/**
+ * EIA daily spot prices (RWTC, RBRTE, RNGWHHD, the NY Harbor and Gulf Coast products) are daily
+ * observations published once a week, with the WPSR's week (holiday shifts and announced delays
+ * included): the release of the week whose Wednesday is `lagDays` or more after the day carries it.
+ * The workbooks state a release date but no regular time (the recorded ones were stamped 10:40 and
+ * 12:16 ET), so a release is dated by the end of its day unless its workbook was recorded with a
+ * stamp; every release not recorded is estimated.
+ * @example spotReleaseOf('PET.RWTC.D', '2025-06-17').at // '2025-06-26T03:59:59.000Z' (Tuesday's WTI is in the next week's release)
+ */
+const spotReleaseOf = (seriesId: string, day: string, lagDays = spotLagDays(seriesId)): Release => {
+  const wpsr = wpsrRelease(addDays(wednesdayOnOrAfter(addDays(day, lagDays)), -5));
+  const recorded = (EIA_SPOT_RECORDED[seriesId] ?? []).find((r) => r.date === wpsr.date);
+  if (recorded?.stamp) {
+    const [hour, minute, second] = recorded.stamp;
+    return { date: recorded.date, at: atLocal(recorded.date, hour, minute, ET, second), estimated: false, shifted_by: wpsr.shifted_by };
   }
-  throw new Error(`no WPSR release after ${day}`);
+  return releaseByEndOfDay(wpsr.date, recorded ? [[recorded.date, recorded.date]] : [], wpsr.shifted_by);
 };
 
 const eiaSpot: PublisherCalendar = {
   id: 'eia-spot',
   timeZone: ET,
   slots: WPSR_SLOTS,
-  releaseOf: spotRelease,
+  // The release that first carries a day for the series with the shortest lag (Henry Hub).
+  releaseOf: (day) => spotReleaseOf('', day, SPOT_MIN_LAG),
   // The releases are the WPSR's: enumerate its weeks and map each to a day it carries.
   periodsAround: (from, to) => eiaWpsr.periodsAround(from, to).map((f) => addDays(f, 3)),
 };
@@ -325,13 +363,8 @@ const usdaWasde: PublisherCalendar = {
 
 // ---- World Bank Commodity Price Data (Pink Sheet) ---------------------------------------------
 
-/**
- * Pink Sheet releases seen in the workbook's own "Updated on" cell (fixtures/worldbank/SOURCE.md):
- * each is the second business day of its month.
- */
-const PINK_SHEET_VERIFIED: Verified = ['2021-06-02', '2022-03-02', '2024-06-04', '2024-12-03', '2025-02-04', '2025-11-04', '2025-12-02', '2026-03-03'].map(
-  (d) => [d, d] as const,
-);
+/** Pink Sheet releases whose workbook is recorded here (recorded.ts): their day is the workbook's own. */
+const PINK_SHEET_VERIFIED: Verified = PINK_SHEET_RECORDED.map((d) => [d, d] as const);
 
 /** The n-th business day (1 = the first) of the month of `monthStart` (YYYY-MM-01). */
 const nthBusinessDay = (monthStart: string, n: number): string => {
@@ -346,10 +379,10 @@ const nextMonthStart = (date: string): string => `${addDays(`${date.slice(0, 7)}
 /**
  * World Bank Pink Sheet, reference month M (as_of YYYY-MM-01): the monthly averages of M come out
  * on the second business day of the next month (every "Updated on" date seen, 2021-2026, is one).
- * The World Bank states no time; 12:00 ET is assumed, so the instant is an estimate even on a
- * verified day.
+ * The World Bank states no time: the end of that day. Estimated unless the workbook of that release
+ * is recorded.
  */
-const pinkSheetRelease = (referenceMonth: string): Release => release(nthBusinessDay(nextMonthStart(referenceMonth), 2), 12, 0, PINK_SHEET_VERIFIED, null);
+const pinkSheetRelease = (referenceMonth: string): Release => releaseByEndOfDay(nthBusinessDay(nextMonthStart(referenceMonth), 2), PINK_SHEET_VERIFIED, null);
 
 const worldBank: PublisherCalendar = {
   id: 'worldbank',
@@ -376,13 +409,14 @@ const businessDayOnOrBefore = (date: string): string => (isBusinessDay(date) ? d
 /**
  * USGS MCS, figures of year Y (as_of Y-12-31): the edition of Y+1, released at the end of January
  * (the last business day on or before 31 January) unless its day is known (2026: 6 February).
- * USGS publishes no dated calendar and no time; 12:00 ET is assumed, so other editions are estimated.
+ * USGS publishes no dated calendar and no time: the end of the day; editions whose day is not known
+ * are estimated.
  */
 const mcsRelease = (yearEnd: string): Release => {
   const edition = Number(yearEnd.slice(0, 4)) + 1;
   const known = MCS_PUBLISHED[edition];
-  if (known) return release(known, 12, 0, [[known, known]], null);
-  return release(businessDayOnOrBefore(`${edition}-01-31`), 12, 0, [], null);
+  if (known) return releaseByEndOfDay(known, [[known, known]], null);
+  return releaseByEndOfDay(businessDayOnOrBefore(`${edition}-01-31`), [], null);
 };
 
 const usgsMcs: PublisherCalendar = {
@@ -427,5 +461,5 @@ const nextReleaseOf = (cal: PublisherCalendar, after: Date): Release | null => {
   return best;
 };
 
-export { PUBLISHER_CALENDARS, nextReleaseOf, CROP_PROGRESS_MONTHS };
+export { PUBLISHER_CALENDARS, nextReleaseOf, spotReleaseOf, spotLagDays, CROP_PROGRESS_MONTHS };
 export type { PublisherId, PublisherCalendar, Release, Slot };

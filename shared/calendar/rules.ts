@@ -7,7 +7,8 @@ import type { PublisherId } from './publishers';
 
 const PUBLISHER_RULES: Readonly<Record<PublisherId, string>> = Object.freeze({
   'eia-wpsr': 'Wednesdays 10:30 ET; Thursday 12:00 ET after a federal holiday on the Monday-Wednesday of the release week (EIA WPSR holiday release schedule)',
-  'eia-spot': 'weekly with the Weekly Petroleum Status Report (Wednesdays 10:30 ET, holiday-shifted as the WPSR): each day is in the first release after it',
+  'eia-spot':
+    "weekly with the Weekly Petroleum Status Report's week (holiday shifts and announced delays included): a Wednesday release carries Henry Hub through the Tuesday and the petroleum prices through the Monday (EIA's recorded workbooks); no time is stated, so a release not recorded is dated by the end of its day",
   'eia-wngsr':
     'Thursdays 10:30 ET; Wednesday 12:00 ET when Thursday is a federal holiday; Friday 10:30 ET after a Tuesday or Wednesday holiday (EIA WNGSR schedule)',
   'cftc-cot':
@@ -18,8 +19,8 @@ const PUBLISHER_RULES: Readonly<Record<PublisherId, string>> = Object.freeze({
   'usda-wasde':
     "USDA's published WASDE day for each month, 12:00 ET; months not yet verified here are estimated as the first business day on or after the 10th",
   worldbank:
-    'the second business day of each month, with the previous month\'s averages (the workbook\'s "Updated on" dates); time not stated, 12:00 ET assumed',
-  'usgs-mcs': 'once a year, the last business day of January, with the previous year (MCS 2026: 6 February 2026); time not stated, 12:00 ET assumed',
+    'the second business day of each month, with the previous month\'s averages (the workbook\'s "Updated on" dates); time not stated, so the end of that day (ET); each month is dated by its first release',
+  'usgs-mcs': 'once a year, the last business day of January, with the previous year (MCS 2026: 6 February 2026); time not stated, so the end of that day (ET)',
 });
 
 export { PUBLISHER_RULES };

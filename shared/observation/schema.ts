@@ -83,6 +83,8 @@ type StoredObservation = Omit<Observation, 'provenance'> & {
    * revision, or the first retrieval of a figure without a release calendar (observation/vintage.ts).
    */
   known_from?: string;
+  /** A live run's first retrieval of this figure (observation/vintage.ts); absent for replayed figures. Not served. */
+  first_seen_at?: string;
 };
 
 export { QualitySchema, IsoDateSchema, IsoDateTimeSchema, ObservationSchema };

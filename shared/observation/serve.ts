@@ -17,7 +17,7 @@ interface CacheInfo {
  *   what ingestion stored (an item written before its source was recorded)
  */
 const toServed = (stored: StoredObservation, cache: CacheInfo, freshness?: FigureFreshness, nextReleaseAt?: string | null): Observation => {
-  const { retrieved_at, source_id: _sourceId, retrieval, known_from: _knownFrom, ...rest } = stored;
+  const { retrieved_at, source_id: _sourceId, retrieval, known_from: _knownFrom, first_seen_at: _firstSeen, ...rest } = stored;
   return {
     ...rest,
     ...(nextReleaseAt === undefined ? {} : { next_release_at: nextReleaseAt }),

@@ -2,12 +2,13 @@
  * Pure: when a stored figure was known, and which value a series had at a past instant (its
  * vintage, as ALFRED's real-time periods: known from / known to).
  *
- * A figure as first published is known from its `published_at` (the publisher's release calendar).
- * A revised figure is known from the instant the run that fetched the revision saw it (never
- * earlier: no look-ahead); the value it replaced is kept as a vintage, known from its own
- * known-from until that instant. The current item stores `known_from` only when it is not its
- * `published_at` (a revision, or a figure without a release calendar), so a figure as first
- * published carries no copy of its release instant.
+ * A figure as first published is known from its `published_at` (the publisher's release), or, when
+ * a live run first saw it later (`first_seen_at`, kept from that run on), from then: this service
+ * cannot have answered it before it held it. A revised figure is known from the instant the run
+ * that fetched the revision saw it (never earlier: no look-ahead); the value it replaced is kept as
+ * a vintage, known from its own known-from until that instant. The current item stores `known_from`
+ * only when it is not its `published_at` (a revision, or a figure without a release calendar), so a
+ * figure as first published carries no copy of its release instant.
  */
 import type { AttributeValue, Observation, StoredObservation } from './schema';
 
@@ -16,10 +17,17 @@ type StoredVintage = StoredObservation & { known_from: string; known_to: string 
 
 /**
  * When a stored figure became known: its revision instant, else its release, else when this
- * service retrieved it.
+ * service retrieved it; never before its release nor before a live run first saw it.
  * @example knownFrom({ published_at: '2026-02-11T15:30:00.000Z', retrieved_at: '…' }) // '2026-02-11T15:30:00.000Z'
+ * @example knownFrom({ published_at: '2026-02-11T15:30:00.000Z', first_seen_at: '2026-02-11T15:45:00.000Z', retrieved_at: '…' }) // '2026-02-11T15:45:00.000Z'
  */
-const knownFrom = (o: Pick<StoredObservation, 'known_from' | 'published_at' | 'retrieved_at'>): string => o.known_from ?? o.published_at ?? o.retrieved_at;
+const knownFrom = (o: Pick<StoredObservation, 'known_from' | 'published_at' | 'retrieved_at' | 'first_seen_at'>): string => {
+  // On the read path for every figure: a first print without a live retrieval parses nothing.
+  let from = o.known_from ?? o.published_at ?? o.retrieved_at;
+  if (o.published_at && o.published_at !== from && Date.parse(o.published_at) > Date.parse(from)) from = o.published_at;
+  if (o.first_seen_at && Date.parse(o.first_seen_at) > Date.parse(from)) from = o.first_seen_at;
+  return from;
+};
 
 /** Whether a current figure was known at `t` (epoch ms). */
 const isKnownAt = (o: StoredObservation, t: number): boolean => Date.parse(knownFrom(o)) <= t;
@@ -62,7 +70,10 @@ interface Rewrite {
  * @param seenAt ISO instant the run retrieved `next`
  */
 const rewrite = (stored: StoredObservation | undefined, next: StoredObservation, seenAt: string): Rewrite => {
-  const { known_from: _drop, ...fresh } = next;
+  const { known_from: _drop, first_seen_at: _seen, ...incoming } = next;
+  // The first live retrieval of a figure is recorded and kept: it bounds when this service knew it.
+  const firstSeen = stored ? stored.first_seen_at : next.retrieval === 'live' ? next.retrieved_at : undefined;
+  const fresh: StoredObservation = firstSeen ? { ...incoming, first_seen_at: firstSeen } : incoming;
   if (!stored) return { observation: fresh.published_at ? fresh : { ...fresh, known_from: fresh.retrieved_at }, vintage: null };
   const storedFrom = knownFrom(stored);
   const keep = (from: string): StoredObservation => (from === fresh.published_at ? fresh : { ...fresh, known_from: from });
@@ -117,5 +128,5 @@ const pointInTimeOf = (inputs: ReadonlyArray<Pick<Observation, 'attributes'>>): 
 /** Attributes that depend on the instant a call asked for, not on the data (left out of digests). */
 const POINT_IN_TIME_ATTRIBUTES = ['as_known_at', 'known_from'] as const;
 
-export { knownFrom, isKnownAt, isVintageAt, revises, rewrite, resolveAt, asKnownAtForm, pointInTimeOf, POINT_IN_TIME_ATTRIBUTES };
+export { knownFrom, isKnownAt, revises, rewrite, resolveAt, asKnownAtForm, pointInTimeOf, POINT_IN_TIME_ATTRIBUTES };
 export type { StoredVintage, Rewrite };

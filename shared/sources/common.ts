@@ -26,6 +26,8 @@ interface ObservationFields {
   observed_at?: string | null;
   /** Absent: the release of the as_of period under the source's publisher calendar (null without one). */
   published_at?: string | null;
+  /** With a published_at the adapter gives: whether a calendar rule dated it rather than the publication. */
+  published_at_estimated?: boolean;
   attributes?: Record<string, AttributeValue>;
 }
 
@@ -57,6 +59,7 @@ const makeObservation = (ctx: NormalizeContext, f: ObservationFields): StoredObs
     attributes: {
       ...(observed ? { observed_at_basis: observed.basis } : {}),
       ...(release ? { published_at_estimated: release.estimated } : {}),
+      ...(f.published_at_estimated !== undefined ? { published_at_estimated: f.published_at_estimated } : {}),
       ...f.attributes,
     },
   };

@@ -1,6 +1,8 @@
 /**
  * EIA daily spot prices for CL BZ NG HO RB (EIA API v2 `/v2/seriesid/…`). All five are
- * published in the catalog's units, so every observation is `official`.
+ * published in the catalog's units, so every observation is `official`. published_at is the weekly
+ * release that first carries the day, by the series' own lag (Henry Hub's Wednesday release ends on
+ * the Tuesday, the petroleum prices' on the Monday: shared/calendar/recorded.ts).
  */
 import { findInstrument } from '../catalog/instruments';
 import { seriesKey } from '../catalog/series-keys';
@@ -10,6 +12,7 @@ import { fetchEiaSeries, parseEiaPayload } from './eia-v2';
 import { mapLimit } from '../concurrency/map-limit';
 import { SourceFormatError, type SourceAdapter } from './types';
 import { addDays, isoDate } from '../dates';
+import { spotReleaseOf } from '../calendar';
 
 /** Instrument -> EIA series id and the publisher's page for it. */
 const EIA_SPOT_SERIES = Object.freeze([
@@ -67,6 +70,7 @@ const eiaSpot: SourceAdapter = {
         if (r.units && r.units.toUpperCase() !== EXPECTED_UNITS[instrument.unit]) {
           throw new SourceFormatError(`${payload.name}: unit ${r.units} is not ${EXPECTED_UNITS[instrument.unit]}`);
         }
+        const release = spotReleaseOf(spec.seriesId, r.period);
         return {
           seriesKey: seriesKey.price(spec.code),
           observation: makeObservation(ctx, {
@@ -78,6 +82,8 @@ const eiaSpot: SourceAdapter = {
             series_id: spec.seriesId,
             url: spec.page,
             retrievedAt: payload.retrievedAt,
+            published_at: release.at,
+            published_at_estimated: release.estimated,
           }),
         };
       });

@@ -5,13 +5,19 @@
  *   figure ahead, so the payload is broken (a 2099 row would become "latest" for ever).
  * - A price outside its unit's plausible band is held in quarantine (a unit or decimal error:
  *   7,253,000 USD/bbl) until an operator releases it.
- * - A price that flips the sign of its series' recent range, or lies more than 5x outside that
- *   range (the last 10 accepted points), is held until confirmed: the next point of the series
- *   confirms it when it makes the same move (same sign, nearer to it than to the range it left: the
- *   market really moved), or an operator releases it. A one-day spike that reverts stays held: WTI's real -37.63 of
- *   2020-04-20 (next day 8.91) enters by release, and 9.0 or -99 after 86.48 never becomes the
- *   latest price on its own, while Henry Hub's real 13.20 of 2024-01-12 (4x its range in a cold
- *   snap) passes.
+ * - Every other new price is judged against the series' accepted history before this run (what the
+ *   store held when the run began: points this run accepts never widen the range they are judged by).
+ *   A price that flips the sign of its recent range (the last 10 accepted points before its date), or
+ *   lies more than 5x outside it, is held until confirmed: a point of the series from a later
+ *   publication (dated after everything earlier runs delivered) that makes the same move (same sign,
+ *   nearer to it than to the range it left) confirms it, or an operator releases it. The payload that
+ *   carries a suspect point never confirms it: two agreeing bad rows of one run stay held.
+ * - A creep (every step of the run since the last accepted point going the same way, three steps or
+ *   more, the whole move beyond CREEP_SIGMAS standard deviations of the series' daily log moves over
+ *   its accepted history, scaled by the square root of the steps) is held until an operator releases
+ *   it: no single step trips the range rule, the sum does.
+ *   Real extremes: WTI's -37.63 of 2020-04-20 (next day 8.91) enters by release; Henry Hub's 13.20 of
+ *   2024-01-12 (4x its range in a cold snap, one step) passes at once.
  * - A figure equal to the stored one for its date was accepted before (checked, confirmed or
  *   released) and is not judged again.
  *
@@ -45,6 +51,18 @@ const PRICE_BANDS: Readonly<Record<string, readonly [number, number]>> = Object.
 const RECENT_POINTS = 10;
 /** How far outside the recent range (as a ratio) a move is held until confirmed. */
 const MOVE_FACTOR = 5;
+/** Accepted points the creep test reads the series' volatility from (about three months of daily prices). */
+const HISTORY_POINTS = 60;
+/** Fewest log moves that make a volatility to judge a creep by. */
+const MIN_VOLATILITY_MOVES = 20;
+/** Steps in one direction before a move counts as a creep (fewer: a jump, the range rule's). */
+const CREEP_STEPS = 3;
+/**
+ * Standard deviations (of the series' step moves, times the square root of the steps) a creep may
+ * cover. Set above every weekly run of the recorded EIA spot histories 2023-2026 (WTI's March 2026
+ * rally reached 6.5 over two steps) and below Henry Hub falling 20% a day from 2.82.
+ */
+const CREEP_SIGMAS = 8;
 
 /** A held price as /health lists it. */
 interface Quarantined {
@@ -114,7 +132,7 @@ const confirms = (later: number, value: number, recent: readonly number[]): bool
 
 /** What the guards know of a series from the store before the run. */
 interface StoredContext {
-  /** The newest stored points before the run's first date of the series, ascending (at most RECENT_POINTS). */
+  /** The newest stored points before the run's first date of the series, ascending (at most HISTORY_POINTS). */
   before: readonly StoredObservation[];
   /** Stored value per as_of over the run's dates of the series. */
   at: ReadonlyMap<string, number>;
@@ -128,6 +146,53 @@ interface GuardResult {
   newlyHeld: Quarantined[];
   /** Held points that this run confirmed (written with it). */
   confirmed: Quarantined[];
+}
+
+/** The standard deviation of the step log moves of positive `values` (ascending), or null with too few. */
+const volatilityOf = (values: readonly number[]): number | null => {
+  const moves: number[] = [];
+  for (let i = 1; i < values.length; i++) if (values[i - 1]! > 0 && values[i]! > 0) moves.push(Math.log(values[i]! / values[i - 1]!));
+  if (moves.length < MIN_VOLATILITY_MOVES) return null;
+  const mean = moves.reduce((a, b) => a + b, 0) / moves.length;
+  return Math.sqrt(moves.reduce((a, b) => a + (b - mean) ** 2, 0) / (moves.length - 1));
+};
+
+/**
+ * Why the end of `path` (the series' values in date order: its accepted history, then the run's
+ * points up to the one judged) is a creep, or null: its trailing run of steps that all go one way
+ * (a flat step breaks nothing) has CREEP_STEPS steps or more and moves beyond CREEP_SIGMAS x `sigma`
+ * x sqrt(steps), and had moved beyond half that before its last step (else it is one jump after quiet
+ * days: the range rule's). Accepted points count, so a creep spread over several releases is seen whole.
+ * @example creepOf([2.7, 2.82, 2.256, 1.805, 1.444], 0.04) // '1.444 is a creep of 3 steps from 2.82 …'
+ */
+const creepOf = (path: readonly number[], sigma: number | null): string | null => {
+  if (sigma === null || path.length <= CREEP_STEPS || path.some((v) => v <= 0)) return null;
+  let start = path.length - 1;
+  let direction = 0;
+  while (start > 0) {
+    const step = Math.sign(path[start]! - path[start - 1]!);
+    if (direction === 0) direction = step;
+    else if (step === -direction) break;
+    start--;
+  }
+  const steps = path.length - 1 - start;
+  const from = path[start]!;
+  const to = path.at(-1)!;
+  const move = Math.abs(Math.log(to / from));
+  const limit = CREEP_SIGMAS * sigma * Math.sqrt(steps);
+  if (steps < CREEP_STEPS || move <= limit) return null;
+  // A drift, not a jump after a few quiet days (the range rule's): the streak had already moved half
+  // as far beyond its volatility before its last step.
+  const before = Math.abs(Math.log(path.at(-2)! / from));
+  if (before <= (CREEP_SIGMAS / 2) * sigma * Math.sqrt(steps - 1)) return null;
+  return `${fmt(to)} is a creep of ${steps} steps from ${fmt(from)} (a log move of ${fmt(move)}, beyond ${CREEP_SIGMAS} standard deviations of the series' moves over that span, ${fmt(limit)}); held until an operator releases it`;
+};
+
+/** A point of the series judged in this run: delivered by it, or held by an earlier run and not delivered again. */
+interface Judged {
+  item: SeriesItem;
+  /** Whether an earlier publication carried it (held before); a confirmation must come from a later one. */
+  earlier: boolean;
 }
 
 /**
@@ -148,6 +213,7 @@ const quarantine = (
   const confirmed: Quarantined[] = [];
   const delivered = new Set(items.map((i) => `${i.seriesKey}|${i.observation.as_of}`));
   const earlier = new Map(previouslyHeld.map((h) => [`${h.series}|${h.as_of}`, h]));
+  const settled = new Set<string>();
   const hold = (item: SeriesItem, reason: string, release: HeldPoint['release']) => {
     const o = item.observation;
     const before = earlier.get(`${item.seriesKey}|${o.as_of}`);
@@ -156,52 +222,96 @@ const quarantine = (
     if (!before || before.value !== o.value) newlyHeld.push(entry);
   };
 
-  const bySeries = new Map<string, SeriesItem[]>();
+  const bySeries = new Map<string, Judged[]>();
   for (const item of items) {
     if (!bandOf(item.seriesKey)) keep.push(item);
-    else bySeries.set(item.seriesKey, [...(bySeries.get(item.seriesKey) ?? []), item]);
+    else bySeries.set(item.seriesKey, [...(bySeries.get(item.seriesKey) ?? []), { item, earlier: false }]);
+  }
+  // Points held for a confirmation that this run does not deliver again can still be confirmed by it,
+  // when they precede its last date of the series (the stored history read for the run covers them).
+  const lastDate = new Map<string, string>();
+  for (const [series, list] of bySeries)
+    lastDate.set(
+      series,
+      list
+        .map((j) => j.item.observation.as_of)
+        .sort()
+        .at(-1)!,
+    );
+  for (const h of previouslyHeld) {
+    const last = lastDate.get(h.series);
+    if (h.release !== 'confirmation or operator' || delivered.has(`${h.series}|${h.as_of}`) || !last || h.as_of > last) continue;
+    bySeries.get(h.series)!.push({ item: { seriesKey: h.series, observation: h.observation }, earlier: true });
+    settled.add(`${h.series}|${h.as_of}`);
   }
   for (const [series, list] of [...bySeries].sort(([a], [b]) => a.localeCompare(b))) {
     const { band, unit } = bandOf(series)!;
     const ctx = stored(series);
-    const accepted: number[] = ctx.before.map((o) => o.value);
-    // A suspect point waiting for the next point of the series to confirm it.
-    let pending: { item: SeriesItem; reason: string } | null = null;
-    for (const item of [...list].sort((a, b) => a.observation.as_of.localeCompare(b.observation.as_of))) {
+    // The accepted history before this run, ascending: what every point of the run is judged by.
+    const history = [...ctx.before.map((o) => [o.as_of, o.value] as const), ...[...ctx.at].sort(([a], [b]) => a.localeCompare(b))];
+    const sigma = volatilityOf(ctx.before.map((o) => o.value));
+    // A point dated after everything earlier runs delivered (stored or held) comes from a later publication.
+    const seen = [...history.map(([d]) => d), ...previouslyHeld.filter((h) => h.series === series).map((h) => h.as_of)].sort().at(-1) ?? '';
+    const sequence = [...list].sort((a, b) => a.item.observation.as_of.localeCompare(b.item.observation.as_of));
+    // Suspect points with the range they left; those an earlier run held can be confirmed by a later publication.
+    const pending: Array<{ item: SeriesItem; reason: string; range: number[]; heldBefore: boolean }> = [];
+    const firstLoad: Array<readonly [string, number]> = [];
+    const accept = (item: SeriesItem) => {
+      keep.push(item);
+      firstLoad.push([item.observation.as_of, item.observation.value]);
+    };
+    for (let i = 0; i < sequence.length; i++) {
+      const { item, earlier: carriedBefore } = sequence[i]!;
       const { value, as_of } = item.observation;
       // Equal to the stored figure: accepted before (checked, confirmed or released).
-      const known = ctx.at.get(as_of) === value;
-      if (!known && (value < band[0] || value > band[1])) {
+      if (ctx.at.get(as_of) === value) {
+        accept(item);
+        continue;
+      }
+      if (value < band[0] || value > band[1]) {
         hold(item, `outside the plausible band ${band[0]}..${band[1]} ${unit}`, 'operator');
         continue;
       }
-      const recent = accepted.slice(-RECENT_POINTS);
-      let confirming = false;
-      if (pending && confirms(value, pending.item.observation.value, recent)) {
-        const p = pending.item.observation;
-        keep.push(pending.item);
-        accepted.push(p.value);
-        confirmed.push({ series, as_of: p.as_of, value: p.value, reason: `confirmed by ${fmt(value)} on ${as_of}` });
-        confirming = true;
-      } else if (pending) {
-        // Not confirmed: the suspect was a spike, not a move; it waits for an operator.
-        hold(pending.item, pending.reason, 'confirmation or operator');
+      // A first load (nothing stored before this point) has only the points this run accepted before it.
+      const storedBefore = history.filter(([d]) => d < as_of);
+      const prior = storedBefore.length > 0 ? storedBefore : firstLoad;
+      const range = prior.slice(-RECENT_POINTS).map(([, v]) => v);
+      if (!carriedBefore && as_of > seen) {
+        for (const p of [...pending]) {
+          if (!p.heldBefore || !confirms(value, p.item.observation.value, p.range)) continue;
+          keep.push(p.item);
+          pending.splice(pending.indexOf(p), 1);
+          confirmed.push({ series, as_of: p.item.observation.as_of, value: p.item.observation.value, reason: `confirmed by ${fmt(value)} on ${as_of}` });
+        }
       }
-      pending = null;
-      const reason = known || confirming ? null : moveOutsideRange(value, recent);
-      if (reason) pending = { item, reason: `${reason}; held until the next point confirms the move or an operator releases it` };
-      else {
-        keep.push(item);
-        accepted.push(value);
+      // The accepted history before this point, then this run's new points up to it. A creep is held
+      // for an operator even where a later publication would confirm a jump: it keeps "confirming" itself.
+      const since = prior.at(-1)?.[0] ?? '';
+      const path = () => [
+        ...prior.map(([, v]) => v),
+        ...sequence
+          .slice(0, i + 1)
+          .filter((j) => j.item.observation.as_of > since)
+          .map((j) => j.item.observation.value),
+      ];
+      const creep = sigma === null ? null : creepOf(path(), sigma);
+      if (creep) {
+        hold(item, creep, 'operator');
+        continue;
       }
+      const outside = moveOutsideRange(value, range);
+      if (outside) {
+        const heldBefore = earlier.get(`${series}|${as_of}`)?.value === value;
+        pending.push({ item, reason: `${outside}; held until a later publication confirms the move or an operator releases it`, range, heldBefore });
+      } else accept(item);
     }
-    if (pending) hold(pending.item, pending.reason, 'confirmation or operator');
+    for (const p of pending) hold(p.item, p.reason, 'confirmation or operator');
   }
-  // Points held earlier that this run did not deliver again stay held as they were.
-  for (const h of previouslyHeld) if (!delivered.has(`${h.series}|${h.as_of}`)) held.push(h);
+  // Points held earlier that this run did not judge stay held as they were.
+  for (const h of previouslyHeld) if (!delivered.has(`${h.series}|${h.as_of}`) && !settled.has(`${h.series}|${h.as_of}`)) held.push(h);
   held.sort((a, b) => a.series.localeCompare(b.series) || a.as_of.localeCompare(b.as_of));
   return { keep, held, newlyHeld, confirmed };
 };
 
-export { futureDated, quarantine, moveOutsideRange, bandOf, PRICE_BANDS, RECENT_POINTS };
+export { futureDated, quarantine, moveOutsideRange, creepOf, bandOf, HISTORY_POINTS };
 export type { HeldPoint, StoredContext };

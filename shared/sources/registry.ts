@@ -28,7 +28,8 @@ type Publication = Omit<SourceDef, keyof SourceRelease>;
 
 const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
   'eia-spot': {
-    releaseText: 'weekly with the Weekly Petroleum Status Report: Wednesdays 10:30 ET (Thursday 12:00 ET in a holiday week)',
+    releaseText:
+      'weekly with the Weekly Petroleum Status Report: Wednesdays (Thursday in a holiday week), time not stated; Henry Hub through the Tuesday, the petroleum prices through the Monday',
     licenseTag: US_GOV,
     url: 'https://www.eia.gov/dnav/pet/pet_pri_spt_s1_d.htm',
     // Each spot market's own time zone: WTI at Cushing, Henry Hub and the Gulf Coast trade on
@@ -73,7 +74,7 @@ const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
     requiresKey: 'EIA_API_KEY',
   },
   worldbank: {
-    releaseText: 'the second business day of each month, 12:00 ET (checked on the 2nd-6th)',
+    releaseText: 'the second business day of each month, time not stated (checked on the 2nd-6th)',
     licenseTag: 'CC BY 4.0',
     url: 'https://www.worldbank.org/en/research/commodity-markets',
     observedAt: { kind: 'end-of-month', basis: 'end of the month the average covers (UTC)' },
@@ -108,7 +109,7 @@ const PUBLICATIONS: Readonly<Record<SourceId, Publication>> = {
     requiresKey: 'FAS_API_KEY',
   },
   'usgs-mcs': {
-    releaseText: 'annually, late January or early February (checked daily in January and February), 12:00 ET',
+    releaseText: 'annually, late January or early February (checked daily in January and February), time not stated',
     licenseTag: US_GOV,
     url: 'https://www.usgs.gov/centers/national-minerals-information-center/mineral-commodity-summaries',
     observedAt: { kind: 'end-of-year', basis: 'end of the year the figure covers (UTC)' },

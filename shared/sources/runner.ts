@@ -11,7 +11,7 @@ import { rewrite } from '../observation/vintage';
 import type { HeldPoint, ObservationStore, SeriesItem, SeriesNote, SourceRunStatus, VintageItem } from '../store/observation-store';
 import { isoDate } from '../dates';
 import { mapLimit } from '../concurrency/map-limit';
-import { bandOf, futureDated, quarantine, RECENT_POINTS, type StoredContext } from './guards';
+import { bandOf, futureDated, HISTORY_POINTS, quarantine, type StoredContext } from './guards';
 import { nextRelease } from './schedule';
 import { SourceFormatError, type FetchLike, type SourceAdapter } from './types';
 
@@ -252,7 +252,7 @@ const storedSeries = async (store: ObservationStore, items: readonly SeriesItem[
   const contexts = new Map(
     await mapLimit([...spans], STORED_READS, async ([key, { first, last }]) => {
       const [before, within] = await Promise.all([
-        bandOf(key) ? store.before(key, first, RECENT_POINTS) : Promise.resolve([]),
+        bandOf(key) ? store.before(key, first, HISTORY_POINTS) : Promise.resolve([]),
         store.window(key, first, last, Number.MAX_SAFE_INTEGER),
       ]);
       const ctx: StoredSeries = {

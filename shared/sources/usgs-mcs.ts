@@ -35,6 +35,7 @@ import { fetchPayload, makeObservation, payloadText, readSamples } from './commo
 import { findSource } from './registry';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { isoDate } from '../dates';
+import { endOfDay } from '../calendar';
 
 type SectionKind = 'salient' | 'world';
 
@@ -296,7 +297,8 @@ const def = findSource('usgs-mcs')!;
 const editionOf = (points: ReadonlyArray<{ year: number }>) => {
   const edition = Math.max(...points.map((p) => p.year)) + 1;
   const known = EDITIONS[edition];
-  return { edition, known, publishedAt: known ? `${known.publishedOn}T00:00:00.000Z` : null };
+  // USGS dates the release but states no time: the end of that day (Eastern), never 00:00 UTC.
+  return { edition, known, publishedAt: known ? endOfDay(known.publishedOn, 'America/New_York') : null };
 };
 
 /** Pure: CSV payload -> USGS#<commodity>#<statistic> items. */
@@ -332,6 +334,8 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
           url: known?.doi,
           retrievedAt: payload.retrievedAt,
           published_at: publishedAt,
+          // The day is the data release's own (its metadata), the time the end of that day.
+          ...(known ? { published_at_estimated: false } : {}),
           attributes,
         }),
       },

@@ -12,9 +12,12 @@
  * Choices (documented in the samples README and llms-full.txt by the lead):
  * - as_of = the first day of the month the average covers (2025M11 -> 2025-11-01), the same
  *   convention FRED uses for monthly series; `attributes.period` keeps "2025M11".
- * - published_at = the workbook's "Updated on" day (time of day unknown: 00:00 UTC), the
- *   same for every row of the release, since each release republishes (and may revise) all
- *   history.
+ * - published_at = each month's first release: the release after the month (the second business
+ *   day rule of shared/calendar), or this workbook's "Updated on" day for the months it is the
+ *   first to carry. The World Bank states no time: the end of that day (Eastern), never 00:00 UTC,
+ *   which would date it before the release. Marked `published_at_estimated` unless the day comes
+ *   from the workbook itself (this one, or a recorded one: shared/calendar/recorded.ts). Values are
+ *   those of this workbook (a release may revise earlier months).
  * - Catalog-unit conversions come from units.ts; a converted figure is `derived` and keeps
  *   the published value and unit in its attributes. Metals already in the catalog unit are
  *   `official`.
@@ -31,6 +34,8 @@ import { findSource } from './registry';
 import { CONVERSIONS, convert, type Conversion } from './units';
 import { SourceFormatError, type LiveContext, type NormalizeContext, type Payload, type SourceAdapter } from './types';
 import { readSheet, SheetNotFoundError } from './xlsx';
+import { endOfDay } from '../calendar';
+import { releaseOfPeriod } from './schedule';
 
 const SHEET = 'Monthly Prices';
 const LANDING_PAGE = 'https://www.worldbank.org/en/research/commodity-markets';
@@ -210,9 +215,9 @@ const def = findSource('worldbank')!;
 /** Pure: the decoded grid payload -> PRICE#<code> items. */
 const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
   const sheet = parsePinkSheet(parseGridPayload(payload), payload.name);
-  const publishedAt = `${sheet.updatedOn}T00:00:00.000Z`;
-  return sheet.months.flatMap(({ period, asOf, values }) =>
-    sheet.columns.flatMap(({ series, name, publishedCode }) => {
+  return sheet.months.flatMap(({ period, asOf, values }) => {
+    const first = firstRelease(asOf, sheet.updatedOn);
+    return sheet.columns.flatMap(({ series, name, publishedCode }) => {
       const raw = values.get(series.code);
       if (raw === null || raw === undefined) return [];
       const instrument = findInstrument(series.code)!;
@@ -244,13 +249,25 @@ const toItems = (payload: Payload, ctx: NormalizeContext): SeriesItem[] => {
             series_id: publishedCode,
             url: LANDING_PAGE,
             retrievedAt: payload.retrievedAt,
-            published_at: publishedAt,
+            published_at: first.at,
+            published_at_estimated: first.estimated,
             attributes: converted.attributes,
           }),
         },
       ];
-    }),
-  );
+    });
+  });
+};
+
+/**
+ * When a month was first published: by the calendar rule (the release after it), unless that rule
+ * does not put it before the workbook in hand, which then is its first release and says its day.
+ * @example firstRelease('2025-11-01', '2025-12-02') // { at: '2025-12-03T04:59:59.000Z', estimated: false }
+ */
+const firstRelease = (asOf: string, updatedOn: string): { at: string; estimated: boolean } => {
+  const rule = releaseOfPeriod(def.schedule, asOf);
+  if (!rule || rule.date >= updatedOn) return { at: endOfDay(updatedOn, 'America/New_York'), estimated: false };
+  return { at: rule.at, estimated: rule.estimated };
 };
 
 /** The workbook link on the landing page (its release hash changes every month). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { federalHoliday, isoWeekday, nextReleaseOf, PUBLISHER_CALENDARS, type PublisherId } from '../../shared/calendar';
+import { federalHoliday, isoWeekday, nextReleaseOf, PUBLISHER_CALENDARS, spotLagDays, spotReleaseOf, type PublisherId } from '../../shared/calendar';
 import { SOURCES } from '../../shared/sources/registry';
 import { nextRelease } from '../../shared/sources/schedule';
 
@@ -135,18 +135,54 @@ describe('calendar: Federal Reserve H.10 (FRED FX): Monday 16:15 ET with the wee
   });
 });
 
-describe('calendar: EIA daily spot prices (weekly, with the WPSR)', () => {
-  it("puts a day in the first WPSR release after it (EIA's spot workbooks: 6/18/2025 to 6/16, 7/10/2024 to 7/9, 8/19/2026 to 8/18)", () => {
-    expect(at('eia-spot', '2025-06-16')).toBe('2025-06-18T14:30:00.000Z'); // Wed 10:30 EDT
-    expect(rel('eia-spot', '2024-07-09')).toMatchObject({ at: '2024-07-10T14:30:00.000Z', estimated: true });
-    expect(at('eia-spot', '2026-08-18')).toBe('2026-08-19T14:30:00.000Z');
-    // A Wednesday's price waits for the next week's release.
-    expect(at('eia-spot', '2026-11-25')).toBe('2026-12-02T15:30:00.000Z');
+describe('calendar: EIA daily spot prices (weekly, with the WPSR; each series by its own lag)', () => {
+  // Recorded workbooks (fixtures/eia): PET_PRI_SPT_S1_D.xls, Release Date 6/18/2025 (Wed), stamped 10:40:51 AM,
+  // latest data 6/16 (Mon) for crude, gasoline and ULSD; RNGWHHDd.xls, 7/10/2024 (Wed) 12:16:47 PM, latest 7/9
+  // (Tue); Henry Hub's 8/19/2026 (Wed) workbook ends 8/18 (Tue). Petroleum: 2 days before the Wednesday; gas: 1.
+  const spot = (series: string, day: string) => spotReleaseOf(series, day);
+
+  it('reads each series lag from its recorded releases: 2 days for the petroleum prices, 1 for Henry Hub', () => {
+    expect(['PET.RWTC.D', 'PET.RBRTE.D', 'PET.EER_EPMRU_PF4_RGC_DPG.D', 'PET.EER_EPD2DXL0_PF4_Y35NY_DPG.D', 'NG.RNGWHHD.D'].map(spotLagDays)).toEqual([
+      2, 2, 2, 2, 1,
+    ]);
   });
 
-  it('follows the WPSR holiday shifts (Labor Day 2026 -> Thursday noon, Christmas 2025 -> Monday 29 Dec)', () => {
-    expect(rel('eia-spot', '2026-09-08')).toMatchObject({ at: '2026-09-10T16:00:00.000Z', shifted_by: 'Labor Day' });
-    expect(at('eia-spot', '2025-12-22')).toBe('2025-12-29T22:00:00.000Z');
+  it('dates a recorded release by its stamp, and Tuesday WTI by the next week (the end of its day: no time is stated)', () => {
+    // 10:40:51 EDT = 14:40:51Z
+    expect(spot('PET.RWTC.D', '2025-06-16')).toEqual({ date: '2025-06-18', at: '2025-06-18T14:40:51.000Z', estimated: false, shifted_by: null });
+    // The issue's example: WTI of Tue 2025-06-17 is not in the 6/18 workbook; Wed 2025-06-25, end of day EDT.
+    expect(spot('PET.RWTC.D', '2025-06-17')).toEqual({ date: '2025-06-25', at: '2025-06-26T03:59:59.000Z', estimated: true, shifted_by: null });
+    // 12:16:47 EDT = 16:16:47Z
+    expect(spot('NG.RNGWHHD.D', '2024-07-09')).toMatchObject({ at: '2024-07-10T16:16:47.000Z', estimated: false });
+    // Henry Hub's Tuesday is in that Wednesday's workbook (recorded without a stamp: the end of the day).
+    expect(spot('NG.RNGWHHD.D', '2026-08-18')).toMatchObject({ at: '2026-08-20T03:59:59.000Z', estimated: false });
+    expect(spot('PET.RWTC.D', '2026-08-18')).toMatchObject({ at: '2026-08-27T03:59:59.000Z', estimated: true });
+    // A Wednesday's price waits for the next week's release (the calendar's own: the shortest lag, Henry Hub's).
+    expect(at('eia-spot', '2026-11-25')).toBe('2026-12-03T04:59:59.000Z');
+  });
+
+  it('follows the WPSR holiday shifts and announced delays (Labor Day 2026, Christmas 2025, the late WPSR of 2025-12-03)', () => {
+    // Labor Day Mon 7 Sep 2026: the WPSR goes out Thu 10 Sep; its end of day EDT.
+    expect(spot('PET.RWTC.D', '2026-09-04')).toMatchObject({ at: '2026-09-11T03:59:59.000Z', shifted_by: 'Labor Day' });
+    expect(spot('NG.RNGWHHD.D', '2026-09-08')).toMatchObject({ at: '2026-09-11T03:59:59.000Z', shifted_by: 'Labor Day' });
+    // Christmas 2025: Mon 29 Dec, end of day EST.
+    expect(spot('PET.RWTC.D', '2025-12-22')).toMatchObject({ at: '2025-12-30T04:59:59.000Z' });
+    // EIA failed to publish the WPSR on time on Wed 2025-12-03: Monday's price is dated by the next release.
+    expect(spot('PET.RWTC.D', '2025-12-01')).toMatchObject({ date: '2025-12-10', estimated: true, shifted_by: expect.stringMatching(/not published on time/) });
+  });
+});
+
+describe('calendar: the WPSR EIA did not publish on time (2025-12-03)', () => {
+  it('dates the week ending 2025-11-28 by the next scheduled release, marked estimated, naming the statement', () => {
+    // EIA statement of 3 December 2025: not published on time; the time it came out is not recorded.
+    expect(rel('eia-wpsr', '2025-11-28')).toEqual({
+      date: '2025-12-10',
+      at: '2025-12-10T15:30:00.000Z',
+      estimated: true,
+      shifted_by: expect.stringMatching(/not published on time on 2025-12-03/),
+    });
+    // The next week is released as scheduled, at the same instant.
+    expect(rel('eia-wpsr', '2025-12-05')).toMatchObject({ at: '2025-12-10T15:30:00.000Z', estimated: false });
   });
 });
 
@@ -176,22 +212,26 @@ describe('calendar: World Bank Pink Sheet (second business day of the month)', (
       ['2025-11-01', '2025-12-02'],
       ['2026-02-01', '2026-03-03'],
     ];
-    for (const [month, day] of seen) expect(rel('worldbank', month)).toMatchObject({ date: day, estimated: false });
+    for (const [month, day] of seen) expect(rel('worldbank', month), month).toMatchObject({ date: day });
+    // No time is stated: the end of the day (EST). Only the release whose workbook is recorded is not estimated.
+    expect(rel('worldbank', '2025-11-01')).toEqual({ date: '2025-12-02', at: '2025-12-03T04:59:59.000Z', estimated: false, shifted_by: null });
+    expect(rel('worldbank', '2025-10-01')).toMatchObject({ at: '2025-11-05T04:59:59.000Z', estimated: true });
   });
 
   it('skips weekends and New Year: December 2026 -> Wed 2 Dec, January 2027 -> Tue 5 Jan (1 Jan a Friday holiday)', () => {
     // the schedule's old day window gave Sat 5 Dec 2026 and Sat 2 Jan 2027
-    expect(rel('worldbank', '2026-11-01')).toMatchObject({ date: '2026-12-02', at: '2026-12-02T17:00:00.000Z', estimated: true });
-    expect(rel('worldbank', '2026-12-01')).toMatchObject({ date: '2027-01-05', at: '2027-01-05T17:00:00.000Z' });
+    expect(rel('worldbank', '2026-11-01')).toMatchObject({ date: '2026-12-02', at: '2026-12-03T04:59:59.000Z', estimated: true });
+    expect(rel('worldbank', '2026-12-01')).toMatchObject({ date: '2027-01-05', at: '2027-01-06T04:59:59.000Z' });
   });
 });
 
 describe('calendar: USGS Mineral Commodity Summaries (once a year, end of January)', () => {
   it('MCS 2026 on 6 February 2026 (its data release); MCS 2027 estimated on Friday 29 January 2027, not New Year', () => {
-    expect(rel('usgs-mcs', '2025-12-31')).toMatchObject({ date: '2026-02-06', estimated: false });
-    // 31 January 2027 is a Sunday: the last business day before it, Fri 29 Jan 12:00 EST = 17:00Z
-    expect(rel('usgs-mcs', '2026-12-31')).toMatchObject({ date: '2027-01-29', at: '2027-01-29T17:00:00.000Z', estimated: true });
-    expect(nextRelease(SOURCES.find((x) => x.id === 'usgs-mcs')!.schedule, new Date('2026-11-26T00:00:00Z'))?.at).toBe('2027-01-29T17:00:00.000Z');
+    // No time is stated: the end of the day, 23:59:59 EST (the issue's 2026-02-06T01:00Z is before it, by a day).
+    expect(rel('usgs-mcs', '2025-12-31')).toMatchObject({ date: '2026-02-06', at: '2026-02-07T04:59:59.000Z', estimated: false });
+    // 31 January 2027 is a Sunday: the last business day before it, Fri 29 Jan, end of day EST
+    expect(rel('usgs-mcs', '2026-12-31')).toMatchObject({ date: '2027-01-29', at: '2027-01-30T04:59:59.000Z', estimated: true });
+    expect(nextRelease(SOURCES.find((x) => x.id === 'usgs-mcs')!.schedule, new Date('2026-11-26T00:00:00Z'))?.at).toBe('2027-01-30T04:59:59.000Z');
   });
 });
 
@@ -234,10 +274,10 @@ describe('calendar: next release of each publisher on Wednesday 25 November 2026
     ['usda-fas-esr', '2026-11-27T13:30:00.000Z', true],
     ['usda-nass-crop-progress', '2026-11-30T21:00:00.000Z', true],
     ['fed-h10', '2026-11-30T21:15:00.000Z', true],
-    ['eia-spot', '2026-11-25T15:30:00.000Z', false],
+    ['eia-spot', '2026-11-26T04:59:59.000Z', true],
     ['usda-wasde', '2026-12-10T17:00:00.000Z', true],
-    ['worldbank', '2026-12-02T17:00:00.000Z', true],
-    ['usgs-mcs', '2027-01-29T17:00:00.000Z', true],
+    ['worldbank', '2026-12-03T04:59:59.000Z', true],
+    ['usgs-mcs', '2027-01-30T04:59:59.000Z', true],
   ])('%s -> %s (estimated: %s)', (id, expected, estimated) => {
     expect(nextReleaseOf(PUBLISHER_CALENDARS[id], now)).toMatchObject({ at: expected, estimated });
   });

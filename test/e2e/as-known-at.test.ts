@@ -44,13 +44,35 @@ const minuteBefore = (iso: string) => new Date(Date.parse(iso) - 60_000).toISOSt
 const minuteAfter = (iso: string) => new Date(Date.parse(iso) + 60_000).toISOString();
 const q = (iso: string) => encodeURIComponent(iso);
 
+/** Only what had been published by `at`: the store a pack computed at that instant could have read. */
+class PublishedBy extends MemoryObservationStore {
+  constructor(private readonly at: number) {
+    super();
+  }
+  override async upsertMany(items: SeriesItem[]): Promise<number> {
+    return super.upsertMany(items.filter(({ observation }) => Date.parse(knownFrom(observation as StoredObservation)) <= this.at));
+  }
+}
+
+// The petroleum report week: inventories, COT, WTI/Brent current; the crack's product legs long stale.
+const PACK_AT = '2026-02-11T15:31:00.000Z';
+
+// One stack for the file (the replayed samples), and one standing at PACK_AT for the packs: both
+// seeded at once.
+let stack: LocalStack;
+let then: LocalStack;
+beforeAll(async () => {
+  if (!HAVE_FIXTURES) return;
+  [stack, then] = await Promise.all([
+    startTestStack(),
+    // Seeded through the same runs, keeping only what was published by the instant, on a clock standing there.
+    startTestStack({}, true, { store: new PublishedBy(Date.parse(PACK_AT)), now: () => new Date(PACK_AT) }),
+  ]);
+}, 300_000);
+afterAll(async () => Promise.all([stack?.close(), then?.close()]));
+
 describe.runIf(HAVE_FIXTURES)('as_known_at over HTTP (replayed samples)', () => {
-  let stack: LocalStack;
   const get = (path: string, init?: RequestInit) => getJson(stack.url, path, init);
-  beforeAll(async () => {
-    stack = await startTestStack();
-  }, 300_000);
-  afterAll(async () => stack?.close());
 
   it("EIA's weekly petroleum report: crude stocks a minute before and after the WPSR of Wednesday 2026-02-11 10:30 ET", async () => {
     const release = '2026-02-11T15:30:00.000Z';
@@ -211,34 +233,14 @@ describe.runIf(HAVE_FIXTURES)('as_known_at over HTTP (replayed samples)', () => 
   });
 });
 
-/** Only what had been published by `at`: the store a pack computed at that instant could have read. */
-class PublishedBy extends MemoryObservationStore {
-  constructor(private readonly at: number) {
-    super();
-  }
-  override async upsertMany(items: SeriesItem[]): Promise<number> {
-    return super.upsertMany(items.filter(({ observation }) => Date.parse(knownFrom(observation as StoredObservation)) <= this.at));
-  }
-}
-
 describe.runIf(HAVE_FIXTURES)('a decision pack at a past instant (replayed samples)', () => {
-  // The petroleum report week: inventories, COT, WTI/Brent current; the crack's product legs long stale.
-  const at = '2026-02-11T15:31:00.000Z';
-  let now: LocalStack;
-  let then: LocalStack;
-  beforeAll(async () => {
-    [now, then] = await Promise.all([
-      startTestStack(),
-      // Seeded through the same runs, keeping only what was published by the instant, on a clock standing there.
-      startTestStack({}, true, { store: new PublishedBy(Date.parse(at)), now: () => new Date(at) }),
-    ]);
-  }, 300_000);
-  afterAll(async () => Promise.all([now?.close(), then?.close()]));
+  // Asked of the file's stack: its one revision (seen 2026-11-20) is not known at the instant.
+  const at = PACK_AT;
 
   it.each(['energy', 'metals', 'ags', 'all'])(
     'GET /v1/decision/%s?as_known_at equals the pack computed from only the data published by then',
     async (sector) => {
-      const past = await getJson(now.url, `/v1/decision/${sector}?as_known_at=${q(at)}`);
+      const past = await getJson(stack.url, `/v1/decision/${sector}?as_known_at=${q(at)}`);
       const computedThen = await getJson(then.url, `/v1/decision/${sector}`);
       expect(past.status).toBe(200);
       expect(computedThen.status).toBe(200);
@@ -247,13 +249,13 @@ describe.runIf(HAVE_FIXTURES)('a decision pack at a past instant (replayed sampl
       const { full_view: _b, ...thenPack } = computedThen.body;
       expect(JSON.stringify(pastPack)).toBe(JSON.stringify(thenPack));
       // The same pack asked again is the same bytes (reproducible).
-      expect(JSON.stringify((await getJson(now.url, `/v1/decision/${sector}?as_known_at=${q(at)}`)).body)).toBe(JSON.stringify(past.body));
+      expect(JSON.stringify((await getJson(stack.url, `/v1/decision/${sector}?as_known_at=${q(at)}`)).body)).toBe(JSON.stringify(past.body));
     },
   );
 
   it('judges the gate at the instant: the energy pack has signals then that the same data gives none of today', async () => {
-    const past = (await getJson(now.url, `/v1/decision/energy?as_known_at=${q(at)}`)).body;
-    const today = (await getJson(now.url, '/v1/decision/energy')).body;
+    const past = (await getJson(stack.url, `/v1/decision/energy?as_known_at=${q(at)}`)).body;
+    const today = (await getJson(stack.url, '/v1/decision/energy')).body;
     const live = (pack: any) => pack.signals.filter((s: any) => !s.stale).map((s: any) => s.instrument);
     expect(live(past)).toContain('CL');
     expect(live(today)).not.toContain('CL');

@@ -50,19 +50,19 @@ describe('price family over HTTP (local runtime, replayed samples)', () => {
 
     it("computes next_release_at when answering, from the publisher's calendar, on the latest and on history points", async () => {
       try {
-        // EIA spot prices come out with the WPSR: after Wed 2026-12-02 10:30 EST the next is Wed 2026-12-09 (15:30Z);
-        // a value frozen at ingestion would stay in the past.
+        // EIA spot prices come out with the WPSR's week, no time stated: after Wed 2026-12-02 the next is Wed
+        // 2026-12-09, dated by its end (23:59:59 EST); a value frozen at ingestion would stay in the past.
         day = new Date('2026-12-03T15:00:00Z');
-        expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-09T15:30:00.000Z');
+        expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-10T04:59:59.000Z');
         const history = await get('/v1/history/CL?limit=5');
-        expect(new Set(history.body.observations.map((o: any) => o.next_release_at))).toEqual(new Set(['2026-12-09T15:30:00.000Z']));
+        expect(new Set(history.body.observations.map((o: any) => o.next_release_at))).toEqual(new Set(['2026-12-10T04:59:59.000Z']));
         // FRED follows the Board's H.10, Mondays 16:15 ET: from Thu 3 Dec the next is Mon 7 Dec, 16:15 EST (21:15Z).
         expect((await get('/v1/fx/EURUSD')).body.next_release_at).toBe('2026-12-07T21:15:00.000Z');
-        // Christmas week 2026 (Fri 25 Dec) moves nothing; New Year 2027 (Fri 1 Jan) neither: Wed 30 Dec 10:30 EST
+        // Christmas week 2026 (Fri 25 Dec) moves nothing; New Year 2027 (Fri 1 Jan) neither: Wed 30 Dec (its end, EST)
         day = new Date('2026-12-24T12:00:00Z');
-        expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-30T15:30:00.000Z');
-        // World Bank: the second business day of January 2027 is Tue 5 Jan (1 Jan a holiday), 12:00 EST
-        expect((await get('/v1/price/GC')).body.next_release_at).toBe('2027-01-05T17:00:00.000Z');
+        expect((await get('/v1/price/CL')).body.next_release_at).toBe('2026-12-31T04:59:59.000Z');
+        // World Bank: the second business day of January 2027 is Tue 5 Jan (1 Jan a holiday), no time stated: its end (EST)
+        expect((await get('/v1/price/GC')).body.next_release_at).toBe('2027-01-06T04:59:59.000Z');
       } finally {
         day = null;
       }

@@ -26,7 +26,7 @@ describe('/v1/calendar body (buildCalendar)', () => {
     expect(of('eia-gas-storage')).toMatchObject({ next_release_at: '2026-11-25T17:00:00.000Z', estimated: false, shifted_by: 'Thanksgiving Day' });
     // WPSR and the spot prices in it: Wednesday 25, 10:30 EST = 15:30Z.
     expect(of('eia-petroleum')).toMatchObject({ next_release_at: '2026-11-25T15:30:00.000Z', estimated: false, shifted_by: null });
-    expect(of('eia-spot')).toMatchObject({ next_release_at: '2026-11-25T15:30:00.000Z', estimated: false });
+    expect(of('eia-spot')).toMatchObject({ next_release_at: '2026-11-26T04:59:59.000Z', estimated: true }); // no time stated: the end of Wednesday 25 (EST)
     // COT of Tuesday 24: Monday 30, 15:30 EST = 20:30Z, beyond the CFTC schedule verified here.
     expect(of('cftc-cot')).toMatchObject({ next_release_at: '2026-11-30T20:30:00.000Z', estimated: true, shifted_by: 'Thanksgiving Day' });
     // FAS: the week ending Thursday 19 is released Friday 27, 08:30 EST = 13:30Z.

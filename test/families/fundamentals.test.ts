@@ -261,7 +261,7 @@ describe('fundamentals family over HTTP (local runtime, replayed samples)', () =
         'palladium',
       ]);
       const copper = byCommodity(res.body, 'copper');
-      expect(copper).toMatchObject({ edition: 'MCS 2026', published_at: '2026-02-06T00:00:00.000Z' });
+      expect(copper).toMatchObject({ edition: 'MCS 2026', published_at: '2026-02-07T04:59:59.000Z' }); // 6 February, no time stated: its end (EST)
       const mine = copper.statistics.find((s: any) => s.statistic === 'us_production');
       // 2025e 1,000 vs 2024 1,050 thousand metric tons: -50
       expect(mine.latest).toMatchObject({

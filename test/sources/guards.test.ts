@@ -1,7 +1,7 @@
 /** The ingestion guards on hand-made items. */
 import { describe, expect, it } from 'vitest';
 import type { StoredObservation } from '../../shared/observation/schema';
-import { futureDated, moveOutsideRange, quarantine, type StoredContext } from '../../shared/sources/guards';
+import { creepOf, futureDated, moveOutsideRange, quarantine, type StoredContext } from '../../shared/sources/guards';
 import type { HeldPoint, SeriesItem } from '../../shared/store/observation-store';
 import { WTI_AUGUST_2026 } from '../helpers/wti-august-2026';
 
@@ -69,42 +69,74 @@ describe('quarantine: sign flips and moves outside the recent range', () => {
     ];
     const { keep, held } = quarantine(run, storedWith('PRICE#CL', WTI_AUGUST_2026), [], NOW);
     expect(values(keep)).toEqual([['PRICE#CL', '2026-08-19', 70]]); // -19 % in a day stays inside the range rule
+    // The range is the accepted history before the run: the 70 this run accepts does not widen it.
     expect(held.map((h) => [h.as_of, h.value, h.release, h.reason])).toEqual([
-      ['2026-08-20', 9, 'confirmation or operator', expect.stringMatching(/^9 is more than 5x below the recent range 70\.\.86\.48; held until/)],
+      ['2026-08-20', 9, 'confirmation or operator', expect.stringMatching(/^9 is more than 5x below the recent range 76\.78\.\.86\.48; held until/)],
       ['2026-08-21', 7_253_000, 'operator', 'outside the plausible band -100..1000 USD/bbl'],
-      ['2026-08-24', -99, 'confirmation or operator', expect.stringMatching(/^-99 flips the sign of the recent range 70\.\.86\.48/)],
+      ['2026-08-24', -99, 'confirmation or operator', expect.stringMatching(/^-99 flips the sign of the recent range 76\.78\.\.86\.48/)],
     ]);
   });
 
-  it('writes a held point once the next point makes the same move, and not when the series returns', () => {
-    // Constructed: a series trading 2.5..3.5 jumps to 20 and stays (19 confirms), or spikes to 23.86 and returns to 3.4.
+  it('never confirms a held move from the payload that carries it; a later publication making the same move does', () => {
+    // Constructed: a series trading 2.5..3.5 jumps to 20 and stays (19 the next day, 18.5 in the next release).
     const range: Array<[string, number]> = [
       ['2021-02-01', 2.5],
       ['2021-02-02', 3.5],
       ['2021-02-03', 3],
     ];
-    const moved = quarantine([item('PRICE#NG', '2021-02-04', 20), item('PRICE#NG', '2021-02-05', 19)], storedWith('PRICE#NG', range), [], NOW);
-    expect(values(moved.keep)).toEqual([
+    const run1 = [item('PRICE#NG', '2021-02-04', 20), item('PRICE#NG', '2021-02-05', 19)];
+    const first = quarantine(run1, storedWith('PRICE#NG', range), [], NOW);
+    // Two agreeing points of one payload: both held, neither confirms the other.
+    expect(first.keep).toEqual([]);
+    expect(first.confirmed).toEqual([]);
+    expect(first.held.map((h) => [h.as_of, h.value, h.release])).toEqual([
+      ['2021-02-04', 20, 'confirmation or operator'],
+      ['2021-02-05', 19, 'confirmation or operator'],
+    ]);
+    // The next release carries them again and a new day making the same move: it confirms both, and
+    // is itself held until a still later publication (it is outside the accepted range too).
+    const LATER = '2021-02-10T15:00:00.000Z';
+    const second = quarantine([...run1, item('PRICE#NG', '2021-02-08', 18.5)], storedWith('PRICE#NG', range), first.held, LATER);
+    expect(values(second.keep)).toEqual([
       ['PRICE#NG', '2021-02-04', 20],
       ['PRICE#NG', '2021-02-05', 19],
     ]);
-    expect(moved.held).toEqual([]);
-    expect(moved.confirmed).toEqual([{ series: 'PRICE#NG', as_of: '2021-02-04', value: 20, reason: 'confirmed by 19 on 2021-02-05' }]);
+    expect(second.confirmed.map((c) => [c.as_of, c.reason])).toEqual([
+      ['2021-02-04', 'confirmed by 18.5 on 2021-02-08'],
+      ['2021-02-05', 'confirmed by 18.5 on 2021-02-08'],
+    ]);
+    expect(second.held.map((h) => [h.as_of, h.value])).toEqual([['2021-02-08', 18.5]]);
+    // A release that carries only the new day confirms the earlier holds as well.
+    const alone = quarantine([item('PRICE#NG', '2021-02-08', 18.5)], storedWith('PRICE#NG', range), first.held, LATER);
+    expect(alone.confirmed.map((c) => c.as_of)).toEqual(['2021-02-04', '2021-02-05']);
+    // A re-run of the same payload is not a later publication: nothing is confirmed.
+    const rerun = quarantine(run1, storedWith('PRICE#NG', range), first.held, LATER);
+    expect(rerun.keep).toEqual([]);
+    expect(rerun.held.map((h) => [h.as_of, h.held_since])).toEqual([
+      ['2021-02-04', NOW],
+      ['2021-02-05', NOW],
+    ]);
+  });
 
-    const spike = quarantine([item('PRICE#NG', '2021-02-04', 23.86), item('PRICE#NG', '2021-02-05', 3.4)], storedWith('PRICE#NG', range), [], NOW);
-    expect(values(spike.keep)).toEqual([['PRICE#NG', '2021-02-05', 3.4]]);
-    expect(spike.held.map((h) => [h.as_of, h.value])).toEqual([['2021-02-04', 23.86]]);
-    // a point near the range (13 after 70 off 10..12) is a return, not a confirmation
-    const back = quarantine(
-      [item('PRICE#NG', '2021-02-04', 70), item('PRICE#NG', '2021-02-05', 13)],
-      storedWith('PRICE#NG', [
-        ['2021-02-03', 10],
-        ['2021-02-02', 12],
-      ]),
-      [],
-      NOW,
-    );
-    expect(back.held.map((h) => h.value)).toEqual([70]);
+  it('does not confirm a spike by a return: a later point nearer the range than the held value', () => {
+    const range: Array<[string, number]> = [
+      ['2021-02-01', 2.5],
+      ['2021-02-02', 3.5],
+      ['2021-02-03', 3],
+    ];
+    const spike = quarantine([item('PRICE#NG', '2021-02-04', 23.86)], storedWith('PRICE#NG', range), [], NOW);
+    const back = quarantine([item('PRICE#NG', '2021-02-05', 3.4)], storedWith('PRICE#NG', range), spike.held, NOW);
+    expect(values(back.keep)).toEqual([['PRICE#NG', '2021-02-05', 3.4]]);
+    expect(back.held.map((h) => [h.as_of, h.value])).toEqual([['2021-02-04', 23.86]]);
+    // The confirmation distance: 7 after a held 20 (off 2.5..3.5) is nearer the range (log 7/3.5 = 0.69)
+    // than the held value (log 20/7 = 1.05): a return, not the move.
+    const twenty = quarantine([item('PRICE#NG', '2021-02-04', 20)], storedWith('PRICE#NG', range), [], NOW);
+    const seven = quarantine([item('PRICE#NG', '2021-02-05', 7)], storedWith('PRICE#NG', range), twenty.held, NOW);
+    expect(seven.confirmed).toEqual([]);
+    expect(seven.held.map((h) => h.value)).toEqual([20]);
+    // 11 is nearer the held 20 (log 20/11 = 0.60) than the range (log 11/3.5 = 1.15): it confirms.
+    const eleven = quarantine([item('PRICE#NG', '2021-02-05', 11)], storedWith('PRICE#NG', range), twenty.held, NOW);
+    expect(eleven.confirmed.map((c) => c.value)).toEqual([20]);
   });
 
   it("holds WTI's real -37.63 of 2020-04-20 until an operator releases it; once stored, a re-run accepts it", () => {
@@ -177,5 +209,24 @@ describe('quarantine: sign flips and moves outside the recent range', () => {
     expect(moveOutsideRange(24, [70, 86.48])).toBeNull();
     expect(moveOutsideRange(-50, [-37.63, 8.91])).toBeNull(); // a range that spans zero has no sign to flip
     expect(moveOutsideRange(5, [])).toBeNull();
+  });
+});
+
+describe('creepOf: a drift of small steps, not a jump', () => {
+  it('holds three or more steps one way beyond 8 sigma sqrt(steps) that had already drifted before the last', () => {
+    // Henry Hub falling 20% a day from 2.82 on a volatility of 4% a day: 0.67 in log over 3 steps > 8 x 0.04 x sqrt(3) = 0.55.
+    expect(creepOf([2.7, 2.82, 2.256, 1.805, 1.444], 0.04)).toMatch(/^1\.444 is a creep of 3 steps from 2\.82/);
+    // Two steps are a jump's (the range rule's), however far.
+    expect(creepOf([2.7, 2.82, 2.256, 1.805], 0.04)).toBeNull();
+    // Within the limit: 3 steps of 5% on 4% a day.
+    expect(creepOf([3, 2.82, 2.68, 2.55, 2.42], 0.04)).toBeNull();
+  });
+
+  it('passes a jump after quiet days, a path that turns, and a series without enough history', () => {
+    // EUR/USD drifting up a tenth of a percent a day, then one revision to 1.2345: a jump, not a creep.
+    expect(creepOf([1.16, 1.161, 1.162, 1.2345], 0.004)).toBeNull();
+    // Henry Hub 3.25, 3.15, then 13.20 (2024-01-12): the streak is one step.
+    expect(creepOf([3.25, 3.25, 3.15, 13.2], 0.05)).toBeNull();
+    expect(creepOf([3, 2.82, 2.256, 1.805, 1.444], null)).toBeNull();
   });
 });

@@ -47,7 +47,7 @@ describe('adapters: observed_at and published_at come from the registry and the 
     const [item] = eiaSpot.toItems(payload('eia-spot/PET.RWTC.D.json', body), normalizeCtx(eiaSpot.def));
     expect(item!.observation).toMatchObject({
       observed_at: '2025-06-17T04:59:59.000Z',
-      published_at: '2025-06-18T14:30:00.000Z', // Wed 18 June 2025, 10:30 EDT (EIA's workbook release date)
+      published_at: '2025-06-18T14:40:51.000Z', // Wed 18 June 2025, 10:40:51 EDT: the stamp of EIA's workbook of that release
       attributes: { published_at_estimated: false, observed_at_basis: expect.stringMatching(/convention/) },
     });
   });

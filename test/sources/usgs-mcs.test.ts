@@ -72,9 +72,10 @@ describe('USGS MCS parser', () => {
       unit: 'thousand metric tons',
       freshness_class: 'monthly',
       quality: 'official',
-      published_at: '2026-02-06T00:00:00.000Z',
+      // The data release's day (6 February 2026) without a time: its end, 23:59:59 EST (never 00:00Z).
+      published_at: '2026-02-07T04:59:59.000Z',
       source: { series_id: 'MCS2026 COPPER: Production: Mine, recoverable', url: 'https://doi.org/10.5066/P1WKQ63T' },
-      attributes: { frequency: 'annual', edition: 'MCS 2026', estimated: 'no', published_value: '1,230', year: 2021 },
+      attributes: { frequency: 'annual', edition: 'MCS 2026', estimated: 'no', published_value: '1,230', year: 2021, published_at_estimated: false },
     });
     expect(get(items, 'USGS#copper#us_production', 2025)).toMatchObject({ value: 1000, attributes: { estimated: 'yes' } });
     expect(get(items, 'USGS#copper#price', 2024)).toMatchObject({ value: 421.6, unit: 'cents per pound' });

@@ -25,9 +25,10 @@ describe('World Bank Pink Sheet parser', () => {
       derived: false,
       freshness_class: 'monthly',
       license_tag: 'CC BY 4.0',
-      published_at: '2025-12-02T00:00:00.000Z',
+      // The workbook's "Updated on" day states no time: its end, 23:59:59 EST (never 00:00Z, a day early).
+      published_at: '2025-12-03T04:59:59.000Z',
       source: { series_id: 'GOLD', url: 'https://www.worldbank.org/en/research/commodity-markets' },
-      attributes: { period: '2025M11', published_unit: '$/troy oz', published_on: '2025-12-02' },
+      attributes: { period: '2025M11', published_unit: '$/troy oz', published_on: '2025-12-02', published_at_estimated: false },
     });
     expect(find(items, 'ZN', '2025-11-01')).toMatchObject({ value: 3176.84, unit: 'USD/metric ton', source: { series_id: 'Zinc' } }); // the sheet's own code
     expect(find(items, 'IO', '2025-11-01')).toMatchObject({ value: 102.48, unit: 'USD/dmtu', quality: 'official' });
@@ -111,7 +112,30 @@ describe('World Bank adapter', () => {
     );
     expect(find(items, 'HG', '2025-11-01')?.value).toBe(10812.03);
     expect(find(items, 'GC', '2024-12-01')?.value).toBe(2648.01);
-    expect(items.every((i) => i.observation.published_at === '2025-12-02T00:00:00.000Z')).toBe(true);
+    // Each month is dated by its own first release, the second business day of the next month, at the
+    // end of that day (Eastern; no time is stated), worked out by hand from the calendar (holidays: New
+    // Year 2025, Labor Day 2025). Only the December 2025 workbook is recorded: the others are estimated.
+    const firstRelease = Object.fromEntries(
+      items
+        .filter((i) => i.seriesKey === 'PRICE#GC')
+        .map((i) => [i.observation.as_of, [i.observation.published_at, i.observation.attributes.published_at_estimated]]),
+    );
+    expect(firstRelease).toEqual({
+      '2024-11-01': ['2024-12-04T04:59:59.000Z', true], // Tue 3 Dec 2024
+      '2024-12-01': ['2025-01-04T04:59:59.000Z', true], // Fri 3 Jan (1 Jan a holiday)
+      '2025-01-01': ['2025-02-05T04:59:59.000Z', true], // Tue 4 Feb
+      '2025-02-01': ['2025-03-05T04:59:59.000Z', true], // Tue 4 Mar
+      '2025-03-01': ['2025-04-03T03:59:59.000Z', true], // Wed 2 Apr (EDT)
+      '2025-04-01': ['2025-05-03T03:59:59.000Z', true], // Fri 2 May
+      '2025-05-01': ['2025-06-04T03:59:59.000Z', true], // Tue 3 Jun
+      '2025-06-01': ['2025-07-03T03:59:59.000Z', true], // Wed 2 Jul
+      '2025-07-01': ['2025-08-05T03:59:59.000Z', true], // Mon 4 Aug
+      '2025-08-01': ['2025-09-04T03:59:59.000Z', true], // Wed 3 Sep (1 Sep Labor Day)
+      '2025-09-01': ['2025-10-03T03:59:59.000Z', true], // Thu 2 Oct
+      '2025-10-01': ['2025-11-05T04:59:59.000Z', true], // Tue 4 Nov (EST)
+      '2025-11-01': ['2025-12-03T04:59:59.000Z', false], // Tue 2 Dec: the recorded workbook
+    });
+    expect(items.every((i) => firstRelease[i.observation.as_of]![0] === i.observation.published_at)).toBe(true);
   });
 
   it('scrapes the workbook link from the landing page, whatever its release hash', () => {
@@ -162,7 +186,9 @@ describe.skipIf(!HAVE_FIXTURES)('contract: World Bank recorded workbook (../shar
     expect(find(items, 'ZC', '2025-11-01')?.value).toBe(5.131454061);
     expect(find(items, 'ZW', '2023-01-01')).toBeUndefined(); // "..." in the workbook
     expect(find(items, 'ZR', '2025-11-01')?.attributes.wb_series).toBe('Rice, Thai 5%');
-    expect(items.every((i) => i.observation.published_at === '2025-12-02T00:00:00.000Z')).toBe(true);
+    // 2023M01 first came out on Thu 2 Feb 2023, the second business day (Wed 1 Feb the first): its end, EST.
+    expect(find(items, 'GC', '2023-01-01')?.published_at).toBe('2023-02-03T04:59:59.000Z');
+    expect(items.every((i) => i.observation.published_at! <= '2025-12-03T04:59:59.000Z' && i.observation.published_at! > `${i.observation.as_of}`)).toBe(true);
     expect(items.some((i) => i.seriesKey === 'PRICE#PA')).toBe(false); // no palladium in the Pink Sheet
   });
 });
