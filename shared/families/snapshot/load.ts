@@ -16,6 +16,7 @@ import { loadLatest, nothingStored } from '../price/load';
 import { loadSpread, requireSpread, spreadBody, staleSpreadBody } from '../spreads/load';
 import { orMissing, type MissingPart } from './sector';
 import { seriesKey } from '../../catalog/series-keys';
+import { SOURCE_RELEASES } from '../../sources/releases';
 import type { SectorPart } from '../../schemas/snapshot';
 
 /** Sources whose freshness a sector's snapshot reports (registry ids). */
@@ -25,6 +26,12 @@ const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Ob
   ags: ['worldbank', 'usda-wasde', 'usda-nass-crop-progress', 'usda-fas-esr'],
   fx: ['fred'],
 });
+
+/**
+ * Every source GET /health judges, in its order: the all bundle's list, so its stale_sources is
+ * /health's (cftc-cot included, though no snapshot part reads COT). One rule, one list.
+ */
+const EVERY_SOURCE: readonly string[] = SOURCE_RELEASES.map((s) => s.id);
 
 /** The key fundamentals of each sector: name -> loader (each returns its route's body). */
 const FUNDAMENTALS: Readonly<Record<Sector, ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]>>> = Object.freeze({
@@ -111,4 +118,4 @@ const loadPrevious = async (services: Services, observations: readonly Observati
   return new Map(pairs);
 };
 
-export { SECTOR_SOURCES, latestAsOf, loadInstruments, loadStaleness, loadSectorParts, loadPrevious };
+export { SECTOR_SOURCES, EVERY_SOURCE, latestAsOf, loadInstruments, loadStaleness, loadSectorParts, loadPrevious };
