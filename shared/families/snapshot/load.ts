@@ -20,11 +20,10 @@ import { SOURCE_RELEASES } from '../../sources/releases';
 import type { SectorPart } from '../../schemas/snapshot';
 
 /** Sources whose freshness a sector's snapshot reports (registry ids). */
-const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Object.freeze({
+const SECTOR_SOURCES: Readonly<Record<Sector, readonly string[]>> = Object.freeze({
   energy: ['eia-spot', 'eia-petroleum', 'eia-gas-storage'],
   metals: ['worldbank', 'usgs-mcs'],
   ags: ['worldbank', 'usda-wasde', 'usda-nass-crop-progress', 'usda-fas-esr'],
-  fx: ['fred'],
 });
 
 /**

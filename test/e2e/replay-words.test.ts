@@ -1,7 +1,8 @@
 /**
- * Words that follow from enough data (issue 34), on the replayed samples at the audit's instants:
- * palladium's balanced book is not "crowded long" and names no price; ten weeks of daily points
- * are not a 1-year history for NG or the crack.
+ * Words that follow from enough data, and labels that say what is served (issue 34), on the
+ * replayed samples: at the audit's instants palladium's balanced book is not "crowded long" and
+ * names no price, ten weeks of daily points are not a 1-year history for NG or the crack; crop
+ * progress is not labelled "progress and condition" where no condition is served.
  *
  * Figures from the recorded publications (../shared/fixtures): the CFTC report of 2026-02-03
  * (released 2026-02-06) has palladium managed money long 5,815, short 5,364, open interest 17,304.
@@ -14,7 +15,7 @@ import { getJson, startTestStack } from '../helpers/stack';
 type Evaluation = { rule: string; signal: string; fired: boolean; reason: string; values: Record<string, unknown> };
 type Signal = { instrument: string; signal: string; score: number; signal_for: string; evaluations: Evaluation[] };
 
-describe.runIf(HAVE_FIXTURES)('decision words on the replayed samples', () => {
+describe.runIf(HAVE_FIXTURES)('words and labels on the replayed samples', () => {
   let stack: LocalStack;
   const pack = async (path: string) => {
     const res = await getJson(stack.url, path);
@@ -57,5 +58,18 @@ describe.runIf(HAVE_FIXTURES)('decision words on the replayed samples', () => {
       for (const e of s.evaluations.filter((x) => x.rule === 'price_range_1y' || x.rule === 'spread_vs_history')) {
         if (e.fired) expect(e.values.coverage_pct as number, `${s.instrument} ${e.rule}`).toBeGreaterThanOrEqual(90);
       }
+  });
+
+  it('crop progress: the replay serves stages and no condition, and /health, the catalog and the route say so', async () => {
+    const res = await getJson(stack.url, '/v1/fundamentals/crop-progress?view=full');
+    expect(res.status).toBe(200);
+    const statistics = res.body.commodities.flatMap((c: { statistics: Array<{ statistic: string }> }) => c.statistics.map((x) => x.statistic));
+    expect(statistics.length).toBeGreaterThan(0);
+    expect(statistics.filter((x: string) => x.includes('condition'))).toEqual([]);
+    const nass = (await getJson(stack.url, '/health')).body.sources.find((s: { id: string }) => s.id === 'usda-nass-crop-progress');
+    expect(nass.feeds).not.toMatch(/progress and condition/);
+    expect(nass.feeds).toMatch(/progress by stage; crop condition only from live runs/);
+    const route = (await getJson(stack.url, '/v1/catalog')).body.routes.find((r: { id: string }) => r.id === 'GET /v1/fundamentals/crop-progress');
+    expect(route.summary).toBe('Crop progress by stage (condition from live runs only)');
   });
 });
