@@ -78,7 +78,7 @@ const freshnessOf = (def: SourceRelease, status: SourceRunStatus | null, now: Da
 };
 
 /** The rule freshnessOf applies, stated where its verdicts are served. */
-const SOURCE_STALE_RULE = `a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (${LAG_TEXT})`;
+const SOURCE_STALE_RULE = `a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (${LAG_TEXT}); between its seasons (off_season) a seasonal source is judged as of its last release plus max_age_h`;
 
 /** The rule at a past instant (as_known_at): no runs are recorded then. */
 const SOURCE_STALE_RULE_PAST = `at as_known_at runs are not judged: a source is stale when its newest figure then is older than its cadence allows (${LAG_TEXT}) or it had none`;
