@@ -46,8 +46,7 @@ const freshnessOf = (def: SourceRelease, status: SourceRunStatus | null, now: Da
   // Between seasons, runs and data are judged at the end of the last release's allowance, not now.
   const season = offSeasonOf(def.schedule, now);
   const at = judgedAt(season, def.maxAgeHours, now);
-  const judgedAge = lastSuccess ? Math.max(0, Math.round((at.getTime() - Date.parse(lastSuccess)) / 1000)) : null;
-  const runStale = status?.as_known_at === undefined && (judgedAge === null || judgedAge > def.maxAgeHours * 3600);
+  const runStale = status?.as_known_at === undefined && (!lastSuccess || at.getTime() - Date.parse(lastSuccess) > def.maxAgeHours * 3_600_000);
   // The data itself: a successful run can still leave the newest figure older than its cadence
   // allows, by the one rule of every view (annual USGS figures included).
   const newest = status?.data_newest ?? null;
@@ -78,7 +77,7 @@ const freshnessOf = (def: SourceRelease, status: SourceRunStatus | null, now: Da
 };
 
 /** The rule freshnessOf applies, stated where its verdicts are served. */
-const SOURCE_STALE_RULE = `a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (${LAG_TEXT}); between its seasons (off_season) a seasonal source is judged as of its last release plus max_age_h`;
+const SOURCE_STALE_RULE = `a source is stale when its last successful run is older than its max_age_h (its cadence plus grace) or it never succeeded, or when its newest figure (newest_as_of) is older than its cadence allows (${LAG_TEXT})`;
 
 /** The rule at a past instant (as_known_at): no runs are recorded then. */
 const SOURCE_STALE_RULE_PAST = `at as_known_at runs are not judged: a source is stale when its newest figure then is older than its cadence allows (${LAG_TEXT}) or it had none`;

@@ -96,7 +96,7 @@ const SOURCE_RELEASES = Object.freeze([
     id: 'usda-nass-crop-progress',
     name: 'USDA National Agricultural Statistics Service, Crop Progress',
     // What is served: stages always; condition only where a live run stored it (the samples hold soybean stages).
-    feeds: 'corn, soybeans, wheat weekly progress by stage; crop condition only from live runs (the bundled samples have none)',
+    feeds: 'corn, soybeans, wheat progress by stage; condition from live runs only',
     schedule: calendarSchedule('usda-nass-crop-progress', {
       months: CROP_PROGRESS_MONTHS,
     }),

@@ -68,7 +68,7 @@ describe.runIf(HAVE_FIXTURES)('words and labels on the replayed samples', () => 
     expect(statistics.filter((x: string) => x.includes('condition'))).toEqual([]);
     const nass = (await getJson(stack.url, '/health')).body.sources.find((s: { id: string }) => s.id === 'usda-nass-crop-progress');
     expect(nass.feeds).not.toMatch(/progress and condition/);
-    expect(nass.feeds).toMatch(/progress by stage; crop condition only from live runs/);
+    expect(nass.feeds).toBe('corn, soybeans, wheat progress by stage; condition from live runs only');
     const route = (await getJson(stack.url, '/v1/catalog')).body.routes.find((r: { id: string }) => r.id === 'GET /v1/fundamentals/crop-progress');
     expect(route.summary).toBe('Crop progress by stage (condition from live runs only)');
   });

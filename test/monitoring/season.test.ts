@@ -56,7 +56,7 @@ describe('offSeasonOf (NASS Crop Progress)', () => {
   ])('at %s -> last release of the season %s', (now, last) => {
     const season = offSeasonOf(schedule, new Date(now));
     expect(season?.last_release_at ?? null).toBe(last);
-    if (season) expect(season.text).toMatch(/^off season: it publishes April to November; /);
+    if (season) expect(season.text).toMatch(/^off season: no release from 2026-11-30T21:00:00.000Z until 2027-04-05T20:00:00.000Z$/);
   });
 
   it('is null for a source that publishes all year', () => {
@@ -73,7 +73,7 @@ describe('the freshness check over the winter 2026-27', () => {
       const { sourceStale, health } = await judge(lastRunOfSeason, day);
       expect(sourceStale, day).toBe(0);
       expect(health).toMatchObject({ stale: false, stale_reason: null, next_release_at: '2027-04-05T20:00:00.000Z' });
-      expect(health.off_season, day).toMatch(/next is 2027-04-05T20:00:00.000Z/);
+      expect(health.off_season, day).toBe('off season: no release from 2026-11-30T21:00:00.000Z until 2027-04-05T20:00:00.000Z');
     }
   });
 

@@ -30,7 +30,7 @@ describe('query parameters a route accepts', () => {
     const issues = unknownQueryIssues(route('GET /v1/price/{code}'), { asknownat: '2020-01-01T00:00:00Z' });
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatchObject({ path: ['asknownat'] });
-    expect(issues[0]!.message).toBe('unknown query parameter asknownat (did you mean as_known_at?); GET /v1/price/{code} accepts: as_known_at');
+    expect(issues[0]!.message).toBe('unknown query parameter asknownat; GET /v1/price/{code} accepts: as_known_at');
   });
 
   it('names from and to on history, and lists start, end and the rest', () => {

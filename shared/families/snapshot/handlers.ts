@@ -10,7 +10,7 @@ import { STALE_RULE } from '../../observation/staleness';
 import type { Services } from '../../services';
 import { computedOnce } from '../computed-cache';
 import { headlineInstrument, sectorHeadline, type StaleContext } from '../headline';
-import { EVERY_SOURCE, SECTOR_SOURCES, latestAsOf, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
+import { SECTOR_SOURCES, latestAsOf, loadInstruments, loadPrevious, loadSectorParts, loadStaleness } from './load';
 import { answerAsKnownAt, sameInstant } from '../point-in-time';
 
 const noData = (label: string, missing: unknown) =>
@@ -75,7 +75,7 @@ const allBody = async <V extends 'compact' | 'full'>(services: Services, view: V
   const fx = await loadInstruments(services, 'fx');
   if (!parts.some((p) => p.hasData) && fx.count === 0) throw noData('all', [...parts.flatMap((p) => p.body.missing), ...fx.missing]);
   const observations = [...parts.flatMap((p) => p.body.instruments.observations), ...fx.observations];
-  const staleness = await loadStaleness(services, EVERY_SOURCE, observations);
+  const staleness = await loadStaleness(services, undefined, observations);
   const as_of = latestAsOf(observations);
   if (view === 'full') {
     return {

@@ -16,7 +16,6 @@ import { loadLatest, nothingStored } from '../price/load';
 import { loadSpread, requireSpread, spreadBody, staleSpreadBody } from '../spreads/load';
 import { orMissing, type MissingPart } from './sector';
 import { seriesKey } from '../../catalog/series-keys';
-import { SOURCE_RELEASES } from '../../sources/releases';
 import type { SectorPart } from '../../schemas/snapshot';
 
 /** Sources whose freshness a sector's snapshot reports (registry ids). */
@@ -25,12 +24,6 @@ const SECTOR_SOURCES: Readonly<Record<Sector, readonly string[]>> = Object.freez
   metals: ['worldbank', 'usgs-mcs'],
   ags: ['worldbank', 'usda-wasde', 'usda-nass-crop-progress', 'usda-fas-esr'],
 });
-
-/**
- * Every source GET /health judges, in its order: the all bundle's list, so its stale_sources is
- * /health's (cftc-cot included, though no snapshot part reads COT). One rule, one list.
- */
-const EVERY_SOURCE: readonly string[] = SOURCE_RELEASES.map((s) => s.id);
 
 /** The key fundamentals of each sector: name -> loader (each returns its route's body). */
 const FUNDAMENTALS: Readonly<Record<Sector, ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]>>> = Object.freeze({
@@ -70,9 +63,14 @@ const loadInstruments = async (services: Services, sector: InstrumentSector) => 
   return { count: observations.length, observations, missing };
 };
 
-/** Per-source freshness and which sources are stale (reads the clock: snapshots are not packs). */
-const loadStaleness = async (services: Services, sourceIds: readonly string[], observations: readonly Observation[]) => {
-  const sources = await loadFreshness(services, [...new Set(sourceIds)]);
+/**
+ * Per-source freshness and which sources are stale (reads the clock: snapshots are not packs), over
+ * the given sources; without them, over every source
+ * GET /health judges (the all bundle: its stale_sources are /health's, cftc-cot included, though no
+ * snapshot part reads COT; one rule, one list).
+ */
+const loadStaleness = async (services: Services, sourceIds: readonly string[] | undefined, observations: readonly Observation[]) => {
+  const sources = await loadFreshness(services, sourceIds && [...new Set(sourceIds)]);
   const oldest = observations.reduce<Observation | null>((m, o) => (m === null || o.as_of < m.as_of ? o : m), null);
   return {
     status: overallStatus(sources),
@@ -117,4 +115,4 @@ const loadPrevious = async (services: Services, observations: readonly Observati
   return new Map(pairs);
 };
 
-export { SECTOR_SOURCES, EVERY_SOURCE, latestAsOf, loadInstruments, loadStaleness, loadSectorParts, loadPrevious };
+export { SECTOR_SOURCES, latestAsOf, loadInstruments, loadStaleness, loadSectorParts, loadPrevious };
