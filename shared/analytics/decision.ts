@@ -11,21 +11,28 @@ import type { Sector } from '../catalog/instruments';
 import type { Observation } from '../observation/schema';
 import { cadenceOf, isStale, MAX_LAG_DAYS } from '../observation/staleness';
 import { percentRank } from './cot';
+import { sameDateYearsBefore } from './inventory';
+import { MIN_COVERAGE_PCT, windowCoverage } from './window-coverage';
 import { canonicalJson, sha256Hex, withoutProvenance } from './digest';
 import { POINT_IN_TIME_ATTRIBUTES } from '../observation/vintage';
 import { round, type SpreadPoint } from './spreads';
 
 /** Bump on any change of a rule, threshold or combination: the pack names it. */
-const RULES_VERSION = 'decision-rules/1.1.0';
+const RULES_VERSION = 'decision-rules/1.2.0';
 
 type Signal = 'bullish' | 'bearish' | 'neutral';
 type RuleId = 'price_range_1y' | 'inventory_surprise' | 'managed_money_percentile' | 'spread_vs_history';
 
 /** Thresholds of every rule, in one place (served with the pack). */
 const THRESHOLDS = Object.freeze({
-  price_range_1y: { bullish_at_or_above_pct: 80, bearish_at_or_below_pct: 20, min_points: 5 },
-  spread_vs_history: { wide_at_or_above_pctile: 80, narrow_at_or_below_pctile: 20, min_points: 5 },
-  managed_money_percentile: { crowded_long_at_or_above: 90, crowded_short_at_or_below: 10 },
+  /** min_coverage_pct: share of the window's expected points that must be stored (./window-coverage.ts). */
+  price_range_1y: { bullish_at_or_above_pct: 80, bearish_at_or_below_pct: 20, min_coverage_pct: MIN_COVERAGE_PCT },
+  spread_vs_history: { wide_at_or_above_pctile: 80, narrow_at_or_below_pctile: 20, min_coverage_pct: MIN_COVERAGE_PCT },
+  /**
+   * A net under 5 % of open interest is a balanced book whatever its rank in 3 years (palladium's
+   * 451 contracts, 2.6 % of open interest, ranked 99.7): no positioning word is read from it.
+   */
+  managed_money_percentile: { crowded_long_at_or_above: 90, crowded_short_at_or_below: 10, min_net_pct_of_open_interest: 5 },
   /** Surprise size (series unit) that counts: about the size of a weekly miss the market notices. */
   inventory_surprise: Object.freeze({ crude_ex_spr: 2000, cushing: 500, gasoline: 1500, distillate: 1500, ng_storage: 10 }) as Readonly<Record<string, number>>,
 });
@@ -46,7 +53,7 @@ const RULES = Object.freeze([
     applies_to: 'every live instrument of the sector',
     inputs: 'stored observations from the same date one year before the latest observation through the latest',
     method: 'position = (latest - 1y min) / (1y max - 1y min) x 100',
-    fires: `bullish when position >= ${THRESHOLDS.price_range_1y.bullish_at_or_above_pct} (trading near its 1-year high), bearish when <= ${THRESHOLDS.price_range_1y.bearish_at_or_below_pct} (near its 1-year low); neutral otherwise, with fewer than ${THRESHOLDS.price_range_1y.min_points} points, or a flat range`,
+    fires: `bullish when position >= ${THRESHOLDS.price_range_1y.bullish_at_or_above_pct} (trading near its 1-year high), bearish when <= ${THRESHOLDS.price_range_1y.bearish_at_or_below_pct} (near its 1-year low); neutral otherwise or on a flat range; insufficient history (neutral, no word) unless the stored points reach back to the window's first period and number at least ${MIN_COVERAGE_PCT} % of what the series' cadence publishes over the year (weekdays for daily series)`,
   },
   {
     id: 'inventory_surprise',
@@ -63,7 +70,7 @@ const RULES = Object.freeze([
     applies_to: 'instruments with a CFTC COT market',
     inputs: 'percentile rank of the latest managed-money net position in its 3-year window (GET /v1/cot/{code})',
     method: 'contrarian positioning read: positioning near its 3-year high is bearish, near its 3-year low bullish',
-    fires: `bearish when percentile >= ${THRESHOLDS.managed_money_percentile.crowded_long_at_or_above} (crowded long when the net is long; the least short in 3 years when it is short), bullish when <= ${THRESHOLDS.managed_money_percentile.crowded_short_at_or_below} (crowded short when the net is short; the least long in 3 years when it is long); neutral otherwise or when the 3-year window is not covered`,
+    fires: `bearish when percentile >= ${THRESHOLDS.managed_money_percentile.crowded_long_at_or_above} (crowded long when the net is long; the least short in 3 years when it is short), bullish when <= ${THRESHOLDS.managed_money_percentile.crowded_short_at_or_below} (crowded short when the net is short; the least long in 3 years when it is long); neutral otherwise, when the 3-year window is not covered, or when the net is under ${THRESHOLDS.managed_money_percentile.min_net_pct_of_open_interest} % of open interest (a balanced book; also when open interest is not reported)`,
   },
   {
     id: 'spread_vs_history',
@@ -71,7 +78,7 @@ const RULES = Object.freeze([
     inputs: 'the spread on every date its legs share, from one year before its latest value through the latest',
     method:
       'percentile = 100 x (count below + half the count equal) / count, the latest value included; size_percentile the same on the absolute values (how wide the spread is, whatever its sign)',
-    fires: `bullish for what the spread speaks for (high vs its 1-year history) when percentile >= ${THRESHOLDS.spread_vs_history.wide_at_or_above_pctile}, bearish (low) when <= ${THRESHOLDS.spread_vs_history.narrow_at_or_below_pctile}; neutral otherwise or with fewer than ${THRESHOLDS.spread_vs_history.min_points} points. Wide or narrow describe its size: a negative basis low in its history is a wide WTI discount`,
+    fires: `bullish for what the spread speaks for (high vs its 1-year history) when percentile >= ${THRESHOLDS.spread_vs_history.wide_at_or_above_pctile}, bearish (low) when <= ${THRESHOLDS.spread_vs_history.narrow_at_or_below_pctile}; neutral otherwise; insufficient history (neutral, no word) unless its values reach back to the window's first period and number at least ${MIN_COVERAGE_PCT} % of what its cadence publishes over the year. Wide or narrow describe its size: a negative basis low in its history is a wide WTI discount`,
   },
 ]);
 
@@ -79,7 +86,7 @@ const COMBINATION =
   'each fired rule scores +1 (bullish) or -1 (bearish); an instrument is bullish when its score is > 0, bearish when < 0, neutral otherwise. ' +
   'Every input a signal reads (the latest price, the inventory surprise, the COT report, the spread) must be within its cadence on the day of the pack (eod 10 days, weekly 14, monthly 62): ' +
   'one that is older makes the instrument emit no signal (stale, neutral, score 0, with the reason); a spread whose legs share no date within their cadence has no value and is stale the same way. ' +
-  "Each signal says what it speaks for (a spread's reading is about a margin, not a price). " +
+  "Each signal says what it speaks for (a spread's reading is about a margin, not a price; an instrument without a price read by the pack speaks for its positioning, not a price). " +
   'The sector bias compares the count of bullish and bearish instruments the same way; the pack as_of is the oldest as_of of the signals it emits.';
 
 const OBSERVATION_KEYS = [
@@ -164,17 +171,27 @@ const priceRangeRule = (window: readonly Observation[]): RuleEvaluation | null =
     if (o.value > max.value) max = o;
   }
   const base = { points: window.length, window_start: window[0]!.as_of, window_end: latest.as_of, latest: latest.value, min: min.value, max: max.value };
-  if (window.length < t.min_points) {
+  const coverage = windowCoverage(
+    window.map((o) => o.as_of),
+    sameDateYearsBefore(latest.as_of, 1),
+    latest.as_of,
+    cadenceOf(latest),
+  );
+  if (!coverage.covered) {
     return evaluation(
       'price_range_1y',
       'neutral',
-      `only ${window.length} observations in the 1-year window (needs ${t.min_points})`,
-      { ...base, position_pct: null },
+      `insufficient history for a 1-year range: ${coverage.shortfall}`,
+      { ...base, coverage_pct: coverage.coverage_pct, position_pct: null },
       [latest],
     );
   }
   if (max.value === min.value) {
-    return evaluation('price_range_1y', 'neutral', 'flat 1-year range', { ...base, position_pct: null }, [latest, min, max]);
+    return evaluation('price_range_1y', 'neutral', 'flat 1-year range', { ...base, coverage_pct: coverage.coverage_pct, position_pct: null }, [
+      latest,
+      min,
+      max,
+    ]);
   }
   const position = round(((latest.value - min.value) / (max.value - min.value)) * 100, 2);
   const signal: Signal = position >= t.bullish_at_or_above_pct ? 'bullish' : position <= t.bearish_at_or_below_pct ? 'bearish' : 'neutral';
@@ -184,7 +201,7 @@ const priceRangeRule = (window: readonly Observation[]): RuleEvaluation | null =
       : signal === 'bearish'
         ? `at ${position} % of its 1-year range (<= ${t.bearish_at_or_below_pct}): near the 1-year low`
         : `at ${position} % of its 1-year range: mid-range`;
-  return evaluation('price_range_1y', signal, reason, { ...base, position_pct: position }, [latest, min, max]);
+  return evaluation('price_range_1y', signal, reason, { ...base, coverage_pct: coverage.coverage_pct, position_pct: position }, [latest, min, max]);
 };
 
 /**
@@ -226,9 +243,16 @@ interface CotInput {
 /** A count with thousands separators, sign dropped: 16154 -> "16,154". */
 const contracts = (n: number): string => Math.abs(n).toLocaleString('en-US');
 
+/** The net as a percent of open interest, from the stored report's legs; null when open interest is not reported. */
+const netShareOfOpenInterest = (report: Observation): number | null => {
+  const oi = report.attributes?.open_interest;
+  return typeof oi === 'number' && oi > 0 ? round((100 * report.value) / oi, 2) : null;
+};
+
 /**
  * Rule managed_money_percentile (contrarian). Its words follow the sign of the net position: a
- * net short at the top of its range is the least short in 3 years, not a crowded long.
+ * net short at the top of its range is the least short in 3 years, not a crowded long; and its
+ * size: a net that is a small share of open interest is a balanced book, not crowded either way.
  */
 const managedMoneyRule = (cot: CotInput | null): RuleEvaluation | null => {
   if (!cot || cot.inputs.length === 0) return null;
@@ -237,17 +261,28 @@ const managedMoneyRule = (cot: CotInput | null): RuleEvaluation | null => {
   // inputs[0] is the stored report: value = managed-money long minus short.
   const net = cot.inputs[0]!.value;
   const position = net > 0 ? `net long ${contracts(net)} contracts` : net < 0 ? `net short ${contracts(net)} contracts` : 'flat (net 0 contracts)';
+  const share = netShareOfOpenInterest(cot.inputs[0]!);
   if (p === null) {
     return evaluation(
       'managed_money_percentile',
       'neutral',
       `managed money ${position}; the 3-year COT window is not covered by stored reports`,
-      { net, percentile: null },
+      { net, net_pct_oi: share, percentile: null },
+      cot.inputs,
+    );
+  }
+  if (share === null || Math.abs(share) < t.min_net_pct_of_open_interest) {
+    const size = share === null ? 'open interest not reported' : `${Math.abs(share)} % of open interest, under ${t.min_net_pct_of_open_interest} %`;
+    return evaluation(
+      'managed_money_percentile',
+      'neutral',
+      `managed money ${position} (${size}): a balanced book, no positioning reading; percentile ${p} of its 3-year window`,
+      { net, net_pct_oi: share, percentile: p },
       cot.inputs,
     );
   }
   const signal: Signal = p >= t.crowded_long_at_or_above ? 'bearish' : p <= t.crowded_short_at_or_below ? 'bullish' : 'neutral';
-  const where = `managed money ${position}, at percentile ${p} of its 3-year window`;
+  const where = `managed money ${position} (${Math.abs(share)} % of open interest), at percentile ${p} of its 3-year window`;
   const reason =
     signal === 'bearish'
       ? net > 0
@@ -258,7 +293,7 @@ const managedMoneyRule = (cot: CotInput | null): RuleEvaluation | null => {
           ? `${where} (<= ${t.crowded_short_at_or_below}): crowded short`
           : `${where} (<= ${t.crowded_short_at_or_below}): positioning near its 3-year low: the least long in 3 years`
         : where;
-  return evaluation('managed_money_percentile', signal, reason, { net, percentile: p }, cot.inputs);
+  return evaluation('managed_money_percentile', signal, reason, { net, net_pct_oi: share, percentile: p }, cot.inputs);
 };
 
 /** How each spread's sign reads (a negative basis is a WTI discount; a negative crack a loss). */
@@ -287,12 +322,18 @@ const spreadRule = (latest: Observation, history: readonly SpreadPoint[]): RuleE
     min: values.length ? Math.min(...values) : null,
     max: values.length ? Math.max(...values) : null,
   };
-  if (history.length < t.min_points) {
+  const coverage = windowCoverage(
+    history.map((p) => p.as_of),
+    sameDateYearsBefore(latest.as_of, 1),
+    latest.as_of,
+    cadenceOf(latest),
+  );
+  if (!coverage.covered) {
     return evaluation(
       'spread_vs_history',
       'neutral',
-      `only ${history.length} spread values in the 1-year window (needs ${t.min_points})`,
-      { ...base, percentile: null, size_percentile: null },
+      `insufficient history for a 1-year comparison: ${coverage.shortfall}`,
+      { ...base, coverage_pct: coverage.coverage_pct, percentile: null, size_percentile: null },
       [latest],
     );
   }
@@ -310,7 +351,7 @@ const spreadRule = (latest: Observation, history: readonly SpreadPoint[]): RuleE
         : `at percentile ${p} of its 1-year history: mid-range`;
   const width = size >= t.wide_at_or_above_pctile ? ', wide' : size <= t.narrow_at_or_below_pctile ? ', narrow' : '';
   const reason = `${level}; ${signWords(latest.instrument, latest.value, latest.unit)}, size percentile ${size}${width}`;
-  return evaluation('spread_vs_history', signal, reason, { ...base, percentile: p, size_percentile: size }, [latest]);
+  return evaluation('spread_vs_history', signal, reason, { ...base, coverage_pct: coverage.coverage_pct, percentile: p, size_percentile: size }, [latest]);
 };
 
 interface InstrumentSignal {
@@ -335,6 +376,15 @@ const SIGNAL_FOR: Readonly<Record<string, string>> = Object.freeze({
   SOY_CRUSH: "soybean processors' margins (the crush spread), not the level of soybeans",
 });
 
+/**
+ * What an instrument's signal speaks for: its price only when the pack read one (a price_range_1y
+ * evaluation); palladium, which no source prices, speaks for its positioning and names no price.
+ */
+const signalForInstrument = (instrument: string, evaluations: readonly RuleEvaluation[]): string =>
+  evaluations.some((e) => e.rule === 'price_range_1y')
+    ? `the ${instrument} price`
+    : `${instrument} positioning and fundamentals only: the pack reads no ${instrument} price (none is served)`;
+
 /** Why a reading is too old on `today`, or null when it is within its cadence. */
 const staleReading = (e: RuleEvaluation, today: string): string | null => {
   const reading = e.inputs[0];
@@ -358,7 +408,7 @@ const combine = (instrument: string, evaluations: readonly RuleEvaluation[], tod
   const score = stale ? 0 : evaluations.reduce((s, e) => s + (e.signal === 'bullish' ? 1 : e.signal === 'bearish' ? -1 : 0), 0);
   return {
     instrument,
-    signal_for: SIGNAL_FOR[instrument] ?? `the ${instrument} price`,
+    signal_for: SIGNAL_FOR[instrument] ?? signalForInstrument(instrument, evaluations),
     as_of: newest?.as_of ?? null,
     signal: score > 0 ? 'bullish' : score < 0 ? 'bearish' : 'neutral',
     score,

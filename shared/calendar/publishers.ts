@@ -260,18 +260,24 @@ const cftcCot: PublisherCalendar = {
 // ---- USDA FAS Export Sales -------------------------------------------------------------------
 
 /**
- * FAS weekly export sales, week ending Thursday E (reports due the Monday after): Thursday E+7
- * at 08:30 ET; in a week with a federal holiday between the Friday after the week and the
- * release Thursday, Friday 08:30 ET (the next business day if that Friday is a holiday too).
- * Sources: https://fas.usda.gov/programs/export-sales-reporting-program ("If the preceding Friday
- * or Monday is a national holiday, the reporting deadline moves to Tuesday and the weekly
- * summary is published Friday") and https://apps.fas.usda.gov/export-sales/backgrnd.htm ("8:30
- * a.m. on Friday during weeks that include a holiday"). No dated FAS schedule was checked, so
- * every date is estimated.
+ * FAS weekly export sales, week ending Thursday E (reports due Monday E+4): Thursday E+7 at 08:30
+ * ET; when a federal holiday falls from that Monday through the release Thursday (the deadline
+ * moves to Tuesday, or the release day is closed), Friday E+8 08:30 ET (the next business day if
+ * that Friday is a holiday too). A holiday on the Friday before the deadline (E+1) moves nothing:
+ * in 2020, the calendar of 2026, the weeks ending Thursday 24 and 31 December (Christmas and New
+ * Year on the Fridays after them) were published Thursday 31 December 2020 and Thursday 7 January
+ * 2021 (KMAland, 31 Dec 2020: "the final US Export Sales Report of 2020 ... the next ... Thursday,
+ * January 7th"; for the week to Dec. 31, USDA data "showed Jan. 7", daily.energybulletin.org, January 2021).
+ * Sources: https://fas.usda.gov/programs/export-sales-reporting-program ("reporting period runs
+ * Friday through Thursday ... report no later than 11:59 p.m. ET the following Monday ... If the
+ * preceding Friday or Monday is a national holiday, the reporting deadline moves to Tuesday and
+ * the weekly summary is published Friday") and https://apps.fas.usda.gov/export-sales/backgrnd.htm
+ * ("8:30 a.m. on Friday during weeks that include a holiday"). No dated FAS schedule was checked,
+ * so every date is estimated.
  */
 const esrRelease = (weekEnding: string): Release => {
   const thursday = addDays(weekEnding, 7);
-  const holiday = holidayIn(addDays(weekEnding, 1), thursday);
+  const holiday = holidayIn(addDays(weekEnding, 4), thursday);
   if (!holiday) return release(thursday, 8, 30, [], null);
   return release(businessDayOnOrAfter(addDays(thursday, 1)), 8, 30, [], holiday);
 };

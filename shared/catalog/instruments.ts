@@ -77,7 +77,7 @@ const INSTRUMENTS: readonly Instrument[] = Object.freeze([
  * series; definitions from its Description sheet, see fixtures/worldbank/SOURCE.md). The catalog
  * and every observation's attributes say so.
  */
-const CASH_PROXY_NOTES: Readonly<Record<string, string>> = Object.freeze({
+const CASH_PROXY_NOTES: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({
   CT: 'Cotton, A Index (Cotlook A, a physical cotton index), not ICE Cotton No. 2 futures',
   ZR: 'Rice, Thai 5% broken (milled, Bangkok export quote), not CBOT rough rice futures',
   ZS: 'Pink Sheet soybeans: U.S.-origin quotes since January 2025 (another origin before), not CBOT futures',
@@ -96,10 +96,10 @@ const findInstrument = (code: string): Instrument | undefined => BY_CODE.get(cod
 const instrumentsOf = (sector: InstrumentSector): Instrument[] => INSTRUMENTS.filter((i) => i.sector === sector);
 
 /** FX pairs served by /v1/fx/{pair}: the fx-sector codes. */
-const FX_PAIRS: readonly string[] = Object.freeze(instrumentsOf('fx').map((i) => i.code));
+const FX_PAIRS: readonly string[] = /* @__PURE__ */ Object.freeze(instrumentsOf('fx').map((i) => i.code));
 
 /** Futures roots for /v1/curve/{root} and /v1/spreads/calendar/{root}. */
-const FUTURES_ROOTS: readonly string[] = Object.freeze(INSTRUMENTS.flatMap((i) => (i.futuresRoot ? [i.futuresRoot] : [])));
+const FUTURES_ROOTS: readonly string[] = /* @__PURE__ */ Object.freeze(INSTRUMENTS.flatMap((i) => (i.futuresRoot ? [i.futuresRoot] : [])));
 
 export { CASH_PROXY_NOTES, NOT_LIVE, SECTORS, FRESHNESS_CLASSES, INSTRUMENTS, FX_PAIRS, FUTURES_ROOTS, findInstrument, instrumentsOf };
 export type { Sector, InstrumentSector, FreshnessClass, Instrument };

@@ -9,6 +9,7 @@ import { API_VERSION, SERVICE_NAME } from './identity';
 import { type RouteDef, ROUTES } from '../routes/table';
 import { usdToAtomic } from '../routes/pricing';
 import { typicalBodyKb } from '../routes/body-sizes';
+import { unknownQueryRule } from '../routes/query-names';
 import { ErrorBody, PaymentRequiredBody } from '../schemas';
 
 type Json = Record<string, unknown>;
@@ -122,7 +123,7 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
     responses: {
       200: { description: 'OK', headers: okHeaders, content: body },
       ...(cacheable ? { 304: { description: 'Not Modified: the ETag sent in If-None-Match still matches; no body.' } } : {}),
-      400: errorResponse('Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged.'),
+      400: errorResponse(`Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged. ${unknownQueryRule(r)}`),
       404: errorResponse(
         'Unknown instrument, series, sector or root (the valid values are listed; checked before any payment), or NO_DATA that no release will fill (not live, or not in the replayed samples; `covered` lists what is; at a past instant, as_known_at, `first_known_from` says when the series was first published).',
       ),

@@ -114,7 +114,7 @@ const GLOSSARY = [
   '',
   '## Errors',
   'Every error is {"error": {"code", "message", "retryable", "request_id", "details"}}; nothing is charged for an error.',
-  '- 400 INVALID_PARAMETER (details.issues lists each problem); 404 UNKNOWN_INSTRUMENT / UNKNOWN_SERIES / UNKNOWN_SECTOR / UNKNOWN_ROOT (details.valid lists the values), checked before any payment.',
+  '- 400 INVALID_PARAMETER (details.issues lists each problem, a query parameter the route does not take included, with the ones it takes); 404 UNKNOWN_INSTRUMENT / UNKNOWN_SERIES / UNKNOWN_SECTOR / UNKNOWN_ROOT (details.valid lists the values), checked before any payment.',
   '- 402 PAYMENT_REQUIRED / INVALID_PAYMENT (x402), QUOTA_EXCEEDED (Pro); 401 INVALID_API_KEY; 413 PAYLOAD_TOO_LARGE; 429 RATE_LIMITED.',
   '- 502 FACILITATOR_UNAVAILABLE (nothing charged), 503 NO_DATA (retryable), 504 SETTLEMENT_PENDING (retry with the same payment). At a past instant NO_DATA is a 404 with first_known_from.',
   '',

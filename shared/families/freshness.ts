@@ -3,6 +3,7 @@
  * snapshots reuse it for their staleness summary.
  */
 import { addDays, isoDate } from '../dates';
+import { judgedAt, offSeasonOf } from '../monitoring/season';
 import { LAG_TEXT, MAX_LAG_DAYS } from '../observation/staleness';
 import type { Services } from '../services';
 import { SOURCE_RELEASES } from '../sources/releases';
@@ -28,6 +29,8 @@ interface SourceFreshness {
   newest_as_of: string | null;
   /** Why it is stale (its runs, its data, or both); null when it is not. */
   stale_reason: string | null;
+  /** Between its seasons (../monitoring/season.ts): says so, with the next release; null otherwise. */
+  off_season: string | null;
 }
 
 type HealthStatus = 'ok' | 'degraded' | 'down';
@@ -40,12 +43,15 @@ type HealthStatus = 'ok' | 'degraded' | 'down';
 const freshnessOf = (def: SourceRelease, status: SourceRunStatus | null, now: Date): SourceFreshness => {
   const lastSuccess = status?.last_success_at ?? null;
   const age = lastSuccess ? Math.max(0, Math.round((now.getTime() - Date.parse(lastSuccess)) / 1000)) : null;
-  const runStale = status?.as_known_at === undefined && (age === null || age > def.maxAgeHours * 3600);
+  // Between seasons, runs and data are judged at the end of the last release's allowance, not now.
+  const season = offSeasonOf(def.schedule, now);
+  const at = judgedAt(season, def.maxAgeHours, now);
+  const runStale = status?.as_known_at === undefined && (!lastSuccess || at.getTime() - Date.parse(lastSuccess) > def.maxAgeHours * 3_600_000);
   // The data itself: a successful run can still leave the newest figure older than its cadence
   // allows, by the one rule of every view (annual USGS figures included).
   const newest = status?.data_newest ?? null;
   const lagDays = MAX_LAG_DAYS[def.cadence];
-  const dataStale = newest !== null && lagDays !== undefined && addDays(newest.as_of, lagDays) < isoDate(now);
+  const dataStale = newest !== null && lagDays !== undefined && addDays(newest.as_of, lagDays) < isoDate(at);
   const nothingYet = status?.as_known_at !== undefined && newest === null;
   const reasons = [
     runStale ? (age === null ? 'no successful run yet' : `last successful run ${Math.round(age / 3600)} h ago (more than ${def.maxAgeHours} h)`) : null,
@@ -66,6 +72,7 @@ const freshnessOf = (def: SourceRelease, status: SourceRunStatus | null, now: Da
     quarantined: (status?.quarantined ?? []).map(({ series, as_of, value, reason }) => ({ series, as_of, value, reason })),
     newest_as_of: newest?.as_of ?? null,
     stale_reason: reasons.length ? reasons.join('; ') : null,
+    off_season: season?.text ?? null,
   };
 };
 

@@ -14,6 +14,7 @@ import { mapError } from '../errors/error-mapper';
 import { HttpError, NotFoundError } from '../errors/errors';
 import { logger } from '../observability/logger';
 import type { NotFoundIssue } from '../routes/params';
+import { unknownQueryIssues } from '../routes/query-names';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { paymentMiddleware } from './payment-middleware';
@@ -100,14 +101,14 @@ const notFoundOf = (issues: readonly z.core.$ZodIssue[]): { issue: z.core.$ZodIs
 
 /**
  * Validates a route's params and query (HTTP path/query, or an MCP tool's arguments). Malformed
- * input is a 400 listing every issue; a well-formed value that the catalog does not list is a
- * 404. Both happen before any payment or store read.
+ * input and a query parameter the route does not accept are a 400 listing every issue; a
+ * well-formed value that the catalog does not list is a 404. Both happen before any payment or store read.
  * @throws ZodError (400) or NotFoundError (404)
  */
 const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParameters: unknown): { params: unknown; query: unknown } => {
   const params = route.params.safeParse(pathParameters ?? {});
   const query = route.query.safeParse(queryParameters ?? {});
-  const issues = [...(params.error?.issues ?? []), ...(query.error?.issues ?? [])];
+  const issues = [...unknownQueryIssues(route, queryParameters), ...(params.error?.issues ?? []), ...(query.error?.issues ?? [])];
   if (issues.length === 0) return { params: params.data, query: query.data };
   const found = notFoundOf(issues);
   if (found && issues.every((i) => notFoundOf([i]))) {

@@ -206,15 +206,13 @@ const BundleCodesQuery = /* @__PURE__ */ (() =>
 
 /** Bundles answer headline figures by default; `view=full` has every observation (same price). */
 const ViewQuery = /* @__PURE__ */ (() =>
-  z
-    .object({
-      view: z.enum(['compact', 'full']).default('compact').describe('compact (default): headline figures; full: every observation and line'),
-      ...AS_KNOWN_AT,
-    })
-    .passthrough())();
+  z.object({
+    view: z.enum(['compact', 'full']).default('compact').describe('compact (default): headline figures; full: every observation and line'),
+    ...AS_KNOWN_AT,
+  }))();
 
-/** A data route without other query parameters: `as_known_at` only (others are ignored, as before). */
-const AsKnownAtOnly = /* @__PURE__ */ (() => z.object(AS_KNOWN_AT).passthrough())();
+/** A data route without other query parameters: `as_known_at` only (any other is refused: ./query-names.ts). */
+const AsKnownAtOnly = /* @__PURE__ */ (() => z.object(AS_KNOWN_AT))();
 
 export {
   AS_KNOWN_AT,

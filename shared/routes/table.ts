@@ -325,12 +325,16 @@ const FUNDAMENTALS_ROUTES = defineFamily('fundamentals', () => {
     'GET /v1/fundamentals/crop-progress': {
       family: 'fundamentals',
       price: 'CROP_PROGRESS',
-      summary: 'Crop progress and condition',
+      summary: 'Crop progress by stage (condition from live runs only)',
       params: none,
       query: commodity,
       output: S.CropProgressView,
       methods: CROP_METHOD,
-      mcp: { tool: 'get_crop_progress', title: 'Crop progress', description: 'Weekly US crop progress and condition from USDA NASS.' },
+      mcp: {
+        tool: 'get_crop_progress',
+        title: 'Crop progress',
+        description: 'Weekly US crop progress by stage from USDA NASS, and crop condition (percent good + excellent) where a live run has stored it.',
+      },
     },
     'GET /v1/fundamentals/export-sales': {
       family: 'fundamentals',

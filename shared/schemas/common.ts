@@ -36,6 +36,8 @@ const SourceFreshness = z
     quarantined: z.array(z.strictObject({ series: z.string(), as_of: IsoDateSchema, value: z.number().nullable(), reason: z.string() })),
     newest_as_of: IsoDateSchema.nullable(),
     stale_reason: z.string().nullable(),
+    /** Between its publishing seasons (NASS Crop Progress: April to November): not stale, with the next release. */
+    off_season: z.string().nullable(),
   })
   .meta({ id: 'SourceFreshness', description: 'One source: last attempt and success, age, staleness of its runs and of its data, next release.' });
 

@@ -55,7 +55,7 @@ const CropProgressBody = envelope(
   }),
 )
   .extend({ unit: z.string() })
-  .meta({ id: 'CropProgress', description: 'Weekly crop progress and condition.' });
+  .meta({ id: 'CropProgress', description: 'Weekly crop progress by stage.' });
 
 const ExportSalesBody = envelope(
   z.strictObject({

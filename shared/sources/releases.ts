@@ -95,7 +95,8 @@ const SOURCE_RELEASES = Object.freeze([
   release({
     id: 'usda-nass-crop-progress',
     name: 'USDA National Agricultural Statistics Service, Crop Progress',
-    feeds: 'corn, soybeans, wheat progress and condition',
+    // What is served: stages always; condition only where a live run stored it (the samples hold soybean stages).
+    feeds: 'corn, soybeans, wheat progress by stage; condition from live runs only',
     schedule: calendarSchedule('usda-nass-crop-progress', {
       months: CROP_PROGRESS_MONTHS,
     }),

@@ -32,11 +32,32 @@ const obs = (instrument: string, as_of: string, value: number, over: Partial<Obs
   ...over,
 });
 
-/** A window of daily observations 2025-06-02.. with the given values. */
 /** A day on which the hand-made inputs (June 2025) are fresh. */
 const TODAY = '2025-06-16';
 
-const window = (code: string, values: number[]) => values.map((v, i) => obs(code, `2025-06-${String(i + 2).padStart(2, '0')}`, v));
+/** The weekdays from `start` through `end`, ascending. */
+const weekdays = (start: string, end: string): string[] => {
+  const out: string[] = [];
+  for (let t = Date.parse(`${start}T00:00:00Z`); t <= Date.parse(`${end}T00:00:00Z`); t += 86_400_000) {
+    const d = new Date(t);
+    if (d.getUTCDay() % 6 !== 0) out.push(d.toISOString().slice(0, 10));
+  }
+  return out;
+};
+/** Every weekday of the year ending Friday 2025-06-06: 52 weeks from Thursday 2024-06-06 (260) and 06-05, 06-06. */
+const YEAR = weekdays('2024-06-06', '2025-06-06');
+
+/**
+ * A daily window covering its year: the values on its last weekdays (2025-06-02..06-06 for five),
+ * every earlier weekday at the middle of their range, so min, max and position are the values'.
+ */
+const window = (code: string, values: number[]) => {
+  const mid = (Math.min(...values) + Math.max(...values)) / 2;
+  const all = [...Array<number>(YEAR.length - values.length).fill(mid), ...values];
+  return YEAR.map((d, i) => obs(code, d, all[i]!));
+};
+/** The values alone on their weekdays: too little of the year to judge. */
+const shortWindow = (code: string, values: number[]) => YEAR.slice(-values.length).map((d, i) => obs(code, d, values[i]!));
 
 describe('rule price_range_1y (hand-checked)', () => {
   it.each([
@@ -65,11 +86,12 @@ describe('rule price_range_1y (hand-checked)', () => {
       ['2025-06-02', 60],
       ['2025-06-05', 80],
     ]);
-    expect(e.values).toMatchObject({ points: 5, window_start: '2025-06-02', window_end: '2025-06-06', min: 60, max: 80 });
+    expect(YEAR).toHaveLength(262);
+    expect(e.values).toMatchObject({ points: 262, coverage_pct: 100, window_start: '2024-06-06', window_end: '2025-06-06', min: 60, max: 80 });
   });
 
   it('stays neutral with too little history or a flat range, and is absent without data', () => {
-    expect(priceRangeRule(window('CL', [60, 70, 80, 90]))).toMatchObject({ signal: 'neutral', fired: false, values: { position_pct: null } });
+    expect(priceRangeRule(shortWindow('CL', [60, 70, 80, 90]))).toMatchObject({ signal: 'neutral', fired: false, values: { position_pct: null } });
     expect(priceRangeRule(window('CL', [5, 5, 5, 5, 5]))!.reason).toBe('flat 1-year range');
     expect(priceRangeRule([])).toBeNull();
   });
@@ -98,7 +120,8 @@ describe('rule inventory_surprise', () => {
 });
 
 describe('rule managed_money_percentile (contrarian)', () => {
-  const net = obs('CL', '2025-06-10', 150000, { unit: 'contracts' });
+  // 150,000 of 1,500,000 contracts of open interest: 10 %, above the 5 % a reading needs
+  const net = obs('CL', '2025-06-10', 150000, { unit: 'contracts', attributes: { open_interest: 1_500_000 } });
   it.each([
     [95, 'bearish'],
     [90, 'bearish'],
@@ -111,25 +134,56 @@ describe('rule managed_money_percentile (contrarian)', () => {
   it('is absent without positioning', () => {
     expect(managedMoneyRule(null)).toBeNull();
   });
+  it('reads no positioning from a net under 5 % of open interest, or without open interest', () => {
+    // 74,999 / 1,500,000 = 4.99993 % -> 5 (2 decimals) is the threshold itself: read; 74,000 = 4.93 %: not
+    const at = (n: number, oi?: number) =>
+      managedMoneyRule({ percentile: 95, inputs: [obs('CL', '2025-06-10', n, { unit: 'contracts', attributes: oi ? { open_interest: oi } : {} })] })!;
+    expect(at(75_000, 1_500_000)).toMatchObject({ signal: 'bearish', values: { net_pct_oi: 5 } });
+    expect(at(74_000, 1_500_000)).toMatchObject({ signal: 'neutral', fired: false, values: { net_pct_oi: 4.93, percentile: 95 } });
+    expect(at(-74_000, 1_500_000).signal).toBe('neutral');
+    expect(at(150_000).reason).toBe(
+      'managed money net long 150,000 contracts (open interest not reported): a balanced book, no positioning reading; percentile 95 of its 3-year window',
+    );
+  });
 });
 
 describe('rule spread_vs_history', () => {
-  const hist = (values: number[]) => values.map((value, i) => ({ as_of: `2025-06-${String(i + 2).padStart(2, '0')}`, value }));
+  // A monthly spread (the crush's cadence): 13 months from 2024-06-01 through 2025-06-01 cover its year.
+  const month = (i: number) => `${2024 + Math.floor((5 + i) / 12)}-${String(((5 + i) % 12) + 1).padStart(2, '0')}-01`;
+  const hist = (values: number[]) => values.map((value, i) => ({ as_of: month(i + 13 - values.length), value }));
+  const latest = (v: number) => obs('SOY_CRUSH', '2025-06-01', v, { unit: 'USD/bu', freshness_class: 'monthly' });
+  const oneTo13 = Array.from({ length: 13 }, (_, i) => i + 1);
   it('ranks the latest value with mid-rank ties (hand-checked)', () => {
-    // 5 is above 4 of 5 values and equal to 1: 100 x (4 + 0.5) / 5 = 90
-    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 5), hist([1, 2, 3, 4, 5]))).toMatchObject({ signal: 'bullish', values: { percentile: 90 } });
-    // 100 x (0 + 0.5) / 5 = 10
-    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 1), hist([3, 2, 4, 5, 1]))).toMatchObject({ signal: 'bearish', values: { percentile: 10 } });
-    // 100 x (2 + 0.5) / 5 = 50
-    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 3), hist([1, 2, 4, 5, 3]))).toMatchObject({ signal: 'neutral', values: { percentile: 50 } });
-    expect(spreadRule(obs('CRACK_3_2_1', '2025-06-06', 3), hist([3]))).toMatchObject({ signal: 'neutral', values: { percentile: null, points: 1 } });
+    // 13 is above 12 of 13 values and equal to 1: 100 x (12 + 0.5) / 13 = 96.1538
+    expect(spreadRule(latest(13), hist(oneTo13))).toMatchObject({ signal: 'bullish', values: { percentile: 96.1538, coverage_pct: 100 } });
+    // 100 x (0 + 0.5) / 13 = 3.8462
+    expect(spreadRule(latest(1), hist([...oneTo13.slice(1), 1]))).toMatchObject({ signal: 'bearish', values: { percentile: 3.8462 } });
+    // 100 x (6 + 0.5) / 13 = 50
+    expect(spreadRule(latest(7), hist([...oneTo13.filter((v) => v !== 7), 7]))).toMatchObject({ signal: 'neutral', values: { percentile: 50 } });
+  });
+
+  it('is insufficient history, with no word, below 90 % of its months or not reaching back to the first', () => {
+    // 11 of 13 months = 84.6 %
+    const short = spreadRule(
+      latest(13),
+      hist(oneTo13).filter((p) => p.as_of !== '2024-09-01' && p.as_of !== '2025-01-01'),
+    );
+    expect(short).toMatchObject({ signal: 'neutral', fired: false, values: { percentile: null, points: 11, coverage_pct: 84.6 } });
+    expect(short.reason).toBe('insufficient history for a 1-year comparison: 11 of the 13 monthly points of the window (84.6 %, needs 90 %)');
+    // 12 of 13 with the first month missing: 92.3 %, but the history starts a month late
+    expect(spreadRule(latest(13), hist(oneTo13.slice(1))).reason).toBe(
+      "insufficient history for a 1-year comparison: the stored points start 2024-07-01, not in the window's first period from 2024-06-01",
+    );
+    // 12 of 13 with a month missing inside: covered
+    const gap = hist(oneTo13).filter((p) => p.as_of !== '2024-12-01');
+    expect(spreadRule(latest(13), gap)).toMatchObject({ signal: 'bullish', values: { coverage_pct: 92.3 } });
   });
 });
 
 describe('combination and packs', () => {
   it('sums fired rules into an instrument signal', () => {
     const up = priceRangeRule(window('CL', [60, 70, 65, 80, 78]))!;
-    const down = managedMoneyRule({ percentile: 95, inputs: [obs('CL', '2025-06-10', 1)] })!;
+    const down = managedMoneyRule({ percentile: 95, inputs: [obs('CL', '2025-06-10', 100, { attributes: { open_interest: 1000 } })] })!;
     expect(combine('CL', [up, down, up], TODAY)).toMatchObject({
       signal: 'bullish',
       score: 1,
@@ -183,8 +237,8 @@ describe('combination and packs', () => {
       text: 'energy: 1 bullish, 1 bearish, 0 neutral -> neutral',
     });
     expect(pack.missing).toEqual([{ input: 'price:BZ', reason: 'no observation of BZ is stored yet' }]);
-    // 5 CL + 5 NG + 1 surprise; the repeated CL observation counts once
-    expect(pack.inputs_digest).toMatchObject({ algorithm: 'SHA-256', count: 11, value: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // 262 CL + 262 NG + 1 surprise; the repeated CL observation counts once
+    expect(pack.inputs_digest).toMatchObject({ algorithm: 'SHA-256', count: 525, value: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it('emits no signal from inputs older than their cadence allows: on 2026-11-24 both are stale, neutral, and said so', () => {
@@ -207,11 +261,11 @@ describe('combination and packs', () => {
   it('gates on every input a signal reads, not only the newest: a fresh COT report does not carry a stale price', () => {
     // On 2026-06-05 (the audit's clock): gold's Pink Sheet price of November 2025 is stale (monthly, 62 days),
     // its COT report of 2026-05-26 is fresh. Old rule: the newest input (COT) decided, and the price rule fired.
-    const gc = window('GC', [2600, 2700, 2800, 2900, 4087.19]).map((o, i) => ({
-      ...o,
-      as_of: `2025-${String(7 + i).padStart(2, '0')}-01`,
-      freshness_class: 'monthly' as const,
-    }));
+    // Thirteen months 2024-11-01..2025-11-01 (the Pink Sheet's cadence), the last five rising to 4087.19.
+    const values = [2700, 2700, 2700, 2700, 2700, 2700, 2700, 2700, 2600, 2700, 2800, 2900, 4087.19];
+    const gc = values.map((v, i) =>
+      obs('GC', `${2024 + Math.floor((10 + i) / 12)}-${String(((10 + i) % 12) + 1).padStart(2, '0')}-01`, v, { freshness_class: 'monthly' }),
+    );
     const price = priceRangeRule(gc)!;
     expect(price).toMatchObject({ signal: 'bullish', values: { position_pct: 100 } });
     const cot = managedMoneyRule({ percentile: 50, inputs: [obs('GC', '2026-05-26', 120_000, { unit: 'contracts', freshness_class: 'weekly' })] })!;

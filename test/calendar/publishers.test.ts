@@ -100,11 +100,17 @@ describe('calendar: USDA FAS export sales (Thursday 08:30 ET; Friday in a holida
     expect(at('usda-fas-esr', '2025-12-25')).toBe('2026-01-02T13:30:00.000Z');
   });
 
-  it('2026: Thanksgiving -> Friday 27 Nov; Christmas week -> Monday 4 Jan 2027 (Friday 1 Jan is New Year)', () => {
+  it('2026: Thanksgiving -> Friday 27 Nov; the weeks ending 24 and 31 Dec stay on Thursday (their holidays are the Fridays before the deadline)', () => {
     expect(at('usda-fas-esr', '2026-11-19')).toBe('2026-11-27T13:30:00.000Z');
     expect(at('usda-fas-esr', '2026-12-17')).toBe('2026-12-24T13:30:00.000Z');
-    expect(at('usda-fas-esr', '2026-12-24')).toBe('2027-01-04T13:30:00.000Z');
+    expect(rel('usda-fas-esr', '2026-12-24')).toMatchObject({ at: '2026-12-31T13:30:00.000Z', shifted_by: null });
+    expect(rel('usda-fas-esr', '2026-12-31')).toMatchObject({ at: '2027-01-07T13:30:00.000Z', shifted_by: null });
     expect(at('usda-fas-esr', '2026-09-03')).toBe('2026-09-11T12:30:00.000Z'); // Labor Day week
+  });
+
+  it('2020, the same calendar as 2026: the weeks ending 24 and 31 Dec were published Thursday 31 Dec 2020 and Thursday 7 Jan 2021 (press of those days)', () => {
+    expect(at('usda-fas-esr', '2020-12-24')).toBe('2020-12-31T13:30:00.000Z');
+    expect(at('usda-fas-esr', '2020-12-31')).toBe('2021-01-07T13:30:00.000Z');
   });
 });
 

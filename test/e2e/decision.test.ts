@@ -46,19 +46,23 @@ describe('decision packs over HTTP (store seeded by the test)', () => {
       NG: ['neutral', 0, []], // (3.25 - 3) / 0.5 = 50 %
       HO: ['bullish', 1, ['price_range_1y']], // 100 %
       RB: ['neutral', 0, []], // flat range
-      // crack = 28 RB + 14 HO - CL: 24, 23.4, 22.8, 22.2, 21.6, 21; 21 is the lowest: 100 x 0.5 / 6 = 8.3333
+      // crack = 28 RB + 14 HO - CL: 255 x 22.5 (the year before), then 24, 23.4, 22.8, 22.2, 21.6, 21;
+      // 21 is the lowest of 261: 100 x 0.5 / 261 = 0.1916
       CRACK_3_2_1: ['bearish', -1, ['spread_vs_history']],
-      // basis = CL - BZ: -10, -7, -4, -1, 2, 5; 5 is the highest: 100 x 5.5 / 6 = 91.6667
+      // basis = CL - BZ: 255 x -2.5, then -10, -7, -4, -1, 2, 5; 5 is the highest: 100 x 260.5 / 261 = 99.8084
       BASIS_WTI_BRENT: ['bullish', 1, ['spread_vs_history']],
     });
     const evals = (code: string) => pack.signals.find((s: any) => s.instrument === code).evaluations;
-    expect(evals('CRACK_3_2_1')[0].values).toMatchObject({ percentile: 8.3333, latest: 21, min: 21, max: 24, points: 6 });
-    expect(evals('BASIS_WTI_BRENT')[0].values).toMatchObject({ percentile: 91.6667, latest: 5 });
+    // 261 of the 261 weekdays from 2024-06-16 through 2025-06-16: covered
+    expect(evals('CRACK_3_2_1')[0].values).toMatchObject({ percentile: 0.1916, latest: 21, min: 21, max: 24, points: 261, coverage_pct: 100 });
+    expect(evals('BASIS_WTI_BRENT')[0].values).toMatchObject({ percentile: 99.8084, latest: 5 });
     expect(evals('CL')[1].values).toEqual({ series: 'crude_ex_spr', surprise: -5000, threshold: 2000 });
     // 157 weekly reports, the latest the unique maximum: 100 x (156 + 0.5) / 157 = 99.6815; its net is
-    // 100,000 + 156 x 100 - 50,000 = 65,600 contracts long, so the words say crowded long
-    expect(evals('CL')[2].values).toEqual({ net: 65_600, percentile: 99.6815 });
-    expect(evals('CL')[2].reason).toBe('managed money net long 65,600 contracts, at percentile 99.6815 of its 3-year window (>= 90): crowded long');
+    // 100,000 + 156 x 100 - 50,000 = 65,600 contracts long, 13.12 % of 500,000 open interest, so the words say crowded long
+    expect(evals('CL')[2].values).toEqual({ net: 65_600, net_pct_oi: 13.12, percentile: 99.6815 });
+    expect(evals('CL')[2].reason).toBe(
+      'managed money net long 65,600 contracts (13.12 % of open interest), at percentile 99.6815 of its 3-year window (>= 90): crowded long',
+    );
     expect(pack.summary).toEqual({
       instruments: 7,
       bullish: 3,

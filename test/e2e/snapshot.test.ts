@@ -160,5 +160,27 @@ describe('snapshots over HTTP (store seeded by the test)', () => {
       expect(res.body.staleness).not.toHaveProperty('sources'); // GET /health has them
       expectError(await get('/v1/snapshot/all?view=everything'), 400, 'INVALID_PARAMETER');
     });
+
+    it("all: its stale_sources are /health's, by the one rule over the one list (cftc-cot included)", async () => {
+      // COT reports written an hour ago (a fresh run), dated long before now (stale data): stale by /health's rule.
+      const now = day.toISOString();
+      await stack.services.store.putRunStatus({
+        source: 'cftc-cot',
+        last_attempt_at: now,
+        last_success_at: now,
+        last_error: null,
+        last_items: 1,
+        data_newest: { as_of: '2025-06-10', freshness_class: 'weekly' },
+      });
+      stack.services.cache.clear();
+      const health = await get('/health');
+      const all = await get('/v1/snapshot/all?view=full');
+      expect(health.body.stale_sources).toContain('cftc-cot');
+      expect(all.body.staleness.stale_sources).toEqual(health.body.stale_sources);
+      expect(all.body.staleness.status).toBe(health.body.status);
+      expect(all.body.staleness.sources.map((s: { id: string }) => s.id)).toEqual(health.body.sources.map((s: { id: string }) => s.id));
+      const compact = await get('/v1/snapshot/all');
+      expect(compact.body.staleness.stale_sources).toEqual(health.body.stale_sources);
+    });
   });
 });

@@ -5,7 +5,11 @@
 import type { SeriesItem } from '../../shared/store/observation-store';
 import { cotObs, inventoryObs, weekdaySeries, weekly } from './seed-observations';
 
-/** Latest trading day of the set (a Monday); the six weekdays run 2025-06-09..2025-06-16. */
+/**
+ * Latest trading day of the set (a Monday); the six weekdays run 2025-06-09..2025-06-16, after a
+ * year of weekdays from 2024-06-17 at the middle of each range (so the 1-year window is covered
+ * and min, max and position are those of the six values).
+ */
 const ENERGY_END = '2025-06-16';
 
 /** Price values per code, oldest first, on the six weekdays ending ENERGY_END. */
@@ -29,8 +33,16 @@ const crudeStocks = (): SeriesItem[] => {
 /** CL COT: Tuesdays 2022-06-14..2025-06-10 (157 reports), net rising every week, so the latest is the 3-year high. */
 const clPositioning = (): SeriesItem[] => weekly('2022-06-14', '2025-06-10').map((d, i) => cotObs('CL', d, 100_000 + i * 100, 50_000));
 
+/** Weekdays 2024-06-17..2025-06-16: 52 weeks of 5 and Monday 06-16, 261; the six values are the last of them. */
+const PAD_WEEKDAYS = 261 - 6;
+
+const paddedYear = (values: readonly number[]): number[] => {
+  const mid = (Math.min(...values) + Math.max(...values)) / 2;
+  return [...Array<number>(PAD_WEEKDAYS).fill(mid), ...values];
+};
+
 const energyItems = (): SeriesItem[] => [
-  ...Object.entries(ENERGY_PRICES).flatMap(([code, values]) => weekdaySeries(code, ENERGY_END, values)),
+  ...Object.entries(ENERGY_PRICES).flatMap(([code, values]) => weekdaySeries(code, ENERGY_END, paddedYear(values))),
   ...crudeStocks(),
   ...clPositioning(),
 ];

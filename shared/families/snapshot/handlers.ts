@@ -75,7 +75,7 @@ const allBody = async <V extends 'compact' | 'full'>(services: Services, view: V
   const fx = await loadInstruments(services, 'fx');
   if (!parts.some((p) => p.hasData) && fx.count === 0) throw noData('all', [...parts.flatMap((p) => p.body.missing), ...fx.missing]);
   const observations = [...parts.flatMap((p) => p.body.instruments.observations), ...fx.observations];
-  const staleness = await loadStaleness(services, [...SECTORS.flatMap((s) => SECTOR_SOURCES[s]), ...SECTOR_SOURCES.fx], observations);
+  const staleness = await loadStaleness(services, undefined, observations);
   const as_of = latestAsOf(observations);
   if (view === 'full') {
     return {

@@ -19,11 +19,10 @@ import { seriesKey } from '../../catalog/series-keys';
 import type { SectorPart } from '../../schemas/snapshot';
 
 /** Sources whose freshness a sector's snapshot reports (registry ids). */
-const SECTOR_SOURCES: Readonly<Record<InstrumentSector, readonly string[]>> = Object.freeze({
+const SECTOR_SOURCES: Readonly<Record<Sector, readonly string[]>> = Object.freeze({
   energy: ['eia-spot', 'eia-petroleum', 'eia-gas-storage'],
   metals: ['worldbank', 'usgs-mcs'],
   ags: ['worldbank', 'usda-wasde', 'usda-nass-crop-progress', 'usda-fas-esr'],
-  fx: ['fred'],
 });
 
 /** The key fundamentals of each sector: name -> loader (each returns its route's body). */
@@ -64,9 +63,14 @@ const loadInstruments = async (services: Services, sector: InstrumentSector) => 
   return { count: observations.length, observations, missing };
 };
 
-/** Per-source freshness and which sources are stale (reads the clock: snapshots are not packs). */
-const loadStaleness = async (services: Services, sourceIds: readonly string[], observations: readonly Observation[]) => {
-  const sources = await loadFreshness(services, [...new Set(sourceIds)]);
+/**
+ * Per-source freshness and which sources are stale (reads the clock: snapshots are not packs), over
+ * the given sources; without them, over every source
+ * GET /health judges (the all bundle: its stale_sources are /health's, cftc-cot included, though no
+ * snapshot part reads COT; one rule, one list).
+ */
+const loadStaleness = async (services: Services, sourceIds: readonly string[] | undefined, observations: readonly Observation[]) => {
+  const sources = await loadFreshness(services, sourceIds && [...new Set(sourceIds)]);
   const oldest = observations.reduce<Observation | null>((m, o) => (m === null || o.as_of < m.as_of ? o : m), null);
   return {
     status: overallStatus(sources),
