@@ -46,11 +46,15 @@ const INSTRUCTIONS =
  */
 const LIST_CACHE_HINT = Object.freeze({ ttlMs: 3_600_000, cacheScope: 'public' as const });
 
-/** Splits a tool's arguments into the route's path and query parameters. */
+/**
+ * Splits a tool's arguments into the route's path and query parameters. A null argument is one not
+ * given: strict tool calling (every property required, optional ones nullable) sends null for each
+ * argument the model leaves out; a null where the route needs a value is refused as a missing one.
+ */
 const splitArgs = (tool: McpTool, args: Record<string, unknown>) => {
   const params: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args)) (tool.pathArgs.includes(k) ? params : query)[k] = v;
+  for (const [k, v] of Object.entries(args)) if (v !== null) (tool.pathArgs.includes(k) ? params : query)[k] = v;
   return { params, query };
 };
 
