@@ -210,7 +210,7 @@ describe('llms-full.txt', () => {
     const { buildLlmsFullTxt } = await import('../../shared/docs/text');
     const { INVENTORY_METHOD } = await import('../../shared/analytics/inventory');
     const { RULES_VERSION } = await import('../../shared/analytics/decision');
-    const text = buildLlmsFullTxt('https://api.example');
+    const text = buildLlmsFullTxt('https://api.example', { INDICATIVE_FUTURES: false, X402_NETWORK: 'eip155:84532' });
     const headings = text.split('\n').filter((l) => l.startsWith('### '));
     for (const path of [
       '/v1/history/{code}',
