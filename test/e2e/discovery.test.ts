@@ -87,6 +87,8 @@ describe('free discovery routes over HTTP', () => {
       'frequency',
       'cursor',
       'as_known_at',
+      // The header by which an x402 v1 client asks for the v1 402 body.
+      'X402-Version',
     ]);
     const skill = await fetch(`${stack.url}/SKILL.md`);
     expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');

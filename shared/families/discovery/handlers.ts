@@ -19,6 +19,11 @@ import { batchLaneConfigForChallenge } from '../../payment/batch-terms';
 import { termsOf } from '../../payment/batch/config';
 import { loadFreshness, overallStatus } from '../freshness';
 
+/** The site icon: a rising price line (SVG, which browsers take at /favicon.ico by its content type). */
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f3b57"/>' +
+  '<path d="M7 23l6-8 5 4 7-10" fill="none" stroke="#f2c14e" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>';
+
 const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
   const sources = await loadFreshness(services);
   return {
@@ -77,6 +82,7 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
   'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req), req.services.config) }),
   'GET /.well-known/agent-card.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req), req.services.config) }),
   'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req), req.services.config) }),
+  'GET /favicon.ico': async () => ({ body: FAVICON_SVG, headers: { 'cache-control': 'public, max-age=86400' } }),
   'GET /.well-known/x402.json': x402Catalog,
   'GET /.well-known/x402': x402Catalog,
   'GET /terms.txt': async () => ({ body: TERMS_TXT }),
