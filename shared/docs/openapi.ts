@@ -156,12 +156,7 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>, config: D
   const answers = Object.fromEntries(
     Object.entries(r.answers ?? {}).map(([status, description]) => [
       status,
-      Number(status) < 400
-        ? { description, headers: { 'X-Request-Id': REQUEST_ID }, content: body }
-        : // A page's refusal is a page (the JSON error body when its parameters are malformed).
-          r.mimeType === 'text/html'
-          ? { ...errorResponse(description), content: { ...json(ref('Error')), ...body } }
-          : errorResponse(description),
+      Number(status) >= 400 ? errorResponse(description) : { description, headers: { 'X-Request-Id': REQUEST_ID }, content: body },
     ]),
   );
   if (r.id === 'POST /api/mcp') Object.assign(answers, MCP_REFUSALS);

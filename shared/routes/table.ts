@@ -558,7 +558,7 @@ const PRO_ROUTES = defineFamily(
       },
       'GET /pro/success': {
         family: 'pro',
-        summary: 'Shows a bought Pro key exactly once',
+        summary: 'Shows a bought Pro key exactly once (without Stripe or a session id: a page that says so)',
         params: none,
         query: z.object({
           session_id: z
@@ -569,11 +569,7 @@ const PRO_ROUTES = defineFamily(
         output: text,
         mimeType: 'text/html',
         usesCredits: true,
-        answers: {
-          202: 'Stripe has not confirmed this session yet: a page that says so; reload it in a few seconds.',
-          400: 'No session_id: a page that says how to get to a key (a malformed one is the JSON error).',
-          404: 'Card checkout is not configured on this deployment: a page that says so.',
-        },
+        answers: { 202: 'Stripe has not confirmed this session yet: a page that says so; reload it in a few seconds.' },
       },
     }) as const satisfies FamilySpecs<'pro'>,
 );

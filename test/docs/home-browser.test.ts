@@ -111,7 +111,7 @@ describe.skipIf(!existsSync(CHROMIUM))('pages in headless Chromium, at phone and
   }, 120_000);
 
   it('the Pro success pages: pending (202), the key shown once, already shown, checkout not configured, no session', async () => {
-    // This deployment has no Stripe: /pro/success serves the "not configured" page (404); the others are rendered as served.
+    // This deployment has no Stripe: /pro/success serves the "not configured" page; the others are rendered as served.
     for (const [name, html] of [
       ['pro-success-pending', pendingPage()],
       ['pro-success-off', checkoutOffPage(CONTACT)],

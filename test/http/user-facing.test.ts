@@ -16,9 +16,9 @@ describe('pages, icon and Authorization schemes', () => {
   });
   afterAll(() => stack?.close());
 
-  it('/pro/success with a session id, Stripe not configured: 404, a page saying checkout is not configured, with the operator contact', async () => {
+  it('/pro/success with a session id, Stripe not configured: a page saying checkout is not configured, with the operator contact', async () => {
     const res = await fetch(`${stack.url}/pro/success?session_id=cs_test_anything`);
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const page = await res.text();
     expect(page).toContain('Card checkout is not configured on this deployment');
@@ -26,10 +26,33 @@ describe('pages, icon and Authorization schemes', () => {
     expect(page).not.toContain('being confirmed');
   });
 
-  it('/pro/success without a session id: an HTML page, not JSON', async () => {
+  it('/pro/success without a session id, Stripe not configured: the same page, not JSON', async () => {
     const res = await fetch(`${stack.url}/pro/success`);
+    expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await res.text()).toMatch(/<h1>/);
+    expect(await res.text()).toContain('Card checkout is not configured on this deployment');
+  });
+
+  it('/pro/success without a session id, Stripe configured: a page saying the link has no checkout session, not JSON', async () => {
+    // Stripe settings that are never called: a visit without a session id reads nothing from Stripe.
+    const withStripe = await startTestStack(
+      {
+        X402_ENFORCE: '1',
+        STRIPE_SECRET_KEY: 'sk_test_unused',
+        STRIPE_WEBHOOK_SECRET: 'whsec_unused',
+        STRIPE_PRICE_MONTHLY: 'price_monthly_unused',
+        STRIPE_PRICE_YEARLY: 'price_yearly_unused',
+      },
+      false,
+    );
+    try {
+      const res = await fetch(`${withStripe.url}/pro/success`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain('No checkout session in this link');
+    } finally {
+      await withStripe.close();
+    }
   });
 
   it('/favicon.ico: 200, an SVG image browsers may cache', async () => {

@@ -50,10 +50,10 @@ const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
   },
   'GET /pro/success': async ({ query, services }) => {
     const headers = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
-    // Without Stripe no session will ever be confirmed: "being confirmed, reload" would be forever.
-    if (!checkoutEnabled(services.config)) return { status: 404, headers, body: checkoutOffPage(services.config.OPERATOR_CONTACT) };
-    // A person who opens the page without Stripe's link gets a page, not a JSON error.
-    if (query.session_id === undefined) return { status: 400, headers, body: noSessionPage() };
+    // Pages for people, not errors for programs (those are JSON): without Stripe no session will ever be
+    // confirmed ("being confirmed, reload" was forever), and a visit without Stripe's link was raw JSON.
+    if (!checkoutEnabled(services.config)) return { headers, body: checkoutOffPage(services.config.OPERATOR_CONTACT) };
+    if (query.session_id === undefined) return { headers, body: noSessionPage() };
     const shown = await revealCheckoutKey(query.session_id, accountsOf(services), services.now());
     const body = shown.ok ? keyPage(shown.key, shown.hint) : shown.reason === 'shown' ? shownPage() : pendingPage();
     return { status: shown.ok || shown.reason === 'shown' ? 200 : 202, headers, body };

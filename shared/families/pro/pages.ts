@@ -67,7 +67,7 @@ const pendingPage = (): string =>
     `<h1>Payment being confirmed</h1><p>Stripe has not confirmed the payment yet. Reload this page in a few seconds.</p>${HOME_LINK}`,
   );
 
-/** Pure: /pro/success on a deployment without card checkout (404): no payment will ever be confirmed here. */
+/** Pure: /pro/success on a deployment without card checkout: no payment will ever be confirmed here. */
 const checkoutOffPage = (contact?: string): string =>
   htmlPage(
     'Checkout not configured',
@@ -76,7 +76,7 @@ const checkoutOffPage = (contact?: string): string =>
       `</p>${HOME_LINK}`,
   );
 
-/** Pure: /pro/success opened without the checkout session Stripe's link carries (400). */
+/** Pure: /pro/success opened without the checkout session Stripe's link carries. */
 const noSessionPage = (): string =>
   htmlPage(
     'No checkout session',
