@@ -134,5 +134,5 @@ const withReceipt = (settlement: Settlement, receipt: SignedReceipt): Settlement
   extensions: { [OFFER_RECEIPT]: { info: { receipt } } },
 });
 
-export { jwsReceiptSigner, eip712ReceiptSigner, withSignedOffers, signedReceiptOf, withReceipt, sha256Hex, OFFER_VALIDITY_S };
+export { jwsReceiptSigner, eip712ReceiptSigner, withSignedOffers, signedReceiptOf, withReceipt, sha256Hex };
 export type { ReceiptSigner, Delivery };
