@@ -16,6 +16,7 @@ import {
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addTransactWriteItems } from './dynalite-transactions';
 import { createTableInput, OBSERVATIONS_TABLE, CREDITS_TABLE, type TableDef } from '../../shared/store/tables';
@@ -25,6 +26,57 @@ interface EmbeddedStore {
   port: number;
   close(): Promise<void>;
 }
+
+/** How long closing waits for the store's requests in progress (a scan of a large local table takes well under it). */
+const CLOSE_DRAIN_MS = 10_000;
+
+/**
+ * Counts the requests dynalite is working on: from their arrival until its handler answers
+ * (res.end), which it does after its database work even when the client has gone. A request whose
+ * body never arrived whole is never worked on: it ends with its connection. Once closing, new
+ * requests are not given to dynalite: they are answered 503 (the SDK's retryable throttling answer).
+ */
+const trackRequests = (server: ReturnType<typeof dynalite>) => {
+  let pending = 0;
+  let idle: (() => void) | undefined;
+  const refuse = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(503, { 'content-type': 'application/x-amz-json-1.0', connection: 'close' });
+    res.end('{"__type":"com.amazonaws.dynamodb.v20120810#ServiceUnavailableException","message":"the store is closing"}');
+  };
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    pending++;
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      if (--pending === 0) idle?.();
+    };
+    const end = res.end;
+    res.end = function (this: ServerResponse, ...args: Parameters<ServerResponse['end']>) {
+      settle();
+      return end.apply(this, args);
+    } as ServerResponse['end'];
+    res.once('close', () => {
+      if (!req.complete) settle();
+    });
+  });
+  return {
+    /** Stops handing requests to dynalite; resolves when none is in progress, or after `ms`. */
+    drained: (ms: number) => {
+      for (const handler of server.listeners('request')) server.removeListener('request', handler as () => void);
+      server.on('request', refuse);
+      return pending === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, ms);
+            idle = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+    },
+  };
+};
 
 /**
  * Starts dynalite on 127.0.0.1.
@@ -43,16 +95,22 @@ const startEmbeddedStore = async (port = 0, path?: string): Promise<EmbeddedStor
   // and a retry spent). Both ends are this machine's: idle sockets stay until their client lets go.
   server.keepAliveTimeout = 0;
   addTransactWriteItems(server, `http://127.0.0.1:${actual}`);
+  const inFlight = trackRequests(server);
   return {
     endpoint: `http://127.0.0.1:${actual}`,
     port: actual,
     // Every connection goes with it: close() alone waits for connections it does not count as idle,
     // and a bench's npm start once waited on 16 of its own SDK's keep-alive sockets for good.
-    close: () =>
-      new Promise<void>((resolve) => {
+    // But first the requests it is still working on finish: dynalite closes its database when its
+    // server closes, and a scan or query still reading it threw "Iterator is not open" out of the
+    // process (npm start's Ctrl-C after traffic: a client that went away leaves its request running).
+    close: async () => {
+      await inFlight.drained(CLOSE_DRAIN_MS);
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 };
 

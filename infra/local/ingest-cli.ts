@@ -15,13 +15,13 @@
  * credentials (and any endpoint the AWS SDK is pointed at, such as AWS_ENDPOINT_URL_DYNAMODB), from
  * the publishers' live data: a deployed stage is never filled with the bundled samples.
  */
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../../shared/config';
 import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { releaseHeld } from '../../shared/sources/release';
 import { runSource } from '../../shared/sources/runner';
+import { parseCliArgs } from './cli-args';
 import { ensureTables } from './embedded-store';
 import { connectLocalStore } from './store-connection';
 
@@ -29,18 +29,15 @@ const USAGE =
   'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n       npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    live: { type: 'boolean', default: false },
-    aws: { type: 'boolean', default: false },
-    since: { type: 'string' },
-    concurrency: { type: 'string', default: '4' },
-    series: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    'as-of': { type: 'string' },
-  },
+const { values, positionals } = parseCliArgs(`${USAGE}\nsources: ${Object.keys(ADAPTERS).join(', ')}`, {
+  live: { type: 'boolean', default: false },
+  aws: { type: 'boolean', default: false },
+  since: { type: 'string' },
+  concurrency: { type: 'string', default: '4' },
+  series: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'as-of': { type: 'string' },
 });
 
 const fail = (msg: string): never => {

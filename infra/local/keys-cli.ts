@@ -6,13 +6,13 @@
  * output) in AWS_REGION, with the operator's AWS credentials. A key is printed once, by `issue`
  * and `rotate`; everything else shows only its id (first 12 hex of its hash) and hint.
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../shared/config';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { DynamoCreditLedger, newKeyRecord, type KeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { PLAN_IDS, type PlanId } from '../../shared/pro/plans';
 import { createDocumentClient } from '../../shared/store/client';
+import { parseCliArgs } from './cli-args';
 import { ensureTables } from './embedded-store';
 import { connectLocalStore, StoreHeldError } from './store-connection';
 
@@ -25,16 +25,13 @@ const USAGE = `usage: npm run keys -- <command> [--aws]
   rotate <id>                                            a new key with the same plan and credits; the old one is revoked
   usage [--month YYYY-MM] [--csv]                        finance: calls, credits debited, refunded and net per key`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    month: { type: 'string' },
-    csv: { type: 'boolean', default: false },
-    plan: { type: 'string', default: 'monthly' },
-    label: { type: 'string' },
-    test: { type: 'boolean', default: false },
-    aws: { type: 'boolean', default: false },
-  },
+const { values, positionals } = parseCliArgs(USAGE, {
+  month: { type: 'string' },
+  csv: { type: 'boolean', default: false },
+  plan: { type: 'string', default: 'monthly' },
+  label: { type: 'string' },
+  test: { type: 'boolean', default: false },
+  aws: { type: 'boolean', default: false },
 });
 
 const fail = (msg: string): never => {

@@ -26,6 +26,13 @@ const buildFamilyLambdas = (services: Services): Record<Family, FamilyLambdaHand
 /** Unmatched requests go where API Gateway's `$default` route sends them: the discovery function. */
 const DEFAULT_FAMILY: Family = 'discovery';
 const MAX_URL_LENGTH = 8192;
+/**
+ * The request line and headers node:http reads (its own limit is 16 KiB for both together, so a
+ * long URL was refused 431 "headers too large" before the 414 below could say what is wrong). The
+ * headers alone keep node's 16 KiB: over it they are 431, as before.
+ */
+const MAX_HEAD_BYTES = 1024 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 const jsonError = (status: number, code: string, message: string) => ({
@@ -123,12 +130,15 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
   // The domain every event names: our own address once listening (a Host header is the client's to forge).
   let domainName = host;
   const gate = admission(MAX_IN_FLIGHT);
-  const server = createServer(async (req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES }, async (req, res) => {
     // Node advertises its keepAliveTimeout unless the answer names its own Keep-Alive.
     res.setHeader('keep-alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`);
     try {
       // API Gateway refuses over-long request lines before any Lambda runs.
       if ((req.url ?? '').length > MAX_URL_LENGTH) return writeResult(res, jsonError(414, 'URI_TOO_LONG', 'request URL is too long'));
+      if (req.rawHeaders.reduce((n, h) => n + Buffer.byteLength(h) + 2, 0) > MAX_HEADER_BYTES) {
+        return writeResult(res, jsonError(431, 'HEADERS_TOO_LARGE', 'request headers are too large'));
+      }
       const url = requestUrl(req.url ?? '/', host);
       if (!url) return writeResult(res, jsonError(400, 'BAD_REQUEST', 'the request target is not a path'));
       const method = (req.method ?? 'GET').toUpperCase();

@@ -11,6 +11,8 @@ const port = Number(process.env.PORT ?? 8787);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 // With X402_LOCAL_CHAIN on: a fixed RPC port, so that a buyer's script can read the chain.
 const chainPort = process.env.X402_LOCAL_CHAIN_PORT || '8545';
+// And a fixed facilitator port, as the chain's: a setting, not a random port each start.
+const facilitatorPort = process.env.X402_LOCAL_FACILITATOR_PORT || '8402';
 const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
 mkdirSync(dataDir, { recursive: true });
 let release: () => void;
@@ -28,7 +30,7 @@ const stack = await startLocalStack({
   port,
   dynamoPort,
   dataDir,
-  env: { ...process.env, X402_LOCAL_CHAIN_PORT: chainPort },
+  env: { ...process.env, X402_LOCAL_CHAIN_PORT: chainPort, X402_LOCAL_FACILITATOR_PORT: facilitatorPort },
   schedules: true,
   log: (l) => console.log(l),
 }).catch((err: NodeJS.ErrnoException & { port?: number }) => {
@@ -38,8 +40,12 @@ const stack = await startLocalStack({
       ? `DYNAMODB_PORT=${dynamoPort} (the embedded store)`
       : err.port === Number(chainPort)
         ? `X402_LOCAL_CHAIN_PORT=${chainPort} (the local chain)`
-        : `PORT=${port}`;
-  console.error(`${which} is in use by another process: choose free ports, e.g. PORT=8788 DYNAMODB_PORT=8001 X402_LOCAL_CHAIN_PORT=8546 npm start`);
+        : err.port === Number(facilitatorPort)
+          ? `X402_LOCAL_FACILITATOR_PORT=${facilitatorPort} (the local facilitator)`
+          : `PORT=${port}`;
+  console.error(
+    `${which} is in use by another process: choose free ports, e.g. PORT=8788 DYNAMODB_PORT=8001 X402_LOCAL_CHAIN_PORT=8546 X402_LOCAL_FACILITATOR_PORT=8403 npm start`,
+  );
   process.exit(1);
 });
 // The operator CLIs find this store through the data folder, whatever DYNAMODB_PORT it was given.

@@ -5,6 +5,7 @@
  * reach it (OpenAPI, x402, Pro keys, MCP), so an A2A client learns it cannot send it messages.
  */
 import { PAID_ROUTES } from '../routes/table';
+import { chargedUsd, type DocsConfig, freeText } from './charge';
 import { API_VERSION, SERVICE_NAME, SERVICE_SUMMARY } from './identity';
 import { examplePath } from './text';
 
@@ -14,7 +15,7 @@ const A2A_PROTOCOL_VERSION = '0.3.0' as const;
 const ACCESS_EXTENSION_URI = 'urn:commodity-data:a2a-extension:access:v1';
 
 /** Pure: the agent card of a deployment at `baseUrl`. */
-const buildAgentCard = (baseUrl: string) => ({
+const buildAgentCard = (baseUrl: string, config: DocsConfig) => ({
   protocolVersion: A2A_PROTOCOL_VERSION,
   name: SERVICE_NAME,
   description: `${SERVICE_SUMMARY} An HTTP API and an MCP server; no A2A message endpoint (see the access extension).`,
@@ -66,7 +67,7 @@ const buildAgentCard = (baseUrl: string) => ({
     return {
       id: family,
       name: family,
-      description: routes.map((r) => `${r.summary} (${r.priceUsd} USD)`).join('; '),
+      description: routes.map((r) => `${r.summary} (${chargedUsd(r, config) ? `${chargedUsd(r, config)} USD` : freeText(r)})`).join('; '),
       tags: ['commodities', family],
       examples: routes.map((r) => `${r.method} ${baseUrl}${examplePath(r)}`),
     };

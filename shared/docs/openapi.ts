@@ -11,6 +11,8 @@ import { usdToAtomic } from '../routes/pricing';
 import { typicalBodyKb } from '../routes/body-sizes';
 import { unknownQueryRule } from '../routes/query-names';
 import { ErrorBody, PaymentRequiredBody } from '../schemas';
+import { chargedUsd, type DocsConfig, freeText } from './charge';
+import { caseInsensitive } from './case-insensitive';
 
 type Json = Record<string, unknown>;
 
@@ -58,13 +60,19 @@ const parametersOf = (r: RouteDef, components: Record<string, unknown>) => {
   const query = toSchema(r.query, 'input', components) as { properties?: Record<string, Json>; required?: string[] };
   const describe = (name: string, schema: Json) => (schema.description as string | undefined) ?? `The ${name} parameter.`;
   return [
-    ...Object.entries(params.properties ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, description: describe(name, schema), schema })),
+    ...Object.entries(params.properties ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: describe(name, schema),
+      schema: caseInsensitive(schema),
+    })),
     ...Object.entries(query.properties ?? {}).map(([name, schema]) => ({
       name,
       in: 'query',
       required: (query.required ?? []).includes(name),
       description: describe(name, schema),
-      schema,
+      schema: caseInsensitive(schema),
     })),
   ];
 };
@@ -76,7 +84,8 @@ const paidResponses = (r: RouteDef) => ({
       'Payment required. x402: the PaymentRequired object (also base64 in the PAYMENT-REQUIRED header); pay and retry with PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1). ' +
       'Pro key: QUOTA_EXCEEDED when the credits are spent.',
     headers: { 'PAYMENT-REQUIRED': header('Base64 of the PaymentRequired object (x402 v2).'), 'X-Request-Id': REQUEST_ID },
-    content: json({ oneOf: [ref('PaymentRequired'), ref('Error')] }),
+    // The v1 body answers a request that carries X402-Version: 1 (x402 v1 clients read only the body).
+    content: json({ oneOf: [ref('PaymentRequired'), ref('PaymentRequiredV1'), ref('Error')] }),
   },
   409: errorResponse('PAYMENT_ID_CONFLICT: the x402 payment-identifier id was already used with another payment or resource; nothing was charged.'),
   429: errorResponse('RATE_LIMITED: too many calls per second with one Pro key; retry after Retry-After seconds. Nothing was charged.'),
@@ -84,13 +93,54 @@ const paidResponses = (r: RouteDef) => ({
   504: errorResponse(`Settlement still pending; retry the same request with the same payment header to receive the data (${r.id}).`),
 });
 
-const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => {
-  const paid = r.priceUsd !== null;
+/** A JSON-RPC 2.0 error response: how the MCP endpoint's transport refuses a message. */
+const JSONRPC_ERROR = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 error response.',
+  properties: {
+    jsonrpc: { type: 'string', const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} }, required: ['code', 'message'] },
+  },
+  required: ['jsonrpc', 'error'],
+};
+const jsonRpcRefusal = (description: string) => ({
+  description,
+  headers: { 'X-Request-Id': REQUEST_ID },
+  content: json({ anyOf: [JSONRPC_ERROR, ref('Error')] }),
+});
+
+/** The MCP endpoint's refusals, written by the SDK's transport in JSON-RPC (a Pro key refused is still the error body). */
+const MCP_REFUSALS = {
+  400: jsonRpcRefusal('Not a JSON-RPC message, or 2026-07-28 headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name) that disagree with the body.'),
+  403: jsonRpcRefusal('DNS rebinding protection: an Origin other than this service’s (or, served from loopback, a Host that is not a loopback name).'),
+  406: jsonRpcRefusal('Accept must allow application/json and text/event-stream.'),
+  415: jsonRpcRefusal('Content-Type must be application/json.'),
+};
+
+/** The header by which an x402 v1 client asks for the v1 402 body. */
+const X402_VERSION_PARAM = {
+  name: 'X402-Version',
+  in: 'header',
+  required: false,
+  description: 'Send 1 to receive the 402 body in x402 v1 shape (PaymentRequiredV1), as x402 v1 clients read it; the PAYMENT-REQUIRED header stays v2.',
+  schema: { type: 'string' },
+};
+
+/**
+ * Who may call a charged route: anyone without credentials (the x402 flow starts with an unpaid
+ * request, answered 402), or with an x402 payment (v2 or v1 header), or with a Pro key. Without the
+ * empty requirement a validating proxy refuses the unpaid request the flow begins with.
+ */
+const PAID_SECURITY = [{}, { x402: [] }, { x402v1: [] }, { proKey: [] }];
+
+const operationOf = (r: RouteDef, components: Record<string, unknown>, config: DocsConfig): Json => {
+  const price = chargedUsd(r, config);
+  const paid = price !== null;
   const description = [
     r.mcp?.description ?? r.summary,
-    paid ? `Price: ${r.priceUsd} USD per call (${usdToAtomic(r.priceUsd!)} USDC atomic units).` : 'Free.',
+    paid ? `Price: ${price} USD per call (${usdToAtomic(price)} USDC atomic units).` : `${freeText(r).replace(/^f/, 'F')}.`,
     typicalBodyKb(r.id) !== null ? `Typical answer: about ${typicalBodyKb(r.id)} KB.` : '',
-    r.freeWhen ? 'Free, and answered with an explicit stub, while indicative futures are off.' : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -110,15 +160,16 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>): Json => 
       Number(status) >= 400 ? errorResponse(description) : { description, headers: { 'X-Request-Id': REQUEST_ID }, content: body },
     ]),
   );
+  if (r.id === 'POST /api/mcp') Object.assign(answers, MCP_REFUSALS);
   return {
     operationId: operationIdOf(r),
     summary: r.summary,
     description,
     tags: [r.family],
-    parameters: parametersOf(r, components),
+    parameters: [...parametersOf(r, components), ...(paid ? [X402_VERSION_PARAM] : [])],
     ...(r.method === 'POST' ? { requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 message or batch.' }) } } : {}),
-    security: paid ? [{ x402: [] }, { proKey: [] }] : [],
-    ...(paid ? { 'x-price-usd': r.priceUsd, 'x-price-atomic': usdToAtomic(r.priceUsd!), 'x-price-key': r.priceKey } : {}),
+    security: paid ? PAID_SECURITY : [],
+    ...(paid ? { 'x-price-usd': price, 'x-price-atomic': usdToAtomic(price), 'x-price-key': r.priceKey } : {}),
     ...(typicalBodyKb(r.id) !== null ? { 'x-typical-body-kb': typicalBodyKb(r.id) } : {}),
     responses: {
       200: { description: 'OK', headers: okHeaders, content: body },
@@ -144,20 +195,54 @@ const contactOf = (baseUrl: string, operator?: string) =>
       ? { name: 'Operator', url: operator }
       : { name: 'Operator', email: operator };
 
+/** x402 v1's PaymentRequired (shared/payment/challenge.ts, toV1Body): one exact option in v1's shape. */
+const PAYMENT_REQUIRED_V1 = {
+  type: 'object',
+  description: 'x402 v1 payment requirements, answered to a request with X402-Version: 1 (network by its v1 name, resource as an absolute URL).',
+  properties: {
+    x402Version: { type: 'integer', const: 1 },
+    error: { type: 'string' },
+    accepts: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          scheme: { type: 'string', const: 'exact' },
+          network: { type: 'string', description: 'v1 network name, e.g. base or base-sepolia.' },
+          maxAmountRequired: { type: 'string', pattern: '^\\d+$', description: 'USDC atomic units (6 decimals).' },
+          resource: { type: 'string' },
+          description: { type: 'string' },
+          mimeType: { type: 'string' },
+          payTo: { type: 'string' },
+          maxTimeoutSeconds: { type: 'integer' },
+          asset: { type: 'string' },
+          extra: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } }, required: ['name', 'version'] },
+        },
+        required: ['scheme', 'network', 'maxAmountRequired', 'resource', 'description', 'mimeType', 'payTo', 'maxTimeoutSeconds', 'asset', 'extra'],
+      },
+    },
+  },
+  required: ['x402Version', 'error', 'accepts'],
+  additionalProperties: false,
+};
+
 /**
  * Pure: the OpenAPI document.
  * @param baseUrl the public base URL, used in links
  * @param serverUrl the `servers` entry: the configured public URL, else `/` (the origin that served the document)
  * @param operatorContact OPERATOR_CONTACT, if configured
+ * @param config which routes charge (shared/docs/charge.ts)
  */
-const buildOpenApi = (baseUrl: string, serverUrl = baseUrl, operatorContact?: string) => {
+const buildOpenApi = (baseUrl: string, serverUrl: string, operatorContact: string | undefined, config: DocsConfig) => {
   const components: Record<string, unknown> = {};
   toSchema(ErrorBody, 'output', components);
   toSchema(PaymentRequiredBody, 'output', components);
+  components.PaymentRequiredV1 = PAYMENT_REQUIRED_V1;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     paths[r.path] ??= {};
-    paths[r.path]![r.method.toLowerCase()] = operationOf(r, components);
+    paths[r.path]![r.method.toLowerCase()] = operationOf(r, components, config);
   }
   return {
     openapi: '3.1.0',
@@ -185,6 +270,12 @@ const buildOpenApi = (baseUrl: string, serverUrl = baseUrl, operatorContact?: st
             'in PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1). The receipt comes back in PAYMENT-RESPONSE / X-PAYMENT-RESPONSE. ' +
             'When the 402 also lists scheme batch-settlement (same price), one USDC deposit into an escrow channel pays many calls with a signed cumulative voucher each ' +
             '(@x402/evm/batch-settlement/client); see /llms.txt.',
+        },
+        x402v1: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-PAYMENT',
+          description: 'x402 v1: the same payment payload under the v1 header name (x402-fetch 1.x, x402-axios); the receipt comes back in X-PAYMENT-RESPONSE.',
         },
         proKey: { type: 'http', scheme: 'bearer', description: 'A prepaid Pro key: Authorization: Bearer cds_live_… (1 credit = 0.01 USD of list price).' },
       },

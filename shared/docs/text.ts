@@ -7,6 +7,7 @@ import { INSTRUMENTS } from '../catalog/instruments';
 import { INVENTORY_KEYS } from '../catalog/inventory';
 import { FREE_ROUTES, PAID_ROUTES, ROUTES, type RouteDef } from '../routes/table';
 import { usdToAtomic, usdToCredits } from '../routes/pricing';
+import { chargedUsd, type DocsConfig, freeText } from './charge';
 import { SERVICE_NAME, SERVICE_SUMMARY } from './identity';
 import { buildMethodsText } from './methods';
 
@@ -31,13 +32,17 @@ const examplePath = (r: RouteDef): string => {
 /** "1 credit", "3 credits". */
 const creditsText = (n: number) => `${n} credit${n === 1 ? '' : 's'}`;
 
-const priceText = (r: RouteDef) =>
-  r.priceUsd ? `${r.priceUsd} USD (${creditsText(usdToCredits(r.priceUsd))}, ${usdToAtomic(r.priceUsd)} USDC atomic units)` : 'free';
+/** A route's price as this deployment charges it (shared/docs/charge.ts), or why it is free. */
+const priceText = (r: RouteDef, config: DocsConfig) => {
+  const usd = chargedUsd(r, config);
+  return usd ? `${usd} USD (${creditsText(usdToCredits(usd))}, ${usdToAtomic(usd)} USDC atomic units)` : freeText(r);
+};
 
-const link = (baseUrl: string, r: RouteDef) => `- [${r.method} ${r.path}](${baseUrl}${examplePath(r)}): ${r.summary}; ${priceText(r)}`;
+const link = (baseUrl: string, r: RouteDef, config: DocsConfig) =>
+  `- [${r.method} ${r.path}](${baseUrl}${examplePath(r)}): ${r.summary}; ${priceText(r, config)}`;
 
 /** Pure: the short agent briefing (llmstxt.org: H1, summary quote, H2 sections of links, Optional last). */
-const buildLlmsTxt = (baseUrl: string) =>
+const buildLlmsTxt = (baseUrl: string, config: DocsConfig) =>
   [
     `# ${SERVICE_NAME}`,
     '',
@@ -55,11 +60,11 @@ const buildLlmsTxt = (baseUrl: string) =>
     `- [MCP endpoint](${baseUrl}/api/mcp): the same data as MCP tools (Streamable HTTP)`,
     '',
     '## Paid routes',
-    ...PAID_ROUTES.map((r) => link(baseUrl, r)),
+    ...PAID_ROUTES.map((r) => link(baseUrl, r, config)),
     '',
     '## Free routes',
     ...FREE_ROUTES.filter((r) => r.mimeType === 'application/json' && !r.path.startsWith('/.well-known') && r.path !== '/openapi.json').map((r) =>
-      link(baseUrl, r),
+      link(baseUrl, r, config),
     ),
     '',
     '## Optional',
@@ -123,9 +128,9 @@ const GLOSSARY = [
   '',
 ];
 
-const routeSection = (baseUrl: string, r: RouteDef, example: unknown) => [
+const routeSection = (baseUrl: string, r: RouteDef, example: unknown, config: DocsConfig) => [
   `### ${r.method} ${r.path}`,
-  `${r.mcp?.description ?? r.summary} Price: ${priceText(r)}.${r.freeWhen ? ' Free, as an explicit stub, while indicative futures are off.' : ''}`,
+  `${r.mcp?.description ?? r.summary} Price: ${priceText(r, config)}.`,
   ...[...argsOf(r.params).map((a) => ({ ...a, in: 'path' })), ...argsOf(r.query).map((a) => ({ ...a, in: 'query' }))].map(
     (a) => `- ${a.name} (${a.in}${a.required ? ', required' : ''})${a.description ? `: ${a.description}` : ''}`,
   ),
@@ -138,19 +143,23 @@ const routeSection = (baseUrl: string, r: RouteDef, example: unknown) => [
  * Pure: the full agent reference.
  * @param examples real responses of some routes (the discovery handler reads them from the store)
  */
-const buildLlmsFullTxt = (baseUrl: string, examples: Readonly<Partial<Record<string, unknown>>> = {}) =>
+const buildLlmsFullTxt = (baseUrl: string, config: DocsConfig, examples: Readonly<Partial<Record<string, unknown>>> = {}) =>
   [
-    buildLlmsTxt(baseUrl),
+    buildLlmsTxt(baseUrl, config),
     ...PAYMENT_FLOWS,
     '## Routes',
     '',
-    ...ROUTES.flatMap((r) => routeSection(baseUrl, r, examples[r.id])),
+    ...ROUTES.flatMap((r) => routeSection(baseUrl, r, examples[r.id], config)),
     ...GLOSSARY,
     buildMethodsText(),
   ].join('\n');
 
-/** Pure: the agent skill (Agent Skills format: front matter name + description, body under 500 lines). */
-const buildSkillMd = (baseUrl: string) =>
+/**
+ * Pure: the agent skill (Agent Skills format: front matter name + description, body under 500 lines).
+ * Its examples register the network this deployment is paid on: a client registered for another
+ * network throws "No network/scheme registered" before paying.
+ */
+const buildSkillMd = (baseUrl: string, config: DocsConfig) =>
   [
     '---',
     'name: commodity-data',
@@ -188,7 +197,7 @@ const buildSkillMd = (baseUrl: string) =>
     "import { toClientEvmSigner } from '@x402/evm';",
     "import { BatchSettlementEvmScheme, InMemoryClientChannelStorage } from '@x402/evm/batch-settlement/client';",
     'const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, publicClient), { storage: new InMemoryClientChannelStorage() });',
-    "const pay = wrapFetchWithPayment(fetch, new x402Client().register('eip155:8453', scheme));",
+    `const pay = wrapFetchWithPayment(fetch, new x402Client().register('${config.X402_NETWORK}', scheme)); // this deployment's network`,
     `for (const code of ['CL', 'NG', 'HO']) await pay('${baseUrl}/v1/price/' + code); // one deposit, then a voucher per call`,
     '```',
     'Keep the channel storage between runs (a file or database storage) so the client resumes its channel instead of depositing again.',
@@ -203,7 +212,7 @@ const buildSkillMd = (baseUrl: string) =>
     'Unpaid calls return the PaymentRequired object; retry with params._meta["x402/payment"], or send Authorization: Bearer on the POST.',
     '',
     '## Routes',
-    ...PAID_ROUTES.map((r) => `- ${r.method} ${examplePath(r)}: ${r.summary} (${priceText(r)})`),
+    ...PAID_ROUTES.map((r) => `- ${r.method} ${examplePath(r)}: ${r.summary} (${priceText(r, config)})`),
     '',
     `Full reference: ${baseUrl}/llms-full.txt`,
     '',

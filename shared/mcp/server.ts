@@ -15,9 +15,13 @@
 import {
   type CallToolResult,
   createMcpHandler,
+  hostHeaderValidationResponse,
   isLegacyRequest,
   type JSONRPCRequest,
   type jsonSchemaValidator,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
   ProtocolError,
   ProtocolErrorCode,
   type Result,
@@ -46,11 +50,15 @@ const INSTRUCTIONS =
  */
 const LIST_CACHE_HINT = Object.freeze({ ttlMs: 3_600_000, cacheScope: 'public' as const });
 
-/** Splits a tool's arguments into the route's path and query parameters. */
+/**
+ * Splits a tool's arguments into the route's path and query parameters. A null argument is one not
+ * given: strict tool calling (every property required, optional ones nullable) sends null for each
+ * argument the model leaves out; a null where the route needs a value is refused as a missing one.
+ */
 const splitArgs = (tool: McpTool, args: Record<string, unknown>) => {
   const params: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args)) (tool.pathArgs.includes(k) ? params : query)[k] = v;
+  for (const [k, v] of Object.entries(args)) if (v !== null) (tool.pathArgs.includes(k) ? params : query)[k] = v;
   return { params, query };
 };
 
@@ -227,13 +235,35 @@ const serveModern = async (request: Request, ctx: CallContext): Promise<McpAnswe
 };
 
 /**
+ * DNS rebinding protection, as the Streamable HTTP transport requires (servers MUST validate
+ * Origin), with the SDK's own checks: a browser request whose Origin is not the origin this
+ * service is served from is refused 403, a request without Origin (an agent, a server) passes.
+ * Served from a loopback address (npm start), the Host header must also name a loopback host: a
+ * page on evil.example that rebinds its name to 127.0.0.1 sends Host evil.example. Behind API
+ * Gateway the Host names the API's own domain or the request never reaches here.
+ * @param request its URL is the public base URL (configured, else the domain the runtime received
+ *   the request on; never the client's Host header)
+ */
+const rebindingRefusal = (request: Request): Response | undefined => {
+  const served = new URL(request.url).hostname;
+  const loopback = localhostAllowedHostnames().includes(served);
+  return (
+    (loopback ? hostHeaderValidationResponse(request, localhostAllowedHostnames()) : undefined) ??
+    originValidationResponse(request, loopback ? localhostAllowedOrigins() : [served])
+  );
+};
+
+/**
  * Answers one MCP POST (a JSON-RPC message or batch) of either protocol era.
  * @param request the POST as a web Request (absolute URL, the client's headers and body)
  * @param ctx the request id, services, the data routes' runner and the Pro key of the POST
  * @returns status, headers and the whole body
  */
-const handleMcpPost = async (request: Request, ctx: CallContext): Promise<McpAnswer> =>
-  (await isLegacyRequest(request)) ? serveLegacy(request, ctx) : serveModern(request, ctx);
+const handleMcpPost = async (request: Request, ctx: CallContext): Promise<McpAnswer> => {
+  const refused = rebindingRefusal(request);
+  if (refused) return answerOf(refused);
+  return (await isLegacyRequest(request)) ? serveLegacy(request, ctx) : serveModern(request, ctx);
+};
 
 export { handleMcpPost, SERVER_INFO };
 export type { RouteRunner, CallContext, McpAnswer };

@@ -146,6 +146,37 @@ const inlineSingleUse = (schema: JsonSchema): JsonSchema => {
   return Object.keys(kept).length ? { ...out, $defs: kept } : out;
 };
 
+/**
+ * A tool's input schema in the subset every model's strict tool calling takes (OpenAI strict
+ * function calling, Gemini function declarations; test/mcp/function-calling-rules.ts restates
+ * their rules): every property required, an optional one as `anyOf` of its schema and null (null
+ * means "not given"), `additionalProperties: false`, and no keyword outside the subset. What the
+ * subset cannot say moves into the description: a `default` ("Default: 365.") and a string's
+ * length bounds. The route's zod schema still checks every value on the server, bounds included,
+ * so nothing a client may send changes.
+ */
+const strictInputSchema = (schema: JsonSchema): JsonSchema => {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  const strict = Object.fromEntries(
+    Object.entries(properties).map(([name, prop]) => {
+      const { default: dflt, maxLength, minLength, description, ...rest } = prop;
+      const notes = [
+        description,
+        minLength !== undefined ? `At least ${minLength} characters.` : undefined,
+        maxLength !== undefined ? `At most ${maxLength} characters.` : undefined,
+        dflt !== undefined && !String(description ?? '').includes('(default)') ? `Default: ${dflt}.` : undefined,
+      ].filter((n) => n !== undefined && n !== '');
+      const text = notes.length ? { description: notes.join(' ') } : {};
+      return [name, required.has(name) ? { ...rest, ...text } : { anyOf: [rest, { type: 'null' }], ...text }];
+    }),
+  );
+  return { type: 'object', properties: strict, required: Object.keys(strict), additionalProperties: false };
+};
+
+/** Whether a property of a strict input schema may be null, i.e. left out of the call. */
+const isOptionalInput = (prop: unknown): boolean => isObject(prop) && Array.isArray(prop.anyOf) && prop.anyOf.some((b) => isObject(b) && b.type === 'null');
+
 const bytes = (schema: JsonSchema): number => JSON.stringify(inlineSingleUse(schema)).length;
 
 /**
@@ -162,5 +193,5 @@ const bodySchemaOf = (output: z.ZodType, budget = OUTPUT_BODY_BUDGET_BYTES): Jso
   return summarizeBody(full, 0);
 };
 
-export { jsonSchemaOf, portable, summarize, summarizeBody, inlineSingleUse, bodySchemaOf, OUTPUT_BODY_BUDGET_BYTES };
+export { jsonSchemaOf, strictInputSchema, isOptionalInput, portable, summarize, summarizeBody, inlineSingleUse, bodySchemaOf, OUTPUT_BODY_BUDGET_BYTES };
 export type { JsonSchema };

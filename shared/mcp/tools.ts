@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { Config } from '../config';
 import { isChargeable, ROUTES, type McpSpec, type RouteDef } from '../routes/table';
 import { ErrorBody, PaymentRequiredBody } from '../schemas';
-import { bodySchemaOf, inlineSingleUse, jsonSchemaOf, summarizeBody, type JsonSchema } from './tool-schemas';
+import { bodySchemaOf, inlineSingleUse, jsonSchemaOf, strictInputSchema, summarizeBody, type JsonSchema } from './tool-schemas';
 
 interface McpTool {
   readonly name: string;
@@ -27,10 +27,11 @@ const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> => (schema instan
 const argsShapeOf = (route: RouteDef): Record<string, z.ZodType> => ({ ...shapeOf(route.params), ...shapeOf(route.query) });
 
 /**
- * The tool's arguments: path parameters and query parameters of the route in one object. Query
- * values that HTTP sends as strings are coerced by the route's own schema, so numbers work too.
+ * The tool's arguments: path parameters and query parameters of the route in one object, as the
+ * strict schema every model's tool calling takes (optional ones nullable; shared/mcp/tool-schemas.ts).
+ * Query values that HTTP sends as strings are coerced by the route's own schema, so numbers work too.
  */
-const inputSchemaOf = (route: RouteDef): JsonSchema => jsonSchemaOf(z.strictObject(argsShapeOf(route)), 'input');
+const inputSchemaOf = (route: RouteDef): JsonSchema => strictInputSchema(jsonSchemaOf(z.strictObject(argsShapeOf(route)), 'input'));
 
 /**
  * What an isError result carries as structuredContent, summarized (SDK v1 clients validate it

@@ -53,6 +53,8 @@ const invalidKey = (message: string) => new UnauthorizedError(message);
 const authorize = async (credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome> => {
   if (credentials.kind !== 'pro') throw new Error('pro lane: not a Pro key');
   const key = credentials.key;
+  // bearerOf gives '' for an Authorization header that is not `Bearer <token>` (Basic credentials, a bare key).
+  if (key === '') return refused(invalidKey('the Authorization scheme must be Bearer: send Authorization: Bearer <Pro key>'));
   if (!parseKey(key).ok) return refused(invalidKey('not a valid Pro key (check for a typo: the checksum does not match)'));
   const price = usdToCredits(call.route.priceUsd!);
   const hash = hashKey(key);

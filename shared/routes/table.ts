@@ -38,7 +38,7 @@ const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals
 type Family = (typeof FAMILIES)[number];
 
 type Method = 'GET' | 'POST' | 'DELETE';
-type MimeType = 'application/json' | 'text/plain' | 'text/markdown' | 'text/html';
+type MimeType = 'application/json' | 'text/plain' | 'text/markdown' | 'text/html' | 'image/svg+xml';
 
 /** What MCP clients see of a paid route's tool (tool name is snake_case, <= 64 characters). */
 interface McpSpec {
@@ -498,6 +498,8 @@ const DISCOVERY_ROUTES = defineFamily(
         output: S.X402CatalogBody,
       },
       'GET /terms.txt': { family: 'discovery', summary: 'Terms of use', params: none, query: anyQuery, output: text, mimeType: 'text/plain' },
+      // Browsers ask for it on every page view; a 404 was a console error each time.
+      'GET /favicon.ico': { family: 'discovery', summary: 'Site icon (SVG)', params: none, query: anyQuery, output: text, mimeType: 'image/svg+xml' },
     }) as const satisfies FamilySpecs<'discovery'>,
 );
 // MCP Streamable HTTP (stateless): each paid tool call is priced as its route.
@@ -560,9 +562,14 @@ const PRO_ROUTES = defineFamily(
       },
       'GET /pro/success': {
         family: 'pro',
-        summary: 'Shows a bought Pro key exactly once',
+        summary: 'Shows a bought Pro key exactly once (without Stripe or a session id: a page that says so)',
         params: none,
-        query: z.object({ session_id: z.string().regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'a Stripe Checkout session id (cs_…)') }),
+        query: z.object({
+          session_id: z
+            .string()
+            .regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'a Stripe Checkout session id (cs_…)')
+            .optional(),
+        }),
         output: text,
         mimeType: 'text/html',
         usesCredits: true,

@@ -8,7 +8,7 @@ import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { usdToAtomic } from '../../shared/routes/pricing';
-import { PAID_ROUTES, ROUTES } from '../../shared/routes/table';
+import { isChargeable, PAID_ROUTES, ROUTES } from '../../shared/routes/table';
 import { getJson, startTestStack } from '../helpers/stack';
 
 const text = async (url: string) => (await fetch(url)).text();
@@ -29,7 +29,7 @@ describe('discovery documents', () => {
     expect(lines.filter((l) => l.startsWith('#') && !l.startsWith('# ') && !l.startsWith('## '))).toEqual([]);
     const items = lines.filter((l) => l.startsWith('- '));
     for (const item of items) expect(item).toMatch(/^- \[[^\]]+\]\(https?:\/\/[^)]+\)(: .+)?$/);
-    for (const r of PAID_ROUTES)
+    for (const r of PAID_ROUTES.filter((p) => isChargeable(p, stack.config)))
       expect(
         items.some((i) => i.includes(`[${r.method} ${r.path}]`) && i.includes(`${r.priceUsd} USD`)),
         r.id,
@@ -40,7 +40,7 @@ describe('discovery documents', () => {
     const full = await text(`${stack.url}/llms-full.txt`);
     for (const r of ROUTES) {
       expect(full, r.id).toContain(`### ${r.method} ${r.path}`);
-      if (r.priceUsd) expect(full, r.id).toContain(`${usdToAtomic(r.priceUsd)} USDC atomic units`);
+      if (isChargeable(r, stack.config)) expect(full, r.id).toContain(`${usdToAtomic(r.priceUsd!)} USDC atomic units`);
     }
     for (const h of [
       'PAYMENT-REQUIRED',

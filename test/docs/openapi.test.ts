@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { operationIdOf } from '../../shared/docs/openapi';
 import { usdToAtomic } from '../../shared/routes/pricing';
-import { ROUTES } from '../../shared/routes/table';
+import { isChargeable, ROUTES } from '../../shared/routes/table';
 import { getJson, startTestStack } from '../helpers/stack';
 
 const run = promisify(execFile);
@@ -56,16 +56,19 @@ describe('/openapi.json', () => {
       expect(op, r.id).toBeDefined();
       expect(op.operationId).toBe(operationIdOf(r));
       expect(op.responses['200'].content[r.mimeType].schema, r.id).toBeDefined();
-      if (r.priceUsd) {
+      // Charged under this configuration (the curve stubs are free while indicative futures are off).
+      if (isChargeable(r, stack.config)) {
         expect(op['x-price-usd'], r.id).toBe(r.priceUsd);
-        expect(op['x-price-atomic'], r.id).toBe(usdToAtomic(r.priceUsd));
-        expect(op.security).toEqual([{ x402: [] }, { proKey: [] }]);
-        expect(op.responses['402'].content['application/json'].schema.oneOf).toHaveLength(2);
+        expect(op['x-price-atomic'], r.id).toBe(usdToAtomic(r.priceUsd!));
+        // The unpaid request x402 starts with is valid (the empty requirement), then either payment header or a Pro key.
+        expect(op.security).toEqual([{}, { x402: [] }, { x402v1: [] }, { proKey: [] }]);
+        expect(op.responses['402'].content['application/json'].schema.oneOf).toHaveLength(3);
       } else {
         expect(op.security).toEqual([]);
       }
     }
     expect(doc.components.securitySchemes.x402).toMatchObject({ type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE' });
+    expect(doc.components.securitySchemes.x402v1).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-PAYMENT' });
     expect(doc.components.securitySchemes.proKey).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 

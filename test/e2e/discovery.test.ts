@@ -87,6 +87,8 @@ describe('free discovery routes over HTTP', () => {
       'frequency',
       'cursor',
       'as_known_at',
+      // The header by which an x402 v1 client asks for the v1 402 body.
+      'X402-Version',
     ]);
     const skill = await fetch(`${stack.url}/SKILL.md`);
     expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
@@ -210,7 +212,7 @@ describe('llms-full.txt', () => {
     const { buildLlmsFullTxt } = await import('../../shared/docs/text');
     const { INVENTORY_METHOD } = await import('../../shared/analytics/inventory');
     const { RULES_VERSION } = await import('../../shared/analytics/decision');
-    const text = buildLlmsFullTxt('https://api.example');
+    const text = buildLlmsFullTxt('https://api.example', { INDICATIVE_FUTURES: false, X402_NETWORK: 'eip155:84532' });
     const headings = text.split('\n').filter((l) => l.startsWith('### '));
     for (const path of [
       '/v1/history/{code}',

@@ -56,6 +56,7 @@ const CASES: Record<RouteId, string[]> = {
   'GET /.well-known/x402.json': ['/.well-known/x402.json'],
   'GET /.well-known/x402': ['/.well-known/x402'],
   'GET /terms.txt': ['/terms.txt'],
+  'GET /favicon.ico': ['/favicon.ico'],
   'GET /api/mcp': ['/api/mcp'],
   'POST /api/mcp': [],
   'DELETE /api/mcp': [],

@@ -7,6 +7,7 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { isOptionalInput } from '../../shared/mcp/tool-schemas';
 import { TOOLS } from '../../shared/mcp/tools';
 
 const ERAS = ['2025-11-25', '2026-07-28'] as const;
@@ -38,17 +39,27 @@ const connect = async (url: string, era: Era, headers: Record<string, string> = 
 /** A value every catalog parameter accepts, by argument name. */
 const SAMPLE_ARGS: Readonly<Record<string, unknown>> = { code: 'CL', root: 'CL', pair: 'EURUSD', series: 'crude_ex_spr', sector: 'energy', codes: 'CL,NG' };
 
-/** The required arguments of a tool, with sample values. */
+/** The arguments a tool cannot do without (those its strict input schema does not let be null), with sample values. */
 const argsFor = (name: string): Record<string, unknown> => {
   const tool = TOOLS.find((t) => t.name === name)!;
-  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
-  return Object.fromEntries(required.map((k) => [k, SAMPLE_ARGS[k]]));
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(properties)
+      .filter(([, prop]) => !isOptionalInput(prop))
+      .map(([k]) => [k, SAMPLE_ARGS[k]]),
+  );
+};
+
+/** The values an enum argument takes, whether the argument is required or nullable. */
+const enumOf = (prop: unknown): string[] | undefined => {
+  const p = prop as { enum?: string[]; anyOf?: Array<{ enum?: string[] }> } | undefined;
+  return p?.enum ?? p?.anyOf?.find((b) => b.enum)?.enum;
 };
 
 /** Every call worth validating: each tool with its required arguments, and each view of a tool that has views. */
 const sampleCalls = (): Array<{ name: string; arguments: Record<string, unknown> }> =>
   TOOLS.flatMap((t) => {
-    const views = ((t.inputSchema.properties as Record<string, { enum?: string[] }> | undefined)?.view?.enum ?? [undefined]) as Array<string | undefined>;
+    const views: Array<string | undefined> = enumOf((t.inputSchema.properties as Record<string, unknown> | undefined)?.view) ?? [undefined];
     return views.map((view) => ({ name: t.name, arguments: { ...argsFor(t.name), ...(view ? { view } : {}) } }));
   });
 

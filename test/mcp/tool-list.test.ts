@@ -13,6 +13,7 @@ import { TOOLS } from '../../shared/mcp/tools';
 import { SPEC_PAID_ROUTES } from '../helpers/spec-prices';
 import { startTestStack } from '../helpers/stack';
 import { connect, ERAS, type McpClient, rawRpc, sampleCalls } from './clients';
+import { geminiFindings, openAiStrictFindings } from './function-calling-rules';
 import { lintTools } from './inspector-schema-lint';
 
 /** What a client may put in a model's context for one server's tools (issue 27). */
@@ -53,6 +54,13 @@ describe.each(ERAS)('tools/list, protocol %s', (era) => {
 
   it('has no MCP Inspector schema-portability finding (errors or warnings)', () => {
     expect(lintTools(tools)).toEqual([]);
+  });
+
+  it('every input schema as listed is one OpenAI strict function calling and Gemini function declarations take', () => {
+    for (const tool of tools) {
+      expect(openAiStrictFindings(tool.name, tool.inputSchema), tool.name).toEqual([]);
+      expect(geminiFindings(tool.name, tool.inputSchema), tool.name).toEqual([]);
+    }
   });
 
   it('gives every tool a title, annotations, a description and _meta stating its price', () => {

@@ -50,6 +50,33 @@ const loadGanache = async () => {
   return (await import('ganache')).default;
 };
 
+/** node:http's exports object, the one ganache requires (an ESM namespace import is read-only). */
+const nodeHttp = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+
+/**
+ * Runs ganache's listen with the listener limit of the HTTP server it creates lifted. Its Node.js
+ * server (the µWS fallback, src/fallback/http-context.ts) adds a listener to the server's own
+ * 'close' event for every connection, released only when the chain stops; the 11th connection, at
+ * the first local-chain payments, printed a MaxListenersExceededWarning. Those listeners are one
+ * small closure per connection of a local run, held by design until the chain closes: the limit
+ * is lifted on that server alone (created during this call), not for the process.
+ */
+const listenUncapped = async (listen: () => Promise<void>): Promise<void> => {
+  const created: import('node:http').Server[] = [];
+  const original = nodeHttp.createServer;
+  nodeHttp.createServer = ((...args: unknown[]) => {
+    const server = (original as (...a: unknown[]) => import('node:http').Server)(...args);
+    created.push(server);
+    return server;
+  }) as typeof original;
+  try {
+    await listen();
+  } finally {
+    nodeHttp.createServer = original;
+  }
+  for (const server of created) server.setMaxListeners(0);
+};
+
 /** viem chain of the local chain: Base Sepolia's id, served from loopback. */
 const localBaseSepolia = (rpcUrl: string) =>
   defineChain({
@@ -109,7 +136,7 @@ const startLocalChain = async (opts: LocalChainOptions = {}): Promise<LocalChain
     miner: blockTime > 0 ? { blockTime } : { instamine: 'eager' },
     logging: { quiet: true },
   });
-  await new Promise<void>((resolve, reject) => server.listen(opts.port ?? 0, '127.0.0.1', (err) => (err ? reject(err) : resolve())));
+  await listenUncapped(() => new Promise<void>((resolve, reject) => server.listen(opts.port ?? 0, '127.0.0.1', (err) => (err ? reject(err) : resolve()))));
   const address = server.address() as { port: number };
   const rpcUrl = `http://127.0.0.1:${address.port}`;
   const chain = localBaseSepolia(rpcUrl);

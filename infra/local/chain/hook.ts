@@ -1,6 +1,7 @@
 /**
  * The local stack's hook: with X402_LOCAL_CHAIN on, start the local chain (a block every
  * X402_LOCAL_BLOCK_TIME seconds, or one per transaction, RPC on X402_LOCAL_CHAIN_PORT) and facilitator
+ * (on X402_LOCAL_FACILITATOR_PORT)
  * before the server; their settings (X402_NETWORK, X402_FACILITATOR_URL, X402_PAY_TO, X402_RPC_URL) are returned for the
  * stack to merge into its configuration.
  */
@@ -22,14 +23,15 @@ const blockTimeOf = (v: string | undefined): number => {
 };
 
 /**
- * `X402_LOCAL_CHAIN_PORT`: the chain's JSON-RPC port on 127.0.0.1 (npm start: 8545, so a buyer's
- * script can read the chain); unset or empty: 0, a free one.
+ * A port setting on 127.0.0.1: `X402_LOCAL_CHAIN_PORT`, the chain's JSON-RPC (npm start: 8545, so a
+ * buyer's script can read the chain), or `X402_LOCAL_FACILITATOR_PORT`, the facilitator's (npm
+ * start: 8402, so that a firewall rule or a second tool can name it); unset or empty: 0, a free one.
  * @throws Error on anything but a port number
  */
-const chainPortOf = (v: string | undefined): number => {
+const portOf = (name: string, v: string | undefined): number => {
   if (v === undefined || v.trim() === '') return 0;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`X402_LOCAL_CHAIN_PORT must be a port number, got "${v}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${name} must be a port number, got "${v}"`);
   return n;
 };
 
@@ -46,7 +48,11 @@ const startLocalPaymentsIfEnabled = async (
   // Loaded only when asked: ganache and solc are heavy, and most local runs never need them.
   const { startLocalPaymentNetwork } = await import('./index');
   const blockTime = blockTimeOf(env.X402_LOCAL_BLOCK_TIME);
-  const net = await startLocalPaymentNetwork({ blockTime, chainPort: chainPortOf(env.X402_LOCAL_CHAIN_PORT) });
+  const net = await startLocalPaymentNetwork({
+    blockTime,
+    chainPort: portOf('X402_LOCAL_CHAIN_PORT', env.X402_LOCAL_CHAIN_PORT),
+    facilitatorPort: portOf('X402_LOCAL_FACILITATOR_PORT', env.X402_LOCAL_FACILITATOR_PORT),
+  });
   log(
     `x402 local chain: ganache chain 84532 at ${net.chain.rpcUrl}, USDC look-alike at ${net.chain.asset}, ` +
       (blockTime > 0 ? `a block every ${blockTime} s` : 'a block per transaction'),
@@ -56,4 +62,4 @@ const startLocalPaymentsIfEnabled = async (
   return net;
 };
 
-export { startLocalPaymentsIfEnabled, blockTimeOf };
+export { startLocalPaymentsIfEnabled, blockTimeOf, portOf };

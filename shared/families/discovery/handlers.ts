@@ -19,6 +19,11 @@ import { offersFor } from '../../payment/lane-offers';
 import { isChargeable, PAID_ROUTES } from '../../routes/table';
 import { loadFreshness, overallStatus } from '../freshness';
 
+/** The site icon: a rising price line (SVG, which browsers take at /favicon.ico by its content type). */
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f3b57"/>' +
+  '<path d="M7 23l6-8 5 4 7-10" fill="none" stroke="#f2c14e" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>';
+
 const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
   const sources = await loadFreshness(services);
   return {
@@ -60,23 +65,25 @@ const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({
     return { body: buildCatalog(services.config, new Map(latest), new Set(sources.filter((s) => s.stale).map((s) => s.id)), fundamentals) };
   },
   'GET /v1/calendar': async ({ services }) => ({ body: buildCalendar(services.now()) }),
-  'GET /llms.txt': async (req) => ({ body: buildLlmsTxt(baseUrlOf(req)) }),
+  'GET /llms.txt': async (req) => ({ body: buildLlmsTxt(baseUrlOf(req), req.services.config) }),
   'GET /llms-full.txt': async (req) => {
     // One real response, read from this deployment's store (none before the first ingestion).
     const price = await loadLatest(req.services, 'CL');
     return {
       body: buildLlmsFullTxt(
         baseUrlOf(req),
+        req.services.config,
         price ? { 'GET /v1/price/{code}': price, 'GET /v1/fx/{pair}': (await loadLatest(req.services, 'EURUSD')) ?? undefined } : {},
       ),
     };
   },
   'GET /openapi.json': async (req) => ({
-    body: buildOpenApi(baseUrlOf(req), req.services.config.PUBLIC_BASE_URL ?? '/', req.services.config.OPERATOR_CONTACT),
+    body: buildOpenApi(baseUrlOf(req), req.services.config.PUBLIC_BASE_URL ?? '/', req.services.config.OPERATOR_CONTACT, req.services.config),
   }),
-  'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req)) }),
-  'GET /.well-known/agent-card.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
-  'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req)) }),
+  'GET /SKILL.md': async (req) => ({ body: buildSkillMd(baseUrlOf(req), req.services.config) }),
+  'GET /.well-known/agent-card.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req), req.services.config) }),
+  'GET /.well-known/agent.json': async (req) => ({ body: buildAgentCard(baseUrlOf(req), req.services.config) }),
+  'GET /favicon.ico': async () => ({ body: FAVICON_SVG, headers: { 'cache-control': 'public, max-age=86400' } }),
   'GET /.well-known/x402.json': x402Catalog,
   'GET /.well-known/x402': x402Catalog,
   'GET /terms.txt': async () => ({ body: TERMS_TXT }),

@@ -22,6 +22,7 @@ const runRoute: RouteRunner = (route, req) => {
 
 const requireUsableKey = async (authorization: string, services: HandlerRequest['services']): Promise<void> => {
   const key = bearerOf({ authorization });
+  if (key === '') throw new UnauthorizedError('the Authorization scheme must be Bearer: send Authorization: Bearer <Pro key>');
   const record = key && parseKey(key).ok ? await services.payment.credits.get(hashKey(key)) : null;
   if (record?.status !== 'active') throw new UnauthorizedError('the Authorization header does not carry an active Pro key');
 };

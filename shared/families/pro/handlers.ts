@@ -9,7 +9,7 @@ import { DynamoCreditLedger } from '../../pro/credit-ledger';
 import { PLAN_IDS } from '../../pro/plans';
 import type { Services } from '../../services';
 import { baseUrlOf } from '../discovery/base-url';
-import { keyPage, pendingPage, plansPage, shownPage } from './pages';
+import { checkoutOffPage, keyPage, noSessionPage, pendingPage, plansPage, shownPage } from './pages';
 
 /**
  * The whole credit table (checkout bookkeeping included), on the services' store: the shared services
@@ -49,9 +49,14 @@ const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
     }
   },
   'GET /pro/success': async ({ query, services }) => {
+    const headers = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+    // Pages for people, not errors for programs (those are JSON): without Stripe no session will ever be
+    // confirmed ("being confirmed, reload" was forever), and a visit without Stripe's link was raw JSON.
+    if (!checkoutEnabled(services.config)) return { headers, body: checkoutOffPage(services.config.OPERATOR_CONTACT) };
+    if (query.session_id === undefined) return { headers, body: noSessionPage() };
     const shown = await revealCheckoutKey(query.session_id, accountsOf(services), services.now());
     const body = shown.ok ? keyPage(shown.key, shown.hint) : shown.reason === 'shown' ? shownPage() : pendingPage();
-    return { status: shown.ok || shown.reason === 'shown' ? 200 : 202, headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body };
+    return { status: shown.ok || shown.reason === 'shown' ? 200 : 202, headers, body };
   },
 });
 

@@ -67,4 +67,22 @@ const pendingPage = (): string =>
     `<h1>Payment being confirmed</h1><p>Stripe has not confirmed the payment yet. Reload this page in a few seconds.</p>${HOME_LINK}`,
   );
 
-export { plansPage, keyPage, shownPage, pendingPage };
+/** Pure: /pro/success on a deployment without card checkout: no payment will ever be confirmed here. */
+const checkoutOffPage = (contact?: string): string =>
+  htmlPage(
+    'Checkout not configured',
+    '<h1>Card checkout is not configured on this deployment</h1><p>No card payment can be confirmed here, so no key will appear on this page. ' +
+      (contact ? `To buy a key, write to the operator: ${contactLink(contact)}.` : 'Pay per call with x402 instead (see the home page).') +
+      `</p>${HOME_LINK}`,
+  );
+
+/** Pure: /pro/success opened without the checkout session Stripe's link carries. */
+const noSessionPage = (): string =>
+  htmlPage(
+    'No checkout session',
+    '<h1>No checkout session in this link</h1><p>This page shows a Pro key once, when Stripe sends you back to it after payment ' +
+      '(its link carries <code>session_id</code>). To buy a key, start from <a href="/pro">the plans page</a>.</p>' +
+      HOME_LINK,
+  );
+
+export { plansPage, keyPage, shownPage, pendingPage, checkoutOffPage, noSessionPage };
