@@ -18,6 +18,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
 import { CREDITS_WATCH_INDEX } from '../../shared/store/tables';
 import { FAMILIES, ROUTES, routesOf, type Family, type RouteDef } from '../../shared/routes/table';
+import { CustomDomain } from '../constructs/custom-domain';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 import { addApiAlarms, addDashboard } from './observability';
@@ -152,6 +153,7 @@ class ApiStack extends Stack {
       },
     });
     this.url = stage.url;
+    if (props.config.domain) new CustomDomain(this, 'CustomDomain', { ...props.config.domain, api: this.api, stage });
     // HttpStage has no per-route setting; the CloudFormation stage does (RouteSettings: JSON by route
     // key, so the property names are CloudFormation's own).
     (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(

@@ -88,6 +88,7 @@ describe('README operator runbook, run as written against the embedded stack', (
     PAY_TO,
     NEW_PAY_TO,
     FACILITATOR_URL: 'https://api.cdp.coinbase.com/platform/v2/x402',
+    RPC_URL: 'https://base.rpc.example.com/v2/runbook',
     ALARM_EMAIL: 'ops@example.com',
     STRIPE_PRICE_MONTHLY: 'price_runbook_monthly',
     STRIPE_PRICE_YEARLY: 'price_runbook_yearly',
@@ -106,7 +107,7 @@ describe('README operator runbook, run as written against the embedded stack', (
     stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: PAY_TO }, false);
 
     // What the stage's stacks output and which secrets exist, from the prod synthesis of the runbook's context.
-    const synth = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: vars.FACILITATOR_URL, alarmEmail: vars.ALARM_EMAIL });
+    const synth = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: vars.FACILITATOR_URL, rpcUrl: vars.RPC_URL, alarmEmail: vars.ALARM_EMAIL });
     const outputValue: Record<string, string> = {
       ApiUrl: `${stack.url}/`,
       ObservationsTableName: stack.config.OBSERVATIONS_TABLE,

@@ -379,7 +379,13 @@ describe('CDK app (staging)', () => {
 
 describe('CDK app (prod and dev)', () => {
   it('charges on Base mainnet in prod with the given facilitator, and keeps the stateful stack termination-protected', () => {
-    const s = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' });
+    const s = synthService({
+      stage: 'prod',
+      payTo: PAY_TO,
+      facilitatorUrl: 'https://facilitator.example.com/x402',
+      alarmEmail: 'ops@example.com',
+      rpcUrl: 'https://base.rpc.example.com',
+    });
     s.templates.api.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
@@ -409,7 +415,13 @@ describe('CDK app (prod and dev)', () => {
     // Nothing reserved unless asked, in prod too: an account at its default concurrency quota cannot
     // reserve any and the deploy would roll back.
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    const prodContext = { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' };
+    const prodContext = {
+      stage: 'prod',
+      payTo: PAY_TO,
+      facilitatorUrl: 'https://facilitator.example.com/x402',
+      alarmEmail: 'ops@example.com',
+      rpcUrl: 'https://base.rpc.example.com',
+    };
     const prod = synthService(prodContext);
     expect(prod.templates.api.toJSON().Resources[logicalId(prod.api, prod.api.reconciler)].Properties.ReservedConcurrentExecutions).toBeUndefined();
     const reserved = synthService({ ...prodContext, reconcilerConcurrency: '1' });
