@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { ConfigSchema, type X402Network } from '../../shared/config';
 import { ENV } from '../../shared/config/env-keys';
 import { usdcFor } from '../../shared/payment/assets';
+import { STAGE_CAPACITY, type StageCapacity } from './capacity-settings';
 
 const STAGES = ['dev', 'staging', 'prod'] as const;
 type Stage = (typeof STAGES)[number];
@@ -59,6 +60,7 @@ const CONTEXT_KEYS = [
   'domainName',
   'certificateArn',
   'quietAlarms',
+  'edge',
 ] as const;
 
 /**
@@ -103,6 +105,8 @@ interface DeployConfig {
    * (the stale-source alarms would otherwise all fire on an empty table).
    */
   alarmActions: boolean;
+  /** Request budgets of the stage and whether CloudFront + WAF front the API (infra/stacks/capacity-settings.ts). */
+  capacity: StageCapacity;
 }
 
 /** Thrown at synth with every problem listed, like ConfigError at cold start. */
@@ -210,6 +214,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
       );
     }
   }
+  const edge = onOff(ctx.edge);
+  if (ctx.edge !== undefined && edge === undefined) problems.push(`edge: expected 1 or 0, got "${ctx.edge}"`);
   const quiet = onOff(ctx.quietAlarms);
   if (ctx.quietAlarms !== undefined && quiet === undefined) problems.push(`quietAlarms: expected 1 or 0, got "${ctx.quietAlarms}"`);
 
@@ -300,6 +306,7 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
     logRetention: (days as RetentionDays | undefined) ?? (stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_MONTH),
     ...(domain ? { domain } : {}),
     alarmActions: quiet !== true,
+    capacity: { ...STAGE_CAPACITY[stage], edge: edge ?? STAGE_CAPACITY[stage].edge },
   };
 };
 

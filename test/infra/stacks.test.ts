@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionEntry, missingEntries, ServiceFunction } from '../../infra/constructs/service-function';
-import { familyCharges, HEAVY_ROUTE_THROTTLE, isHeavyRoute, routeKeysOf, STAGE_THROTTLE } from '../../infra/stacks/api-stack';
+import { familyCharges, isHeavyRoute, routeKeysOf } from '../../infra/stacks/api-stack';
+import { STAGE_CAPACITY } from '../../infra/stacks/capacity-settings';
 import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES } from '../../shared/routes/table';
@@ -85,7 +86,7 @@ describe('CDK app (staging)', () => {
       const stages = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Stage')) as any[];
       expect(stages).toHaveLength(1);
       const { DefaultRouteSettings, RouteSettings } = stages[0].Properties;
-      expect(DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+      expect(DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1_000 });
       const heavy = [
         'GET /v1/snapshot/all',
         'GET /v1/decision/all',
@@ -97,9 +98,9 @@ describe('CDK app (staging)', () => {
       expect(Object.keys(RouteSettings).sort()).toEqual(ROUTES.filter(isHeavyRoute).flatMap(routeKeysOf).sort());
       // A HEAD runs the same handler as its GET (free): it is throttled like it.
       for (const key of [...heavy, 'HEAD /v1/snapshot/all', 'HEAD /v1/history/{code}'])
-        expect(RouteSettings[key], key).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+        expect(RouteSettings[key], key).toEqual({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
       expect(RouteSettings['GET /v1/price/{code}']).toBeUndefined();
-      expect(HEAVY_ROUTE_THROTTLE.rateLimit).toBeLessThan(STAGE_THROTTLE.rateLimit);
+      for (const c of Object.values(STAGE_CAPACITY)) expect(c.heavy.rateLimit).toBeLessThan(c.stage.rateLimit);
     });
 
     it('gives MCP its own function behind POST, GET and DELETE /api/mcp (GET/DELETE answer 405 from our code, not a 404)', () => {
