@@ -30,7 +30,7 @@ describe('batch settler schedule (CDK)', () => {
       [ENV.X402_PAY_TO]: PAY_TO,
       [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia',
     });
-    expect(fn.Properties.Timeout).toBe(300);
+    expect(fn.Properties.Timeout).toBe(540);
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     // Reserved only when the operator asks (an account at the default quota cannot reserve any).
     const prod = synthService({
