@@ -23,7 +23,9 @@ import { Edge } from '../constructs/edge';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 import { addApiAlarms, addDashboard } from './observability';
+import { addMoneyJobAlarms } from './money-job-alarms';
 import { addOperationsAlarms } from './operations-alarms';
+import { DEFAULT_WITHDRAW_DELAY_S } from '../../shared/payment/batch/config';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 
 /** True when a family's function takes payments or debits credits (a priced route, or paid MCP tool calls). */
@@ -290,6 +292,13 @@ class ApiStack extends Stack {
           { table: props.observations, indexes: [] },
         ],
         revenueWatchRequestsPerHour: props.config.capacity.revenueWatchRequestsPerHour,
+      }),
+      ...addMoneyJobAlarms(this, {
+        namespace: props.config.metricsNamespace,
+        topic: props.alarmTopic,
+        batchSettler: this.batchSettler,
+        everyMinutes: SETTLE_BATCHES_EVERY_MINUTES,
+        withdrawDelaySeconds: DEFAULT_WITHDRAW_DELAY_S,
       }),
     );
     addDashboard(this, { name: `${props.config.stackPrefix}`, namespace: props.config.metricsNamespace, api: this.api });

@@ -133,9 +133,14 @@ interface IngestAlarmOptions {
  * freshness check's SourceStale, and the check has its own Errors alarm.
  */
 const addIngestAlarms = (scope: Construct, o: IngestAlarmOptions): Alarm[] => [
+  // New failures, not the queue's depth: a message left in the queue (kept 14 days) would hold the
+  // alarm in ALARM and every later failure would page no one. Lambda's failure destination and the
+  // scheduler's dead-letter queue both send with SendMessage, which NumberOfMessagesSent counts.
+  // Reading, replaying and draining the queue: README, operator runbook.
   alarm(scope, 'IngestFailuresAlarm', o.topic, {
-    description: 'An ingestion run failed or was skipped (missing API key) after its retries and landed in the IngestFailures queue',
-    metric: o.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    description:
+      'An ingestion run failed or was skipped (missing API key) after its retries and landed in the IngestFailures queue (a new message in 5 minutes); runbook: read, re-run, drain',
+    metric: o.failures.metricNumberOfMessagesSent({ period: Duration.minutes(5), statistic: 'Sum' }),
     threshold: 1,
   }),
   errorsAlarm(scope, 'SourceFreshnessErrorsAlarm', o.topic, o.freshnessCheck, 'source freshness check'),
