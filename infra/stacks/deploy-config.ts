@@ -197,6 +197,13 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
     }
   }
 
+  // The MCP Registry refuses the anonymous namespace outside development registries.
+  if (stage === 'prod' && ctx.mcpRegistryName?.startsWith('io.modelcontextprotocol.anonymous/')) {
+    problems.push(
+      `mcpRegistryName: ${ctx.mcpRegistryName} is in the anonymous namespace, which the public MCP Registry refuses: use one you own (io.github.<user>/commodity-data or the reverse DNS of your domain)`,
+    );
+  }
+
   let domain: DeployConfig['domain'];
   const domainName = ctx.domainName?.toLowerCase() || undefined;
   const certificateArn = ctx.certificateArn || undefined;

@@ -162,6 +162,15 @@ describe('readDeployConfig', () => {
     ]);
   });
 
+  it('refuses the MCP Registry anonymous namespace in prod', () => {
+    expect(problemsOf({ ...PROD, mcpRegistryName: 'io.modelcontextprotocol.anonymous/commodity-data' })).toEqual([
+      expect.stringMatching(/^mcpRegistryName: .* anonymous namespace, which the public MCP Registry refuses: use one you own/),
+    ]);
+    expect(readDeployConfig(ctx({ ...PROD, mcpRegistryName: 'io.github.alice/commodity-data' })).apiEnvironment[ENV.MCP_REGISTRY_NAME]).toBe(
+      'io.github.alice/commodity-data',
+    );
+  });
+
   it('holds the pager when asked (-c quietAlarms=1), and only with 1 or 0', () => {
     expect(readDeployConfig(ctx(PROD)).alarmActions).toBe(true);
     expect(readDeployConfig(ctx({ ...PROD, quietAlarms: '1' })).alarmActions).toBe(false);
