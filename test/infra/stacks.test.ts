@@ -207,7 +207,7 @@ describe('CDK app (staging)', () => {
       );
     });
 
-    it('credit table: the watch index (reconciler) and the sales index (finance: settled exact-lane claims), every attribute projected', () => {
+    it('credit table: the watch index (reconciler: payer and nonce) and the sales index (finance: the sale fields of settled exact-lane claims), nothing else projected', () => {
       const table = s.data.node.findChild(CREDITS_TABLE.id);
       const resource = s.templates.data.toJSON().Resources[logicalId(s.data, table)];
       const indexes = (resource.Properties.GlobalSecondaryIndexes as any[]).map((i) => ({ name: i.IndexName, keys: i.KeySchema, projection: i.Projection }));
@@ -218,7 +218,8 @@ describe('CDK app (staging)', () => {
             { AttributeName: 'gsi1pk', KeyType: 'HASH' },
             { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
           ],
-          projection: { ProjectionType: 'ALL' },
+          // what DynamoReconcileLedger.listWatched reads; the claim itself (its payment payload) is read by key
+          projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['payer', 'nonce'] },
         },
         {
           name: 'gsi2',
@@ -226,7 +227,25 @@ describe('CDK app (staging)', () => {
             { AttributeName: 'gsi2pk', KeyType: 'HASH' },
             { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
           ],
-          projection: { ProjectionType: 'ALL' },
+          // what salesOfMonth reads of an index item (saleFromItem without extras)
+          projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: [
+              'sale_id',
+              'lane',
+              'route',
+              'path',
+              'amount',
+              'asset',
+              'network',
+              'pay_to',
+              'payer',
+              'transaction',
+              'settled_at',
+              'request_id',
+              'nonce',
+            ],
+          },
         },
       ]);
     });
