@@ -51,7 +51,10 @@ const monthsOf = (r: DayRange): string[] => {
   const [ty, tm] = r.to.slice(0, 7).split('-').map(Number) as [number, number];
   while (y < ty || (y === ty && m <= tm)) {
     out.push(`${y}-${String(m).padStart(2, '0')}`);
-    m === 12 ? ((y += 1), (m = 1)) : (m += 1);
+    if (m === 12) {
+      y += 1;
+      m = 1;
+    } else m += 1;
   }
   return out;
 };
