@@ -129,8 +129,8 @@ class Edge extends Construct {
       webAclId: this.webAcl.attrArn,
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
-      minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
-      ...(props.domain && certificate ? { domainNames: [props.domain.name], certificate } : {}),
+      // A minimum TLS version applies to a custom certificate only (the *.cloudfront.net one is fixed).
+      ...(props.domain && certificate ? { domainNames: [props.domain.name], certificate, minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021 } : {}),
     });
     Validations.of(this.distribution).acknowledge(
       { id: 'AwsSolutions-CFR1', reason: 'a public API for buyers anywhere: no geo restriction' },

@@ -60,6 +60,7 @@ describe('capacity in the synthesized stacks', () => {
     const s = synthService({ ...PROD, domainName: 'api.example.com', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0b7c2f4e-1111' });
     const [dist] = Object.values(s.templates.api.findResources('AWS::CloudFront::Distribution')) as any[];
     expect(dist.Properties.DistributionConfig.Aliases).toEqual(['api.example.com']);
+    expect(dist.Properties.DistributionConfig.ViewerCertificate).toMatchObject({ MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
     expect(s.templates.api.findResources('AWS::ApiGatewayV2::ApiMapping')).toEqual({});
     expect(s.templates.api.toJSON().Outputs.CustomDomainTarget.Value).toEqual({ 'Fn::GetAtt': [expect.any(String), 'DomainName'] });
   });
