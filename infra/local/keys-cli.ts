@@ -13,6 +13,7 @@ import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { PLAN_IDS, type PlanId } from '../../shared/pro/plans';
 import { createDocumentClient } from '../../shared/store/client';
 import { parseCliArgs } from './cli-args';
+import { printEarnings } from './earnings-cli';
 import { ensureTables } from './embedded-store';
 import { connectLocalStore, StoreHeldError } from './store-connection';
 
@@ -23,10 +24,14 @@ const USAGE = `usage: npm run keys -- <command> [--aws]
   revoke <id>                                            the key stops working at once
   topup <id> <credits>                                   add credits to the current month
   rotate <id>                                            a new key with the same plan and credits; the old one is revoked
-  usage [--month YYYY-MM] [--csv]                        finance: calls, credits debited, refunded and net per key`;
+  usage [--month YYYY-MM] [--csv]                        finance: calls, credits debited, refunded and net per key
+  usage --day YYYY-MM-DD | --from YYYY-MM-DD --to YYYY-MM-DD [--csv]   earnings per lane and route (USDC, credits)`;
 
 const { values, positionals } = parseCliArgs(USAGE, {
   month: { type: 'string' },
+  day: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
   csv: { type: 'boolean', default: false },
   plan: { type: 'string', default: 'monthly' },
   label: { type: 'string' },
@@ -124,6 +129,12 @@ switch (command) {
     break;
   }
   case 'usage': {
+    if (values.day || values.from || values.to) {
+      await printEarnings(values, ledger, new DynamoReconcileLedger(createDocumentClient(config), config.CREDITS_TABLE)).catch((err: Error) =>
+        fail(err.message),
+      );
+      break;
+    }
     const month = values.month ?? new Date().toISOString().slice(0, 7);
     if (!/^\d{4}-\d{2}$/.test(month)) fail('--month must be YYYY-MM');
     const rows = [];

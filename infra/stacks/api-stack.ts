@@ -16,11 +16,16 @@ import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
-import { CREDITS_WATCH_INDEX } from '../../shared/store/tables';
+import { CREDITS_TABLE, CREDITS_WATCH_INDEX } from '../../shared/store/tables';
 import { FAMILIES, ROUTES, routesOf, type Family, type RouteDef } from '../../shared/routes/table';
+import { CustomDomain } from '../constructs/custom-domain';
+import { Edge } from '../constructs/edge';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 import { addApiAlarms, addDashboard } from './observability';
+import { addMoneyJobAlarms } from './money-job-alarms';
+import { addOperationsAlarms } from './operations-alarms';
+import { DEFAULT_WITHDRAW_DELAY_S } from '../../shared/payment/batch/config';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 
 /** True when a family's function takes payments or debits credits (a priced route, or paid MCP tool calls). */
@@ -78,14 +83,12 @@ interface ApiStackProps extends StackProps {
   throttle?: { rateLimit: number; burstLimit: number };
 }
 
-/** Per-second limits of the whole stage (a route without its own limit shares them). */
-const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
 /**
  * Routes that compute a bundle over many series (snapshots, decision packs, history windows, MCP
- * sessions) get a lower limit of their own, so that a runaway client of one of them cannot take
- * the whole stage's capacity (and the functions' concurrency) from the cheap reads.
+ * sessions) get a lower limit of their own (DeployConfig.capacity.heavy, per stage), so that a
+ * runaway client of one of them cannot take the whole stage's capacity (and the functions'
+ * concurrency) from the cheap reads.
  */
-const HEAVY_ROUTE_THROTTLE = { rateLimit: 20, burstLimit: 40 };
 const isHeavyRoute = (r: Pick<RouteDef, 'family' | 'path'>): boolean =>
   r.family === 'snapshot' || r.family === 'decision' || r.family === 'mcp' || r.path.startsWith('/v1/history/');
 
@@ -111,6 +114,10 @@ class ApiStack extends Stack {
   readonly batchSettler: ServiceFunction;
   /** 5xx, failed functions, unresolved payments, a silent reconciler (infra/stacks/observability.ts). */
   readonly alarms: Alarm[];
+  /** CloudFront + WAF in front of the API, when the stage has it (DeployConfig.capacity.edge). */
+  readonly edge?: Edge;
+  /** The stage's access log (metric filters count its 429s). */
+  readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -130,11 +137,12 @@ class ApiStack extends Stack {
       },
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.config.logRetention });
+    this.accessLogs = accessLogs;
     const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: props.throttle ?? STAGE_THROTTLE,
+      throttle: props.throttle ?? props.config.capacity.stage,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(
@@ -152,11 +160,24 @@ class ApiStack extends Stack {
       },
     });
     this.url = stage.url;
+    const capacity = props.config.capacity;
+    // With the edge, the domain is the distribution's (so that no request bypasses WAF by name); without, the API's own.
+    if (capacity.edge) {
+      this.edge = new Edge(this, 'Edge', {
+        api: this.api,
+        anonymousPerIpPer5Min: capacity.anonymousPerIpPer5Min,
+        domain: props.config.domain,
+        metricPrefix: props.config.stackPrefix,
+      });
+    } else if (props.config.domain) new CustomDomain(this, 'CustomDomain', { ...props.config.domain, api: this.api, stage });
     // HttpStage has no per-route setting; the CloudFormation stage does (RouteSettings: JSON by route
     // key, so the property names are CloudFormation's own).
     (stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
       ROUTES.filter(isHeavyRoute).flatMap((r) =>
-        routeKeysOf(r).map((key) => [key, { ThrottlingRateLimit: HEAVY_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: HEAVY_ROUTE_THROTTLE.burstLimit }]),
+        routeKeysOf(r).map((key) => [
+          key,
+          { ThrottlingRateLimit: props.config.capacity.heavy.rateLimit, ThrottlingBurstLimit: props.config.capacity.heavy.burstLimit },
+        ]),
       ),
     );
 
@@ -231,7 +252,11 @@ class ApiStack extends Stack {
     this.batchSettler = new ServiceFunction(this, 'SettleBatchesFunction', {
       entry: entry('settle-batches'),
       description: 'claims and settles x402 batch-settlement vouchers, refunds idle channels',
-      timeout: Duration.minutes(5),
+      // A pass closes every open sale, 50 per transaction: at 1,000 batch calls/s that is 600,000 sales
+      // in about 300 s (npm run capacity). 9 minutes stays under the 10-minute schedule (no overlap);
+      // 2 GB holds the open sales it loads.
+      timeout: Duration.minutes(9),
+      memorySize: 2048,
       // Nothing reserved unless asked (-c reconcilerConcurrency=1, as the reconciler): overlapping passes
       // would only submit the same claims twice (refused on chain, a wasted transaction).
       reservedConcurrentExecutions: props.config.reconcilerConcurrency,
@@ -255,11 +280,32 @@ class ApiStack extends Stack {
       reconciler: this.reconciler,
       batchSettler: this.batchSettler,
     });
+    this.alarms.push(
+      ...addOperationsAlarms(this, {
+        api: this.api,
+        accessLogs,
+        namespace: props.config.metricsNamespace,
+        topic: props.alarmTopic,
+        functions: [...functions.values(), this.reconciler, this.batchSettler],
+        tables: [
+          { table: props.credits, indexes: CREDITS_TABLE.globalIndexes?.map((i) => i.name) ?? [] },
+          { table: props.observations, indexes: [] },
+        ],
+        revenueWatchRequestsPerHour: props.config.capacity.revenueWatchRequestsPerHour,
+      }),
+      ...addMoneyJobAlarms(this, {
+        namespace: props.config.metricsNamespace,
+        topic: props.alarmTopic,
+        batchSettler: this.batchSettler,
+        everyMinutes: SETTLE_BATCHES_EVERY_MINUTES,
+        withdrawDelaySeconds: DEFAULT_WITHDRAW_DELAY_S,
+      }),
+    );
     addDashboard(this, { name: `${props.config.stackPrefix}`, namespace: props.config.metricsNamespace, api: this.api });
 
     new CfnOutput(this, 'ApiUrl', { value: this.url, description: 'Base URL of the API' });
   }
 }
 
-export { ApiStack, familyCharges, isHeavyRoute, routeKeysOf, HEAVY_ROUTE_THROTTLE, STAGE_THROTTLE, SETTLE_BATCHES_EVERY_MINUTES };
+export { ApiStack, familyCharges, isHeavyRoute, routeKeysOf, SETTLE_BATCHES_EVERY_MINUTES };
 export type { ApiStackProps };

@@ -6,7 +6,7 @@
  * topic, once confirmed, survives them too).
  */
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -33,7 +33,15 @@ const tableFromDef = (scope: Construct, def: TableDef): Table => {
     ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
   });
   for (const index of def.globalIndexes ?? []) {
-    table.addGlobalSecondaryIndex({ indexName: index.name, partitionKey: attr(index.partitionKey), sortKey: attr(index.sortKey) });
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: attr(index.partitionKey),
+      sortKey: attr(index.sortKey),
+      // Only what the index's readers use (TableDef): an index write then stays at 1 unit, whatever the item holds.
+      ...(index.projected.length
+        ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projected] }
+        : { projectionType: ProjectionType.KEYS_ONLY }),
+    });
   }
   return table;
 };

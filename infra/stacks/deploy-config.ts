@@ -9,6 +9,8 @@ import { getAddress } from 'viem';
 import * as z from 'zod';
 import { ConfigSchema, type X402Network } from '../../shared/config';
 import { ENV } from '../../shared/config/env-keys';
+import { usdcFor } from '../../shared/payment/assets';
+import { STAGE_CAPACITY, type StageCapacity } from './capacity-settings';
 
 const STAGES = ['dev', 'staging', 'prod'] as const;
 type Stage = (typeof STAGES)[number];
@@ -20,8 +22,18 @@ const NETWORK_OF_STAGE: Readonly<Record<Stage, X402Network>> = Object.freeze({
   prod: 'eip155:8453',
 });
 
-/** The public facilitator settles on testnets only; mainnet needs CDP or a self-hosted one. */
-const TESTNET_ONLY_FACILITATORS = [/^https:\/\/(www\.)?x402\.org\//];
+/**
+ * Facilitators that settle on testnets only; mainnet needs CDP or a self-hosted one. x402.org is
+ * matched with or without a path (`https://x402.org` is the same service as `…/facilitator`), and
+ * any host that names a testnet is one too.
+ */
+const TESTNET_ONLY_FACILITATORS = [/^https?:\/\/(www\.)?x402\.org(?=[/:?#]|$)/i, /^[a-z]+:\/\/[^/?#]*\b(sepolia|testnet|goerli|holesky)\b/i];
+/** An RPC host that names a test network (Base Sepolia's public RPC, Alchemy's base-sepolia, …). */
+const TESTNET_RPC = /^[a-z]+:\/\/[^/?#]*\b(sepolia|testnet|goerli|holesky)\b/i;
+/** An RPC host that names a mainnet (a staging stage settles on Base Sepolia). */
+const MAINNET_RPC = /^[a-z]+:\/\/[^/?#]*\b(mainnet)\b/i;
+const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/;
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const ZERO_ADDRESS = /^0x0{40}$/;
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -45,7 +57,19 @@ const CONTEXT_KEYS = [
   'secretsRevision',
   'mcpRegistryName',
   'operatorContact',
+  'domainName',
+  'certificateArn',
+  'quietAlarms',
+  'edge',
 ] as const;
+
+/**
+ * Context keys the app does not judge: CDK's own (feature flags `@aws-cdk/…`, `aws:cdk:…`, lookups
+ * `availability-zones:…`, cdk.json's `cli-telemetry`, `acknowledged-issue-numbers`) all carry a
+ * character no key of this app has (`@`, `:` or `-`). A plain camelCase key that is not one of
+ * CONTEXT_KEYS is a typo (`-c facilitatorURL=…`) that would otherwise be ignored in silence.
+ */
+const isAppKey = (key: string): boolean => /^[a-z][A-Za-z0-9]*$/.test(key);
 
 // `-c key=value` gives strings; cdk.json may give numbers or booleans.
 const ctxString = z
@@ -73,6 +97,16 @@ interface DeployConfig {
   /** CloudWatch namespace of the business metrics, e.g. CommodityData/prod. */
   metricsNamespace: string;
   logRetention: RetentionDays;
+  /** A custom domain for the API (-c domainName -c certificateArn): an API Gateway domain and its mapping. */
+  domain?: { name: string; certificateArn: string };
+  /**
+   * False while the pager is held (-c quietAlarms=1): every alarm exists and shows its state, but
+   * notifies no one. The first deploy of a stage uses it until the backfill has filled the tables
+   * (the stale-source alarms would otherwise all fire on an empty table).
+   */
+  alarmActions: boolean;
+  /** Request budgets of the stage and whether CloudFront + WAF front the API (infra/stacks/capacity-settings.ts). */
+  capacity: StageCapacity;
 }
 
 /** Thrown at synth with every problem listed, like ConfigError at cold start. */
@@ -96,12 +130,18 @@ const onOff = (v: string | undefined): boolean | undefined => {
  * @throws DeployConfigError listing every problem
  * @example const cfg = readDeployConfig(app.node);
  */
-const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
+const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node, 'getAllContext'>>): DeployConfig => {
   const raw = Object.fromEntries(CONTEXT_KEYS.map((k) => [k, node.tryGetContext(k)]));
   const parsedCtx = ContextSchema.safeParse(raw);
   if (!parsedCtx.success) throw new DeployConfigError(parsedCtx.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   const ctx = parsedCtx.data;
   const problems: string[] = [];
+  for (const key of Object.keys(node.getAllContext?.() ?? {})) {
+    if (isAppKey(key) && !(CONTEXT_KEYS as readonly string[]).includes(key)) {
+      const near = CONTEXT_KEYS.find((k) => k.toLowerCase() === key.toLowerCase());
+      problems.push(`${key}: not a setting of this app${near ? ` (did you mean ${near}?)` : ''}; the settings are ${CONTEXT_KEYS.join(', ')}`);
+    }
+  }
 
   const stage = (ctx.stage || 'dev') as Stage;
   if (!STAGES.includes(stage)) problems.push(`stage: expected one of ${STAGES.join(', ')}, got "${ctx.stage}"`);
@@ -120,18 +160,71 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
   if ((enforce && !ctx.payTo) || (ctx.payTo && ZERO_ADDRESS.test(ctx.payTo))) reported.add(ENV.X402_PAY_TO);
   if (stage === 'prod' && !ctx.facilitatorUrl) problems.push('facilitatorUrl: required in prod (-c facilitatorUrl=https://… of a mainnet facilitator)');
   if (stage === 'prod' && ctx.facilitatorUrl && TESTNET_ONLY_FACILITATORS.some((re) => re.test(ctx.facilitatorUrl!))) {
-    problems.push(`facilitatorUrl: ${ctx.facilitatorUrl} settles on testnets only; prod (eip155:8453) needs a mainnet facilitator`);
+    problems.push(
+      `facilitatorUrl: ${ctx.facilitatorUrl} settles on testnets only; prod (eip155:8453) needs a mainnet facilitator, e.g. -c facilitatorUrl=https://api.cdp.coinbase.com/platform/v2/x402`,
+    );
+  }
+  // The reconciler and the batch settler read the chain through it. The public Base RPC limits
+  // getLogs and rate, so prod names its own provider.
+  if (stage === 'prod' && !ctx.rpcUrl) {
+    problems.push(
+      'rpcUrl: required in prod: the JSON-RPC URL of a Base mainnet provider (-c rpcUrl=https://…); the public https://mainnet.base.org is rate-limited',
+    );
+  }
+  if (ctx.rpcUrl && stage === 'prod' && TESTNET_RPC.test(ctx.rpcUrl)) {
+    problems.push(`rpcUrl: ${ctx.rpcUrl} names a test network; prod settles on Base mainnet (chain 8453): give a Base mainnet RPC URL`);
+  }
+  if (ctx.rpcUrl && stage !== 'prod' && MAINNET_RPC.test(ctx.rpcUrl)) {
+    problems.push(`rpcUrl: ${ctx.rpcUrl} names a mainnet; ${stage} settles on Base Sepolia (chain 84532): give a Base Sepolia RPC URL`);
   }
   // Payment payloads and the facilitator's credentials travel on these; the chain's answers decide
-  // whether a buyer paid. Plain http would let anyone on the path forge either.
-  for (const key of ['facilitatorUrl', 'rpcUrl'] as const) {
+  // whether a buyer paid; every resource URL a buyer signs for starts with publicBaseUrl. Plain
+  // http would let anyone on the path forge them.
+  for (const key of ['facilitatorUrl', 'rpcUrl', 'publicBaseUrl'] as const) {
     const url = ctx[key];
     if (stage === 'prod' && url && /^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https:\/\//i.test(url)) {
       problems.push(`${key}: prod needs an https URL, got "${url}"`);
-      reported.add(key === 'facilitatorUrl' ? ENV.X402_FACILITATOR_URL : ENV.X402_RPC_URL);
+      reported.add({ facilitatorUrl: ENV.X402_FACILITATOR_URL, rpcUrl: ENV.X402_RPC_URL, publicBaseUrl: ENV.PUBLIC_BASE_URL }[key]);
     }
   }
   problems.push(...payToChecksumProblems(ctx.payTo, stage));
+  // The token contract cannot spend what it receives: payments sent to it are lost.
+  for (const network of new Set(Object.values(NETWORK_OF_STAGE))) {
+    if (ctx.payTo && HEX_ADDRESS.test(ctx.payTo) && ctx.payTo.toLowerCase() === usdcFor(network).address.toLowerCase()) {
+      problems.push(
+        `payTo: ${ctx.payTo} is the USDC token contract (${network}), not a wallet; payments to it are lost: set the address of your receiving wallet`,
+      );
+    }
+  }
+
+  // The MCP Registry refuses the anonymous namespace outside development registries.
+  if (stage === 'prod' && ctx.mcpRegistryName?.startsWith('io.modelcontextprotocol.anonymous/')) {
+    problems.push(
+      `mcpRegistryName: ${ctx.mcpRegistryName} is in the anonymous namespace, which the public MCP Registry refuses: use one you own (io.github.<user>/commodity-data or the reverse DNS of your domain)`,
+    );
+  }
+
+  let domain: DeployConfig['domain'];
+  const domainName = ctx.domainName?.toLowerCase() || undefined;
+  const certificateArn = ctx.certificateArn || undefined;
+  if (Boolean(domainName) !== Boolean(certificateArn)) {
+    problems.push('domainName and certificateArn: give both (-c domainName=api.example.com -c certificateArn=arn:aws:acm:<region>:…) or neither');
+  } else if (domainName && certificateArn) {
+    if (!HOSTNAME.test(domainName)) problems.push(`domainName: not a host name, got "${ctx.domainName}"`);
+    if (!ACM_CERTIFICATE_ARN.test(certificateArn)) {
+      problems.push(`certificateArn: not an ACM certificate ARN (arn:aws:acm:<the stack's region>:<account>:certificate/<id>), got "${certificateArn}"`);
+    }
+    if (HOSTNAME.test(domainName)) domain = { name: domainName, certificateArn };
+    if (ctx.publicBaseUrl && URL.canParse(ctx.publicBaseUrl) && new URL(ctx.publicBaseUrl).host !== domainName) {
+      problems.push(
+        `publicBaseUrl: ${ctx.publicBaseUrl} is not on domainName ${domainName}; leave it out (it defaults to https://${domainName}) or make them agree`,
+      );
+    }
+  }
+  const edge = onOff(ctx.edge);
+  if (ctx.edge !== undefined && edge === undefined) problems.push(`edge: expected 1 or 0, got "${ctx.edge}"`);
+  const quiet = onOff(ctx.quietAlarms);
+  if (ctx.quietAlarms !== undefined && quiet === undefined) problems.push(`quietAlarms: expected 1 or 0, got "${ctx.quietAlarms}"`);
 
   const alarmEmail = ctx.alarmEmail || undefined;
   const alarmTopicArn = ctx.alarmTopicArn || undefined;
@@ -169,7 +262,8 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     [ENV.X402_PAY_TO]: ctx.payTo || undefined,
     [ENV.X402_FACILITATOR_URL]: ctx.facilitatorUrl || undefined,
     [ENV.X402_MAX_TIMEOUT_SECONDS]: ctx.maxTimeoutSeconds || undefined,
-    [ENV.PUBLIC_BASE_URL]: ctx.publicBaseUrl || undefined,
+    // A custom domain is the address buyers sign for, unless publicBaseUrl says otherwise.
+    [ENV.PUBLIC_BASE_URL]: ctx.publicBaseUrl || (domain ? `https://${domain.name}` : undefined),
     [ENV.X402_RPC_URL]: ctx.rpcUrl || undefined,
     [ENV.MCP_REGISTRY_NAME]: ctx.mcpRegistryName || undefined,
     [ENV.OPERATOR_CONTACT]: ctx.operatorContact || undefined,
@@ -217,6 +311,9 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'>): DeployConfig => {
     ...(reconcilerConcurrency !== undefined ? { reconcilerConcurrency } : {}),
     metricsNamespace,
     logRetention: (days as RetentionDays | undefined) ?? (stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_MONTH),
+    ...(domain ? { domain } : {}),
+    alarmActions: quiet !== true,
+    capacity: { ...STAGE_CAPACITY[stage], edge: edge ?? STAGE_CAPACITY[stage].edge },
   };
 };
 

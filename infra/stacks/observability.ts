@@ -23,6 +23,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRIC, METRIC_SERVICE } from '../../shared/observability/metrics';
+import { BATCH_METRIC } from '../../shared/payment/batch/settle-metrics';
 import { LANE_IDS } from '../../shared/payment/lane';
 import type { SourceDef } from '../../shared/sources/types';
 
@@ -133,9 +134,14 @@ interface IngestAlarmOptions {
  * freshness check's SourceStale, and the check has its own Errors alarm.
  */
 const addIngestAlarms = (scope: Construct, o: IngestAlarmOptions): Alarm[] => [
+  // New failures, not the queue's depth: a message left in the queue (kept 14 days) would hold the
+  // alarm in ALARM and every later failure would page no one. Lambda's failure destination and the
+  // scheduler's dead-letter queue both send with SendMessage, which NumberOfMessagesSent counts.
+  // Reading, replaying and draining the queue: README, operator runbook.
   alarm(scope, 'IngestFailuresAlarm', o.topic, {
-    description: 'An ingestion run failed or was skipped (missing API key) after its retries and landed in the IngestFailures queue',
-    metric: o.failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    description:
+      'An ingestion run failed or was skipped (missing API key) after its retries and landed in the IngestFailures queue (a new message in 5 minutes); runbook: read, re-run, drain',
+    metric: o.failures.metricNumberOfMessagesSent({ period: Duration.minutes(5), statistic: 'Sum' }),
     threshold: 1,
   }),
   errorsAlarm(scope, 'SourceFreshnessErrorsAlarm', o.topic, o.freshnessCheck, 'source freshness check'),
@@ -153,7 +159,7 @@ const addIngestAlarms = (scope: Construct, o: IngestAlarmOptions): Alarm[] => [
 
 /** One dashboard: calls and money by lane, payments pending, ingestion, errors. */
 const addDashboard = (scope: Construct, o: { name: string; namespace: string; api: HttpApi }): Dashboard => {
-  const m = (name: string, dims?: Record<string, string>) => business(o.namespace, METRIC_SERVICE.api, name, dims);
+  const m = (name: string, dims?: Record<string, string>, statistic = 'Sum') => business(o.namespace, METRIC_SERVICE.api, name, dims).with({ statistic });
   // Per-source metrics, whatever sources exist: a SEARCH over the source dimension (with the service's, which every point has).
   const perSource = (name: string, stat = 'Sum') =>
     new MathExpression({
@@ -181,6 +187,19 @@ const addDashboard = (scope: Construct, o: { name: string; namespace: string; ap
             m(METRIC.pendingAfterReconcile),
           ],
           width: 8,
+        }),
+      ],
+      [
+        new GraphWidget({
+          title: 'Batch settler per pass: vouchers claimed, refunds, failures',
+          left: [m(BATCH_METRIC.claimed), m(BATCH_METRIC.refunded), m(BATCH_METRIC.failed)],
+          width: 12,
+        }),
+        new GraphWidget({
+          title: 'Batch backlog: open sales and their oldest age (s)',
+          left: [m(BATCH_METRIC.backlogSales, undefined, 'Maximum')],
+          right: [m(BATCH_METRIC.backlogOldestSeconds, undefined, 'Maximum')],
+          width: 12,
         }),
       ],
       [

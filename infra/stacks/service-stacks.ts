@@ -4,7 +4,9 @@
  * stateless stacks can be destroyed and redeployed without touching the retained data; four
  * (a separate MCP stack) would only add cross-stack references for one more function of the API.
  */
-import type { App } from 'aws-cdk-lib';
+import { Aspects, type App, type IAspect } from 'aws-cdk-lib';
+import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IConstruct } from 'constructs';
 import { FAMILIES } from '../../shared/routes/table';
 import { missingEntries } from '../constructs/service-function';
 import { ApiStack } from './api-stack';
@@ -71,8 +73,20 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
     alarmTopic: data.alarmTopic,
     entry: opts.entry,
   });
+  if (!config.alarmActions) for (const stack of [data, api, ingest]) Aspects.of(stack).add(new HoldAlarmActions());
   return { data, api, ingest };
 };
+
+/**
+ * The pager held (-c quietAlarms=1): every alarm of the stage, whoever added it, is created with its
+ * actions disabled. It still evaluates and shows its state; the next deploy without the setting
+ * turns the notifications on (an alarm already in ALARM then notifies at its next change).
+ */
+class HoldAlarmActions implements IAspect {
+  visit(node: IConstruct): void {
+    if (node instanceof CfnAlarm) node.actionsEnabled = false;
+  }
+}
 
 export { addServiceStacks, ENTRY_NAMES, APP_CONTEXT };
 export type { ServiceStacks, ServiceStacksOptions };

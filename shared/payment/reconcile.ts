@@ -17,6 +17,7 @@
 import type { PaymentPayload } from '@x402/core/types';
 import { createPublicClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
 import type { X402Network } from '../config';
+import { findNewestLog } from './evm/log-pages';
 import type { FacilitatorClient } from './facilitator';
 import type { PaymentLog } from './lane';
 import { CLAIM_LIFETIME_MS, type ClaimKey, type ClaimRecord, type ReconcileLedger } from './ledger';
@@ -65,14 +66,12 @@ const viemChainReader = (rpcUrl: string): ChainReader => {
       (await client.readContract({ address: asset, abi: AUTHORIZATION_STATE_ABI, functionName: 'authorizationState', args: [payer, nonce] })) === true,
     findAuthorizationTransaction: async (asset, payer, nonce) => {
       const latest = await client.getBlockNumber();
-      const logs = await client.getLogs({
-        address: asset,
-        event: AUTHORIZATION_USED,
-        args: { authorizer: payer, nonce },
+      // In pages the provider accepts (one 20,000-block query is refused by most hosted nodes).
+      const log = await findNewestLog((range) => client.getLogs({ address: asset, event: AUTHORIZATION_USED, args: { authorizer: payer, nonce }, ...range }), {
         fromBlock: latest > LOG_LOOKBACK_BLOCKS ? latest - LOG_LOOKBACK_BLOCKS : 0n,
         toBlock: latest,
       });
-      return logs[0]?.transactionHash ?? null;
+      return log?.transactionHash ?? null;
     },
     transactionStatus: async (hash) => {
       try {

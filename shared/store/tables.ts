@@ -14,7 +14,7 @@ interface TableDef {
   readonly sortKey: KeyAttr;
   /** Attribute holding an epoch-seconds expiry, when items may expire. */
   readonly timeToLiveAttribute?: string;
-  /** Sparse global secondary indexes (all attributes projected). */
+  /** Sparse global secondary indexes. */
   readonly globalIndexes?: readonly IndexDef[];
 }
 
@@ -22,6 +22,13 @@ interface IndexDef {
   readonly name: string;
   readonly partitionKey: KeyAttr;
   readonly sortKey: KeyAttr;
+  /**
+   * The attributes besides the keys (the table's and the index's) that the index's readers use.
+   * Every write of an indexed item writes its projection to the index too, in write units per KB:
+   * a projection of what is read, not the whole item (payment payloads, stored answers), keeps an
+   * index write at 1 unit. Empty: KEYS_ONLY.
+   */
+  readonly projected: readonly string[];
 }
 
 /** DynamoDB TTL attribute of the credit table (epoch seconds): unsettled claims and payment-id bindings expire; sales (settled claims included) and usage do not. */
@@ -40,6 +47,25 @@ const CREDITS_WATCH_INDEX = 'gsi1';
  * settlement is one write of one item. Finance reads a month's shards from the table and this index.
  */
 const CREDITS_SALES_INDEX = 'gsi2';
+
+/** What the reconciler reads from the watch index (DynamoReconcileLedger.listWatched): payer and nonce, then the claim itself by key. */
+const WATCH_INDEX_ATTRIBUTES = Object.freeze(['payer', 'nonce']);
+/** What finance reads from the sales index (salesOfMonth -> saleFromItem without extras): the sale's core fields. */
+const SALES_INDEX_ATTRIBUTES = Object.freeze([
+  'sale_id',
+  'lane',
+  'route',
+  'path',
+  'amount',
+  'asset',
+  'network',
+  'pay_to',
+  'payer',
+  'transaction',
+  'settled_at',
+  'request_id',
+  'nonce',
+]);
 
 /**
  * Observations: pk = series key (PRICE#CL, INV#cushing, COT#CL, META#eia-spot …),
@@ -61,8 +87,8 @@ const CREDITS_TABLE: TableDef = Object.freeze<TableDef>({
   sortKey: { name: 'sk', type: 'S' },
   timeToLiveAttribute: TTL_ATTRIBUTE,
   globalIndexes: [
-    { name: CREDITS_WATCH_INDEX, partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
-    { name: CREDITS_SALES_INDEX, partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
+    { name: CREDITS_WATCH_INDEX, partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' }, projected: WATCH_INDEX_ATTRIBUTES },
+    { name: CREDITS_SALES_INDEX, partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' }, projected: SALES_INDEX_ATTRIBUTES },
   ],
 });
 
@@ -71,6 +97,10 @@ const keySchema = (pk: KeyAttr, sk: KeyAttr) => [
   { AttributeName: pk.name, KeyType: 'HASH' as const },
   { AttributeName: sk.name, KeyType: 'RANGE' as const },
 ];
+
+/** The DynamoDB Projection of an index definition. */
+const projectionOf = (i: IndexDef): { ProjectionType: 'KEYS_ONLY' } | { ProjectionType: 'INCLUDE'; NonKeyAttributes: string[] } =>
+  i.projected.length ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projected] } : { ProjectionType: 'KEYS_ONLY' };
 
 const createTableInput = (def: TableDef, tableName: string) => {
   const attrs = [def.partitionKey, def.sortKey, ...(def.globalIndexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
@@ -84,12 +114,12 @@ const createTableInput = (def: TableDef, tableName: string) => {
           GlobalSecondaryIndexes: def.globalIndexes.map((i) => ({
             IndexName: i.name,
             KeySchema: keySchema(i.partitionKey, i.sortKey),
-            Projection: { ProjectionType: 'ALL' as const },
+            Projection: projectionOf(i),
           })),
         }
       : {}),
   };
 };
 
-export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, CREDITS_SALES_INDEX, TTL_ATTRIBUTE, createTableInput };
+export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, CREDITS_SALES_INDEX, TTL_ATTRIBUTE, createTableInput, projectionOf };
 export type { TableDef, KeyAttr, IndexDef };

@@ -3,15 +3,15 @@
  * bash shell, against the embedded stack. What stands in for what cannot be reached from here:
  * - AWS DynamoDB: the local runtime's embedded store (AWS_ENDPOINT_URL_DYNAMODB, honoured by the AWS
  *   SDK the CLIs use); the API at the stack's ApiUrl is the local runtime over it;
- * - AWS CloudFormation and Secrets Manager: loopback stand-ins answering the AWS CLI
- *   (AWS_ENDPOINT_URL_CLOUDFORMATION / _SECRETS_MANAGER), with the outputs and secret names of the
- *   stage as synthesized;
+ * - AWS CloudFormation, Secrets Manager and SQS: loopback stand-ins answering the AWS CLI
+ *   (AWS_ENDPOINT_URL_CLOUDFORMATION / _SECRETS_MANAGER / _SQS), with the outputs and secret names of
+ *   the stage as synthesized, and one failed ingestion run in the IngestFailures queue;
  * - `npx cdk bootstrap` / `deploy`: test/helpers/cdk-stand-in.ts, which synthesizes the app with the
  *   command's context (what `cdk deploy` does before deploying) and logs what it would deploy;
  * - the publishers: their recorded payloads (test/helpers/offline-publishers.ts).
  */
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -68,6 +68,22 @@ describe('README operator runbook, run as written against the embedded stack', (
   let stack: LocalStack;
   let cloudformation: Awaited<ReturnType<typeof serve>>;
   let secretsManager: Awaited<ReturnType<typeof serve>>;
+  let sqs: Awaited<ReturnType<typeof serve>>;
+  const sqsCalls: Array<{ action: string; input: Record<string, unknown> }> = [];
+  /** A failed scheduled run of fred as Lambda's failure destination records it (its retries exhausted). */
+  const failedRun = JSON.stringify({
+    version: '1.0',
+    timestamp: '2026-11-27T14:15:03.118Z',
+    requestContext: {
+      requestId: 'c0ffee00-0000-4000-8000-000000000001',
+      functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:ingest-fred:$LATEST',
+      condition: 'RetriesExhausted',
+      approximateInvokeCount: 3,
+    },
+    requestPayload: { source: 'fred' },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+    responsePayload: { errorType: 'Error', errorMessage: 'fred: HTTP 503 from api.stlouisfed.org' },
+  });
   let dir: string;
   const stacksAsked: string[] = [];
   const secretsPut: Array<{ id: string; value: string }> = [];
@@ -88,6 +104,11 @@ describe('README operator runbook, run as written against the embedded stack', (
     PAY_TO,
     NEW_PAY_TO,
     FACILITATOR_URL: 'https://api.cdp.coinbase.com/platform/v2/x402',
+    RPC_URL: 'https://base.rpc.example.com/v2/runbook',
+    MCP_REGISTRY_NAME: 'com.example/commodity-data',
+    DOMAIN_NAME: 'api.example.com',
+    CERTIFICATE_ARN: 'arn:aws:acm:us-east-1:123456789012:certificate/0b7c2f4e-1111-2222-3333-444455556666',
+    KEY_NAME: 'EIA_API_KEY',
     ALARM_EMAIL: 'ops@example.com',
     STRIPE_PRICE_MONTHLY: 'price_runbook_monthly',
     STRIPE_PRICE_YEARLY: 'price_runbook_yearly',
@@ -106,11 +127,33 @@ describe('README operator runbook, run as written against the embedded stack', (
     stack = await startTestStack({ X402_ENFORCE: '1', X402_PAY_TO: PAY_TO }, false);
 
     // What the stage's stacks output and which secrets exist, from the prod synthesis of the runbook's context.
-    const synth = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: vars.FACILITATOR_URL, alarmEmail: vars.ALARM_EMAIL });
+    const synth = synthService({
+      stage: 'prod',
+      payTo: PAY_TO,
+      facilitatorUrl: vars.FACILITATOR_URL,
+      rpcUrl: vars.RPC_URL,
+      alarmEmail: vars.ALARM_EMAIL,
+      domainName: vars.DOMAIN_NAME,
+      certificateArn: vars.CERTIFICATE_ARN,
+    });
+    sqs = await serve((body, headers) => {
+      const action = String(headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
+      const input = JSON.parse(body || '{}') as Record<string, unknown>;
+      sqsCalls.push({ action, input });
+      const type = 'application/x-amz-json-1.0';
+      if (action === 'ReceiveMessage') {
+        const md5 = createHash('md5').update(failedRun).digest('hex');
+        return [200, type, JSON.stringify({ Messages: [{ MessageId: 'm-1', ReceiptHandle: 'receipt-1', MD5OfBody: md5, Body: failedRun }] })];
+      }
+      if (action === 'DeleteMessage') return [200, type, '{}'];
+      return [400, type, JSON.stringify({ __type: 'com.amazonaws.sqs#InvalidAction', message: action })];
+    });
     const outputValue: Record<string, string> = {
       ApiUrl: `${stack.url}/`,
       ObservationsTableName: stack.config.OBSERVATIONS_TABLE,
       CreditsTableName: stack.config.CREDITS_TABLE,
+      IngestFailuresQueueUrl: `${sqs.url}/123456789012/commodity-data-prod-ingest-IngestFailures`,
+      CustomDomainTarget: 'd111111abcdef8.cloudfront.net',
     };
     const outputs = new Map(
       [synth.data, synth.api, synth.ingest].map((st, i) => [
@@ -161,6 +204,8 @@ describe('README operator runbook, run as written against the embedded stack', (
       'set -euo pipefail',
       // `npx cdk …` goes to the stand-in; every other npx as usual
       'npx() { if [ "$1" = cdk ]; then shift; node "$CDK_STAND_IN" "$@"; else command npx "$@"; fi; }',
+      // AWS CLI v1 does not take AWS_ENDPOINT_URL_SQS (v2 does): point its sqs commands at the stand-in explicitly
+      'aws() { if [ "$1" = sqs ]; then command aws --endpoint-url "$AWS_ENDPOINT_URL_SQS" "$@"; else command aws "$@"; fi; }',
       ...blocks.flatMap((b, i) => [`echo "::block ${i}::"`, b]),
     ].join('\n');
     result = await new Promise((resolve, reject) => {
@@ -174,6 +219,7 @@ describe('README operator runbook, run as written against the embedded stack', (
           AWS_ENDPOINT_URL_DYNAMODB: stack.config.DYNAMODB_ENDPOINT!,
           AWS_ENDPOINT_URL_CLOUDFORMATION: cloudformation.url,
           AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
+          AWS_ENDPOINT_URL_SQS: sqs.url,
           NODE_OPTIONS: `--import tsx --import ${PUBLISHERS}`,
           CDK_STAND_IN: CDK_STAND_IN,
           CDK_STAND_IN_LOG: join(dir, 'deploys.jsonl'),
@@ -199,6 +245,7 @@ describe('README operator runbook, run as written against the embedded stack', (
     await stack?.close();
     await cloudformation?.close();
     await secretsManager?.close();
+    await sqs?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -208,43 +255,68 @@ describe('README operator runbook, run as written against the embedded stack', (
       .split('\n')
       .map((l) => JSON.parse(l) as { stacks: string[]; context: Record<string, string>; price: Record<string, string>; pro: Record<string, string> });
 
-  it('runs every block to its end (9 blocks: helpers, bootstrap, deploy, secrets, backfill, verify, two rotations, pay-to)', () => {
+  it('runs every block to its end (11 blocks: helpers, bootstrap, first deploy, Stripe, backfill and pager, verify, ingest failures, three rotations, pay-to)', () => {
     expect(result.status, result.stderr.slice(-3000)).toBe(0);
-    expect(result.blocks).toHaveLength(9);
+    expect(result.blocks).toHaveLength(11);
   });
 
-  it('deploys the prod stage with the context it names, then restarts the functions for the secrets, and moves the pay-to', () => {
+  it('deploys the data stack first, the rest with the pager held until the backfill, restarts the functions for the secrets, and moves the pay-to', () => {
     const d = deploys();
-    expect(d.map((x) => [x.stacks.length, x.context.secretsRevision ?? null, x.context.payTo])).toEqual([
-      [3, null, PAY_TO],
-      [3, '1', PAY_TO],
-      [1, expect.stringMatching(/^\d{8}T\d{6}$/), PAY_TO],
-      [1, expect.stringMatching(/^\d{8}T\d{6}$/), PAY_TO],
-      [1, null, NEW_PAY_TO],
+    expect(d.map((x) => [x.stacks, x.context.secretsRevision ?? null, x.context.quietAlarms ?? null, x.context.payTo])).toEqual([
+      [['commodity-data-prod-data'], null, null, PAY_TO],
+      [expect.arrayContaining(['commodity-data-prod-api']), null, '1', PAY_TO],
+      [expect.arrayContaining(['commodity-data-prod-api']), '1', '1', PAY_TO],
+      [expect.arrayContaining(['commodity-data-prod-api']), '1', null, PAY_TO],
+      [['commodity-data-prod-api'], expect.stringMatching(/^\d{8}T\d{6}$/), null, PAY_TO],
+      [['commodity-data-prod-api'], expect.stringMatching(/^\d{8}T\d{6}$/), null, PAY_TO],
+      [['commodity-data-prod-ingest'], expect.stringMatching(/^\d{8}T\d{6}$/), null, PAY_TO],
+      [['commodity-data-prod-api'], null, null, NEW_PAY_TO],
     ]);
-    expect(d[0]!.price).toMatchObject({
+    for (const x of d.slice(1, 4)) expect(x.stacks).toHaveLength(3);
+    expect(d[1]!.price).toMatchObject({
       [ENV.STAGE]: 'prod',
       [ENV.X402_NETWORK]: 'eip155:8453',
       [ENV.X402_ENFORCE]: '1',
       [ENV.X402_FACILITATOR_URL]: vars.FACILITATOR_URL,
+      [ENV.X402_RPC_URL]: vars.RPC_URL,
       [ENV.X402_PAY_TO]: PAY_TO,
+      [ENV.MCP_REGISTRY_NAME]: vars.MCP_REGISTRY_NAME,
+      // the custom domain is the address buyers sign for
+      [ENV.PUBLIC_BASE_URL]: `https://${vars.DOMAIN_NAME}`,
     });
-    expect(d[0]!.pro).toMatchObject({ [ENV.STRIPE_PRICE_MONTHLY]: vars.STRIPE_PRICE_MONTHLY, [ENV.STRIPE_PRICE_YEARLY]: vars.STRIPE_PRICE_YEARLY });
-    expect(d[1]!.price[ENV.SECRETS_REVISION]).toBe('1');
-    expect(d[2]!.stacks).toEqual(['commodity-data-prod-api']);
-    expect(d[4]!.price[ENV.X402_PAY_TO]).toBe(NEW_PAY_TO);
-    expect(stacksAsked).toEqual(['commodity-data-prod-api', 'commodity-data-prod-data', 'commodity-data-prod-data']);
+    expect(d[1]!.context).toMatchObject({ domainName: vars.DOMAIN_NAME, certificateArn: vars.CERTIFICATE_ARN });
+    expect(d[1]!.pro).toMatchObject({ [ENV.STRIPE_PRICE_MONTHLY]: vars.STRIPE_PRICE_MONTHLY, [ENV.STRIPE_PRICE_YEARLY]: vars.STRIPE_PRICE_YEARLY });
+    expect(d[2]!.price[ENV.SECRETS_REVISION]).toBe('1');
+    expect(d[7]!.price[ENV.X402_PAY_TO]).toBe(NEW_PAY_TO);
+    expect(stacksAsked).toEqual([
+      'commodity-data-prod-api',
+      'commodity-data-prod-data',
+      'commodity-data-prod-data',
+      'commodity-data-prod-api',
+      'commodity-data-prod-ingest',
+    ]);
+  });
+
+  it('puts the facilitator credentials in place before the API stack is first deployed (no paid call without them)', () => {
+    const firstApiDeploy = deploys().findIndex((x) => x.stacks.includes('commodity-data-prod-api'));
+    expect(firstApiDeploy).toBe(1);
+    // the secrets of block 2 are stored between the data stack's deploy and the API's
+    expect(result.blocks[2]!.indexOf('commodity-data-prod/facilitator')).toBeLessThan(
+      result.blocks[2]!.indexOf('synthesized commodity-data-prod-data, commodity-data-prod-api'),
+    );
+    expect(result.blocks[2]!.trim().split('\n').at(-1)).toBe(`DNS: ${vars.DOMAIN_NAME} CNAME d111111abcdef8.cloudfront.net`);
   });
 
   it('stores each secret under a name the data stack creates, in the format its function reads', async () => {
     expect(secretsPut.map((p) => p.id)).toEqual([
       'commodity-data-prod/facilitator',
-      'commodity-data-prod/stripe',
       'commodity-data-prod/source-keys/EIA_API_KEY',
       'commodity-data-prod/source-keys/NASS_API_KEY',
       'commodity-data-prod/source-keys/FAS_API_KEY',
       'commodity-data-prod/stripe',
+      'commodity-data-prod/stripe',
       'commodity-data-prod/facilitator',
+      'commodity-data-prod/source-keys/EIA_API_KEY',
     ]);
     const value = (id: string) => secretsPut.find((p) => p.id === id)!.value;
     expect(parseFacilitatorSecret(value('commodity-data-prod/facilitator'), 'f')).toEqual({ CDP_API_KEY_ID: cdp.id, CDP_API_KEY_SECRET: cdp.secret });
@@ -271,7 +343,7 @@ describe('README operator runbook, run as written against the embedded stack', (
     }
   });
 
-  it('verifies: /health (status and stale sources), an unpaid call is 402, a Pro key pays a call and is revoked', async () => {
+  it("verifies: /health (status and stale sources), an unpaid call is 402, a Pro key pays a call and is revoked, and today's earnings show that call", async () => {
     const lines = result.blocks[5]!.trim().split('\n');
     const health = JSON.parse(lines.slice(0, lines.indexOf('}') + 1).join('\n'));
     expect(Object.keys(health)).toEqual(['status', 'stale_sources']);
@@ -282,12 +354,28 @@ describe('README operator runbook, run as written against the embedded stack', (
     const rest = lines.slice(lines.indexOf('}') + 1);
     expect(rest[0]).toBe('402');
     expect(JSON.parse(rest.slice(1, rest.indexOf('}') + 1).join('\n'))).toMatchObject({ instrument: 'CL' });
-    expect(rest.at(-1)).toMatch(/ revoked /);
+    const revoked = rest.findIndex((l) => / revoked /.test(l));
+    expect(revoked).toBeGreaterThan(0);
+    // npm run usage -- --day <today>: the Pro call, one credit (0.01 USD list), by lane and route
+    const today = new Date().toISOString().slice(0, 10);
+    expect(rest.slice(revoked + 1)).toEqual([
+      `${today}  pro         GET /v1/price/{code}: 1 calls, 1 credits = 0.01 USD list`,
+      `${today}  pro         total: 1 calls, 1 credits = 0.01 USD list`,
+    ]);
     const keys = await new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE).list();
     expect(keys.map((k) => [k.label, k.status, k.creditsLeft])).toEqual([['smoke-test', 'revoked', 2999]]);
   });
 
+  it('reads a failed ingestion run from the queue, runs its source again, and deletes the record only then', () => {
+    const lines = result.blocks[6]!.trim().split('\n');
+    expect(lines[0]).toBe('fred  2026-11-27T14:15:03.118Z  fred: HTTP 503 from api.stlouisfed.org');
+    expect(lines.filter((l) => /^(ok|skipped|failed) /.test(l))).toEqual([expect.stringMatching(/^ok +fred\b/)]);
+    expect(sqsCalls.map((c) => c.action)).toEqual(['ReceiveMessage', 'DeleteMessage']);
+    expect(sqsCalls[0]!.input).toMatchObject({ MaxNumberOfMessages: 10, VisibilityTimeout: 900 });
+    expect(sqsCalls[1]!.input).toMatchObject({ ReceiptHandle: 'receipt-1', QueueUrl: expect.stringContaining('IngestFailures') });
+  });
+
   it('the pay-to step ends by printing the address the challenges name (the stand-in API was not redeployed: the old one)', () => {
-    expect(result.blocks[8]!.trim().split('\n').at(-1)).toBe(PAY_TO);
+    expect(result.blocks[10]!.trim().split('\n').at(-1)).toBe(PAY_TO);
   });
 });

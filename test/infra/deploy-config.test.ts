@@ -5,8 +5,17 @@ import { ENV } from '../../shared/config/env-keys';
 
 const PAY_TO = '0x2222222222222222222222222222222222222222';
 /** A prod context that passes: a mainnet facilitator over https and somewhere for alarms to go. */
-const PROD = { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com', alarmEmail: 'ops@example.com' };
-const ctx = (values: Record<string, unknown>) => ({ tryGetContext: (k: string) => values[k] });
+const PROD = {
+  stage: 'prod',
+  payTo: PAY_TO,
+  facilitatorUrl: 'https://facilitator.example.com',
+  alarmEmail: 'ops@example.com',
+  rpcUrl: 'https://base.rpc.example.com/v2/key',
+};
+const ctx = (values: Record<string, unknown>) => ({
+  tryGetContext: (k: string) => values[k],
+  getAllContext: () => Object.fromEntries(Object.entries(values).filter((e) => e[1] !== undefined)),
+});
 
 /** The problems of a rejected context (fails the test when it is accepted). */
 const problemsOf = (values: Record<string, unknown>): string[] => {
@@ -78,6 +87,95 @@ describe('readDeployConfig', () => {
   it('refuses a prod stage without a mainnet facilitator', () => {
     expect(problemsOf({ ...PROD, facilitatorUrl: undefined })).toEqual([expect.stringMatching(/^facilitatorUrl: required in prod/)]);
     expect(problemsOf({ ...PROD, facilitatorUrl: 'https://x402.org/facilitator' })).toEqual([expect.stringMatching(/testnets only/)]);
+  });
+
+  it('refuses every form of a testnet-only facilitator in prod, saying what to set', () => {
+    for (const url of [
+      'https://x402.org',
+      'https://x402.org/',
+      'https://www.x402.org/facilitator',
+      'https://x402.org?x=1',
+      'https://facilitator.base-sepolia.example.com',
+    ]) {
+      expect(problemsOf({ ...PROD, facilitatorUrl: url }), url).toEqual([expect.stringMatching(/testnets only; prod .* -c facilitatorUrl=https:\/\/api\.cdp/)]);
+    }
+    // a host that merely contains the name is another service
+    expect(readDeployConfig(ctx({ ...PROD, facilitatorUrl: 'https://x402.org.example.com/f' })).apiEnvironment[ENV.X402_FACILITATOR_URL]).toBe(
+      'https://x402.org.example.com/f',
+    );
+  });
+
+  it("requires an RPC URL in prod, of the stage's own chain", () => {
+    expect(problemsOf({ ...PROD, rpcUrl: undefined })).toEqual([expect.stringMatching(/^rpcUrl: required in prod: .*-c rpcUrl=https:/)]);
+    for (const url of ['https://sepolia.base.org', 'https://base-sepolia.g.alchemy.com/v2/k', 'https://base-testnet.example.com']) {
+      expect(problemsOf({ ...PROD, rpcUrl: url }), url).toEqual([
+        expect.stringMatching(/^rpcUrl: .* names a test network; prod settles on Base mainnet \(chain 8453\)/),
+      ]);
+    }
+    expect(problemsOf({ stage: 'staging', payTo: PAY_TO, rpcUrl: 'https://mainnet.base.org' })).toEqual([
+      expect.stringMatching(/^rpcUrl: .* names a mainnet; staging settles on Base Sepolia \(chain 84532\)/),
+    ]);
+    expect(readDeployConfig(ctx(PROD)).apiEnvironment[ENV.X402_RPC_URL]).toBe(PROD.rpcUrl);
+  });
+
+  it('refuses the USDC token contract as the pay-to address (payments to it are lost)', () => {
+    // Circle's USDC on Base and on Base Sepolia (https://developers.circle.com/stablecoins/usdc-contract-addresses)
+    expect(problemsOf({ ...PROD, payTo: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })).toEqual([
+      expect.stringMatching(/^payTo: .* is the USDC token contract \(eip155:8453\)/),
+    ]);
+    expect(problemsOf({ stage: 'staging', payTo: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' })).toEqual([
+      expect.stringMatching(/^payTo: .* is the USDC token contract \(eip155:84532\)/),
+    ]);
+  });
+
+  it('refuses an http publicBaseUrl in prod (buyers sign for URLs under it)', () => {
+    expect(problemsOf({ ...PROD, publicBaseUrl: 'http://api.example.com' })).toEqual(['publicBaseUrl: prod needs an https URL, got "http://api.example.com"']);
+  });
+
+  it("refuses a context key it does not know, naming the nearest, and leaves CDK's own keys alone", () => {
+    expect(problemsOf({ ...PROD, facilitatorURL: 'https://f.example.com' })).toEqual([
+      expect.stringMatching(/^facilitatorURL: not a setting of this app \(did you mean facilitatorUrl\?\)/),
+    ]);
+    expect(problemsOf({ ...PROD, paytoo: PAY_TO })).toEqual([expect.stringMatching(/^paytoo: not a setting of this app; the settings are stage, payTo/)]);
+    const cdkKeys = {
+      '@aws-cdk/core:newStyleStackSynthesis': true,
+      'aws:cdk:bundling-stacks': [],
+      'cli-telemetry': false,
+      'availability-zones:account=1:region=x': [],
+    };
+    expect(readDeployConfig(ctx({ ...PROD, ...cdkKeys })).stage).toBe('prod');
+  });
+
+  it('takes a custom domain with its certificate (both or neither) and makes it the public base URL', () => {
+    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0b7c2f4e-1111-2222-3333-444455556666';
+    const cfg = readDeployConfig(ctx({ ...PROD, domainName: 'API.example.com', certificateArn }));
+    expect(cfg.domain).toEqual({ name: 'api.example.com', certificateArn });
+    expect(cfg.apiEnvironment[ENV.PUBLIC_BASE_URL]).toBe('https://api.example.com');
+    expect(readDeployConfig(ctx(PROD)).domain).toBeUndefined();
+    expect(problemsOf({ ...PROD, domainName: 'api.example.com' })).toEqual([expect.stringMatching(/^domainName and certificateArn: give both/)]);
+    expect(problemsOf({ ...PROD, domainName: 'api example', certificateArn: 'arn:aws:iam::123456789012:server-certificate/x' })).toEqual([
+      'domainName: not a host name, got "api example"',
+      expect.stringMatching(/^certificateArn: not an ACM certificate ARN/),
+    ]);
+    expect(problemsOf({ ...PROD, domainName: 'api.example.com', certificateArn, publicBaseUrl: 'https://other.example.com' })).toEqual([
+      expect.stringMatching(/^publicBaseUrl: https:\/\/other\.example\.com is not on domainName api\.example\.com/),
+    ]);
+  });
+
+  it('refuses the MCP Registry anonymous namespace in prod', () => {
+    expect(problemsOf({ ...PROD, mcpRegistryName: 'io.modelcontextprotocol.anonymous/commodity-data' })).toEqual([
+      expect.stringMatching(/^mcpRegistryName: .* anonymous namespace, which the public MCP Registry refuses: use one you own/),
+    ]);
+    expect(readDeployConfig(ctx({ ...PROD, mcpRegistryName: 'io.github.alice/commodity-data' })).apiEnvironment[ENV.MCP_REGISTRY_NAME]).toBe(
+      'io.github.alice/commodity-data',
+    );
+  });
+
+  it('holds the pager when asked (-c quietAlarms=1), and only with 1 or 0', () => {
+    expect(readDeployConfig(ctx(PROD)).alarmActions).toBe(true);
+    expect(readDeployConfig(ctx({ ...PROD, quietAlarms: '1' })).alarmActions).toBe(false);
+    expect(readDeployConfig(ctx({ ...PROD, quietAlarms: '0' })).alarmActions).toBe(true);
+    expect(problemsOf({ ...PROD, quietAlarms: 'soon' })).toEqual(['quietAlarms: expected 1 or 0, got "soon"']);
   });
 
   it('refuses plain http for the facilitator and the RPC in prod (payments, credentials and settlement verdicts travel on them)', () => {

@@ -40,7 +40,29 @@ const findings = (context: Record<string, string>, extra?: (app: App) => void): 
 describe('cdk-nag AwsSolutionsChecks', () => {
   it.each([
     ['staging', { stage: 'staging', payTo: PAY_TO }],
-    ['prod', { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' }],
+    [
+      'prod',
+      {
+        stage: 'prod',
+        payTo: PAY_TO,
+        facilitatorUrl: 'https://facilitator.example.com/x402',
+        alarmEmail: 'ops@example.com',
+        rpcUrl: 'https://base.rpc.example.com',
+      },
+    ],
+    [
+      'prod with a custom domain and the pager held',
+      {
+        stage: 'prod',
+        payTo: PAY_TO,
+        facilitatorUrl: 'https://facilitator.example.com/x402',
+        alarmEmail: 'ops@example.com',
+        rpcUrl: 'https://base.rpc.example.com',
+        domainName: 'api.example.com',
+        certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0b7c2f4e-1111-2222-3333-444455556666',
+        quietAlarms: '1',
+      },
+    ],
   ])(
     '%s: no unacknowledged finding',
     (_name, context) => {

@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionEntry, missingEntries, ServiceFunction } from '../../infra/constructs/service-function';
-import { familyCharges, HEAVY_ROUTE_THROTTLE, isHeavyRoute, routeKeysOf, STAGE_THROTTLE } from '../../infra/stacks/api-stack';
+import { familyCharges, isHeavyRoute, routeKeysOf } from '../../infra/stacks/api-stack';
+import { STAGE_CAPACITY } from '../../infra/stacks/capacity-settings';
 import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES } from '../../shared/routes/table';
@@ -85,7 +86,7 @@ describe('CDK app (staging)', () => {
       const stages = Object.values(s.templates.api.findResources('AWS::ApiGatewayV2::Stage')) as any[];
       expect(stages).toHaveLength(1);
       const { DefaultRouteSettings, RouteSettings } = stages[0].Properties;
-      expect(DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+      expect(DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1_000 });
       const heavy = [
         'GET /v1/snapshot/all',
         'GET /v1/decision/all',
@@ -97,9 +98,9 @@ describe('CDK app (staging)', () => {
       expect(Object.keys(RouteSettings).sort()).toEqual(ROUTES.filter(isHeavyRoute).flatMap(routeKeysOf).sort());
       // A HEAD runs the same handler as its GET (free): it is throttled like it.
       for (const key of [...heavy, 'HEAD /v1/snapshot/all', 'HEAD /v1/history/{code}'])
-        expect(RouteSettings[key], key).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+        expect(RouteSettings[key], key).toEqual({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
       expect(RouteSettings['GET /v1/price/{code}']).toBeUndefined();
-      expect(HEAVY_ROUTE_THROTTLE.rateLimit).toBeLessThan(STAGE_THROTTLE.rateLimit);
+      for (const c of Object.values(STAGE_CAPACITY)) expect(c.heavy.rateLimit).toBeLessThan(c.stage.rateLimit);
     });
 
     it('gives MCP its own function behind POST, GET and DELETE /api/mcp (GET/DELETE answer 405 from our code, not a 404)', () => {
@@ -206,7 +207,7 @@ describe('CDK app (staging)', () => {
       );
     });
 
-    it('credit table: the watch index (reconciler) and the sales index (finance: settled exact-lane claims), every attribute projected', () => {
+    it('credit table: the watch index (reconciler: payer and nonce) and the sales index (finance: the sale fields of settled exact-lane claims), nothing else projected', () => {
       const table = s.data.node.findChild(CREDITS_TABLE.id);
       const resource = s.templates.data.toJSON().Resources[logicalId(s.data, table)];
       const indexes = (resource.Properties.GlobalSecondaryIndexes as any[]).map((i) => ({ name: i.IndexName, keys: i.KeySchema, projection: i.Projection }));
@@ -217,7 +218,8 @@ describe('CDK app (staging)', () => {
             { AttributeName: 'gsi1pk', KeyType: 'HASH' },
             { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
           ],
-          projection: { ProjectionType: 'ALL' },
+          // what DynamoReconcileLedger.listWatched reads; the claim itself (its payment payload) is read by key
+          projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['payer', 'nonce'] },
         },
         {
           name: 'gsi2',
@@ -225,7 +227,25 @@ describe('CDK app (staging)', () => {
             { AttributeName: 'gsi2pk', KeyType: 'HASH' },
             { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
           ],
-          projection: { ProjectionType: 'ALL' },
+          // what salesOfMonth reads of an index item (saleFromItem without extras)
+          projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: [
+              'sale_id',
+              'lane',
+              'route',
+              'path',
+              'amount',
+              'asset',
+              'network',
+              'pay_to',
+              'payer',
+              'transaction',
+              'settled_at',
+              'request_id',
+              'nonce',
+            ],
+          },
         },
       ]);
     });
@@ -379,7 +399,13 @@ describe('CDK app (staging)', () => {
 
 describe('CDK app (prod and dev)', () => {
   it('charges on Base mainnet in prod with the given facilitator, and keeps the stateful stack termination-protected', () => {
-    const s = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' });
+    const s = synthService({
+      stage: 'prod',
+      payTo: PAY_TO,
+      facilitatorUrl: 'https://facilitator.example.com/x402',
+      alarmEmail: 'ops@example.com',
+      rpcUrl: 'https://base.rpc.example.com',
+    });
     s.templates.api.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
@@ -409,7 +435,13 @@ describe('CDK app (prod and dev)', () => {
     // Nothing reserved unless asked, in prod too: an account at its default concurrency quota cannot
     // reserve any and the deploy would roll back.
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    const prodContext = { stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' };
+    const prodContext = {
+      stage: 'prod',
+      payTo: PAY_TO,
+      facilitatorUrl: 'https://facilitator.example.com/x402',
+      alarmEmail: 'ops@example.com',
+      rpcUrl: 'https://base.rpc.example.com',
+    };
     const prod = synthService(prodContext);
     expect(prod.templates.api.toJSON().Resources[logicalId(prod.api, prod.api.reconciler)].Properties.ReservedConcurrentExecutions).toBeUndefined();
     const reserved = synthService({ ...prodContext, reconcilerConcurrency: '1' });

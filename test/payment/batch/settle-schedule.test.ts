@@ -34,16 +34,23 @@ describe('batch settler schedule (CDK)', () => {
       [ENV.X402_PAY_TO]: PAY_TO,
       [ENV.X402_RPC_URL]: 'https://rpc.example/base-sepolia',
     });
-    expect(fn.Properties.Timeout).toBe(300);
+    expect(fn.Properties.Timeout).toBe(540);
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     // Reserved only when the operator asks (an account at the default quota cannot reserve any).
-    const prod = synthService({ stage: 'prod', payTo: PAY_TO, facilitatorUrl: 'https://facilitator.example.com/x402', alarmEmail: 'ops@example.com' });
+    const prod = synthService({
+      stage: 'prod',
+      payTo: PAY_TO,
+      facilitatorUrl: 'https://facilitator.example.com/x402',
+      alarmEmail: 'ops@example.com',
+      rpcUrl: 'https://base.rpc.example.com',
+    });
     expect(prod.templates.api.toJSON().Resources[logicalId(prod.api, prod.api.batchSettler)].Properties.ReservedConcurrentExecutions).toBeUndefined();
     const reserved = synthService({
       stage: 'prod',
       payTo: PAY_TO,
       facilitatorUrl: 'https://facilitator.example.com/x402',
       alarmEmail: 'ops@example.com',
+      rpcUrl: 'https://base.rpc.example.com',
       reconcilerConcurrency: '1',
     });
     expect(reserved.templates.api.toJSON().Resources[logicalId(reserved.api, reserved.api.batchSettler)].Properties.ReservedConcurrentExecutions).toBe(1);
