@@ -117,5 +117,5 @@ const pointInTimeOf = (inputs: ReadonlyArray<Pick<Observation, 'attributes'>>): 
 /** Attributes that depend on the instant a call asked for, not on the data (left out of digests). */
 const POINT_IN_TIME_ATTRIBUTES = ['as_known_at', 'known_from'] as const;
 
-export { knownFrom, isKnownAt, isVintageAt, revises, rewrite, resolveAt, asKnownAtForm, pointInTimeOf, POINT_IN_TIME_ATTRIBUTES };
+export { knownFrom, isKnownAt, revises, rewrite, resolveAt, asKnownAtForm, pointInTimeOf, POINT_IN_TIME_ATTRIBUTES };
 export type { StoredVintage, Rewrite };

@@ -218,7 +218,6 @@ const AsKnownAtOnly = /* @__PURE__ */ (() => z.object(AS_KNOWN_AT).passthrough()
 
 export {
   AS_KNOWN_AT,
-  AS_KNOWN_AT_FORMAT,
   AsKnownAtOnly,
   ViewQuery,
   InstrumentParam,
