@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Seeds the replay data once for the run; every seeded test stack starts on a copy of it.
+    globalSetup: ['test/helpers/global-setup.ts'],
     // A process per file keeps native modules (ganache, dynalite's leveldb) apart; no test
     // configures the service through process.env, so files could share one.
     pool: 'forks',
