@@ -23,9 +23,21 @@ const writeSeededStore = async (dir: string): Promise<void> => {
   if (failed.length > 0) throw new Error(`seeding the shared test store failed: ${failed.map((r) => r.message).join('; ')}`);
 };
 
+/** Whether a process is alive (signal 0 only checks). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
 /**
  * The seeded store of the run: written by the first worker that asks (a directory made atomically
- * is its lock), waited for by the others, however long seeding takes on a busy machine.
+ * is its lock, with the writer's pid beside it), waited for by the others however long seeding takes
+ * on a busy machine. A writer that died before it finished (its file timed out and its process went)
+ * leaves the lock to the next worker that asks.
  * @param runDir the run's folder (global-setup.ts)
  * @returns the folder of the seeded store
  */
@@ -33,16 +45,27 @@ const seededStore = async (runDir: string): Promise<string> => {
   const store = join(runDir, 'store');
   const ready = join(runDir, 'ready');
   const failed = join(runDir, 'failed');
-  try {
-    mkdirSync(store);
-  } catch {
-    // Another worker seeds it: wait for its outcome.
+  const owner = join(runDir, 'owner');
+  for (;;) {
+    try {
+      mkdirSync(store);
+      break;
+    } catch {
+      // Another worker seeds it: wait for its outcome.
+    }
     while (!existsSync(ready)) {
       if (existsSync(failed)) throw new Error(readFileSync(failed, 'utf8'));
+      const pid = existsSync(owner) ? Number(readFileSync(owner, 'utf8')) : Number.NaN;
+      if (pid > 0 && !alive(pid) && !existsSync(ready)) {
+        rmSync(owner, { force: true });
+        rmSync(store, { recursive: true, force: true });
+        break;
+      }
       await sleep(100);
     }
-    return store;
+    if (existsSync(ready)) return store;
   }
+  writeFileSync(owner, String(process.pid));
   try {
     await writeSeededStore(store);
     writeFileSync(ready, '');
