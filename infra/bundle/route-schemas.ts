@@ -103,4 +103,4 @@ const precomputedRouteSchemas = (family: Family): Plugin => ({
   },
 });
 
-export { PRECOMPUTED, precomputedBazaarModule, precomputedFamilyOf, precomputedModule, precomputedRouteSchemas };
+export { PRECOMPUTED, precomputedFamilyOf, precomputedRouteSchemas };

@@ -178,5 +178,5 @@ const schedulerRoleFor = (scope: Construct, id: string, fn: ServiceFunction): Ro
 /** True when every named entry exists (synth fails early with a clear list otherwise). */
 const missingEntries = (names: readonly string[]): string[] => names.filter((n) => !existsSync(functionEntry(n)));
 
-export { ServiceFunction, functionEntry, missingEntries, schedulerRoleFor, TABLE_ACTIONS };
+export { ServiceFunction, functionEntry, missingEntries, schedulerRoleFor };
 export type { ServiceFunctionProps, BindTableOptions, TableAccess, TableEnvKey };

@@ -13,4 +13,4 @@ const COMPUTED_TTL_S = 60;
 const computedOnce = async <T>(services: Services, key: string, build: () => Promise<T>): Promise<T> =>
   (await services.cache.get(`computed:${key}`, COMPUTED_TTL_S, build)).value;
 
-export { computedOnce, COMPUTED_TTL_S };
+export { computedOnce };

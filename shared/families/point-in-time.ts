@@ -77,4 +77,4 @@ const answerAsKnownAt = <F extends Family>(handlers: FamilyHandlers<F>): FamilyH
 const sameInstant = (services: Pick<Services, 'asKnownAt'>, path: string): string =>
   services.asKnownAt ? `${path}${path.includes('?') ? '&' : '?'}as_known_at=${encodeURIComponent(services.asKnownAt)}` : path;
 
-export { answerAsKnownAt, answeringAsKnownAt, sameInstant };
+export { answerAsKnownAt, sameInstant };

@@ -151,4 +151,4 @@ const revealCheckoutKey = async (
   return { ok: true, key, hint: record.hint };
 };
 
-export { checkoutEnabled, createCheckout, handleWebhook, planOf, revealCheckoutKey, stripeOf };
+export { checkoutEnabled, createCheckout, handleWebhook, planOf, revealCheckoutKey };

@@ -216,7 +216,6 @@ const AsKnownAtOnly = /* @__PURE__ */ (() => z.object(AS_KNOWN_AT))();
 
 export {
   AS_KNOWN_AT,
-  AS_KNOWN_AT_FORMAT,
   AsKnownAtOnly,
   ViewQuery,
   InstrumentParam,

@@ -102,4 +102,4 @@ const DecisionAllCompactBody = allOf(SectorPackCompact).extend({ view: z.literal
 const DecisionView = z.discriminatedUnion('view', [DecisionCompactBody, DecisionBody]);
 const DecisionAllView = z.discriminatedUnion('view', [DecisionAllCompactBody, DecisionAllBody]);
 
-export { DecisionView, DecisionAllView, InputRef };
+export { DecisionView, DecisionAllView };

@@ -7,7 +7,7 @@
 export { ServedObservation } from './common';
 export { PricesBundleBody, HistoryBody } from './price';
 export { CurveBody, CalendarSpreadBody } from './curve';
-export { InventoryBundleBody, InventorySeriesBody, InventoryBundleView, InventorySeriesView } from './inventory';
+export { InventoryBundleView, InventorySeriesView } from './inventory';
 export { CotBody } from './cot';
 export { SpreadBody } from './spreads';
 export { WasdeView, CropProgressView, ExportSalesView, UsgsView } from './fundamentals';

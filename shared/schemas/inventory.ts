@@ -126,4 +126,4 @@ const InventorySeriesView = z.discriminatedUnion('view', [
   InventorySeriesBody.extend({ view: z.literal('full') }).meta({ id: 'InventorySeriesFull' }),
 ]);
 
-export { InventoryBundleBody, InventorySeriesBody, InventoryBundleView, InventorySeriesView };
+export { InventoryBundleBody, InventoryBundleView, InventorySeriesView };

@@ -107,4 +107,4 @@ const SnapshotAllCompactBody = z
 const SnapshotView = z.discriminatedUnion('view', [SnapshotCompactBody, SnapshotBody]);
 const SnapshotAllView = z.discriminatedUnion('view', [SnapshotAllCompactBody, SnapshotAllBody]);
 
-export { SnapshotView, SnapshotAllView, SectorPart, HeadlineInstrument, HeadlineLine, SectorHeadline, Staleness };
+export { SnapshotView, SnapshotAllView, SectorPart, HeadlineInstrument, SectorHeadline };

@@ -128,6 +128,25 @@ describe('leg rules', () => {
     expect(a.ok && spreadObservation(SPREADS.crack, a.legs).value).toBe(21.578);
   });
 
+  it('three legs on pairwise shared dates share none: no crack, not one from two legs of one day and a third of another', () => {
+    // Synthetic: each date is shared by two of the three legs, none by all three.
+    const legs = {
+      RB: [leg('RB', '2025-06-12', 2.1), leg('RB', '2025-06-13', 2.2)],
+      HO: [leg('HO', '2025-06-13', 2.3), leg('HO', '2025-06-16', 2.4)],
+      CL: [leg('CL', '2025-06-12', 70), leg('CL', '2025-06-16', 72)],
+    };
+    expect(commonDates(legs)).toEqual([]);
+    expect(alignLegs(legs, 'eod', '2025-06-17')).toMatchObject({ ok: false, stale: true });
+    const points = (l: typeof legs) => Object.fromEntries(Object.entries(l).map(([code, obs]) => [code, obs.map((o) => ({ as_of: o.as_of, value: o.value }))]));
+    expect(spreadSeries(SPREADS.crack, points(legs))).toEqual([]);
+    // Once all three have 2025-06-13 it is the date: (2 x 2.2 x 42 + 2.3 x 42 - 3 x 71) / 3 = 22.8.
+    const shared = { ...legs, CL: [...legs.CL, leg('CL', '2025-06-13', 71)] };
+    expect(commonDates(shared)).toEqual(['2025-06-13']);
+    const a = alignLegs(shared, 'eod', '2025-06-17');
+    expect(a).toMatchObject({ ok: true, as_of: '2025-06-13' });
+    expect(a.ok && spreadObservation(SPREADS.crack, a.legs).value).toBe(22.8);
+  });
+
   it('builds a complete spread observation from the legs', () => {
     const legs = {
       RB: leg('RB', '2025-06-16', 2.162, { next_release_at: '2025-06-19T21:00:00.000Z' }),

@@ -8,7 +8,6 @@
  * the publishers' stated schedules: the WPSR Wednesdays 10:30 ET, WASDE 12:00 ET on its date, the
  * COT Fridays 15:30 ET.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import type { StoredObservation } from '../../shared/observation/schema';
@@ -18,14 +17,14 @@ import { runSource } from '../../shared/sources/runner';
 import { MemoryObservationStore } from '../../shared/store/memory-observation-store';
 import type { SeriesItem } from '../../shared/store/observation-store';
 import { expectError, expectObservation } from '../helpers/contract';
-import { FIXTURES, HAVE_FIXTURES } from '../helpers/fixtures';
+import { fixtureText, HAVE_FIXTURES } from '../helpers/fixtures';
 import { getJson, startTestStack } from '../helpers/stack';
 import { connect, ERAS } from '../mcp/clients';
 import { walkObservations } from '../helpers/walk-observations';
 
 /** A figure of a fixture CSV `Date,<series>` by date. */
 const eiaWeekly = (file: string, date: string): number => {
-  const row = readFileSync(`${FIXTURES}eia/${file}`, 'utf8')
+  const row = fixtureText(`eia/${file}`)
     .split('\n')
     .find((l) => l.startsWith(`${date},`));
   return Number(row!.split(',')[1]);
@@ -33,7 +32,7 @@ const eiaWeekly = (file: string, date: string): number => {
 
 /** Managed-money net (long minus short) of a CFTC market on a report date, from the 24-column fixture. */
 const cotNet = (code: string, date: string): number => {
-  const row = readFileSync(`${FIXTURES}cftc/f_year.disagg-futonly.managed-money.20-markets.2023-01-03_2026-05-26.csv`, 'utf8')
+  const row = fixtureText('cftc/f_year.disagg-futonly.managed-money.20-markets.2023-01-03_2026-05-26.csv')
     .split(/\r?\n/)
     .find((l) => l.includes(`,${date},${code},`))!;
   const cells = row.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/);
@@ -207,7 +206,7 @@ describe.runIf(HAVE_FIXTURES)('as_known_at over HTTP (replayed samples)', () => 
     const seen = new Date('2026-11-20T00:00:00Z');
     // The other series answer their recorded week as published (no revision): refinery utilisation its
     // last recorded week, Cushing its transcribed 2026-02-06.
-    const cushing = readFileSync(`${FIXTURES}eia/Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019-01-04_2026-07-31.csv`, 'utf8')
+    const cushing = fixtureText('eia/Weekly_Cushing_OK_Ending_Stocks_excluding_SPR_of_Crude_Oil.2019-01-04_2026-07-31.csv')
       .split('\n')
       .find((l) => l.startsWith('02/6/2026,'))!
       .split(',')[1]!

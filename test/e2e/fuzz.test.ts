@@ -20,8 +20,15 @@ import { acceptedFor, b64, signAuthorization, startFakeFacilitator, v1Payload, v
 import { startTestStack } from '../helpers/stack';
 
 const SEED = 42;
-/** Runs per property: bounded so the file stays well under a minute on a busy 2-core machine. */
-const RUNS = { paths: 400, query: 300, headers: 300, pro: 150, x402: 150, mcp: 250, raw: 100 };
+/**
+ * Runs per property, bounded so the file stays well under a minute on a busy 2-core machine. With a
+ * fixed seed a smaller numRuns replays a prefix of the same cases. A longer run multiplies them:
+ * FUZZ_RUNS_SCALE=10 npx vitest run test/e2e/fuzz.test.ts.
+ */
+const SCALE = Number(process.env.FUZZ_RUNS_SCALE ?? 1);
+const RUNS = Object.fromEntries(
+  Object.entries({ paths: 200, query: 150, headers: 300, pro: 150, x402: 75, mcp: 250, raw: 100 }).map(([k, n]) => [k, Math.ceil(n * SCALE)]),
+) as Record<'paths' | 'query' | 'headers' | 'pro' | 'x402' | 'mcp' | 'raw', number>;
 const TIMEOUT_MS = 120_000;
 
 interface RawResponse {

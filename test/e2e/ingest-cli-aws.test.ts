@@ -69,7 +69,9 @@ describe('npm run ingest -- --aws (a deployed stage; the embedded store standing
     expect(lines.filter((l) => !l.startsWith('ok '))).toEqual(['skipped usda-fas-esr: live mode needs FAS_API_KEY; skipped']);
     const again = await run(['usda-fas-esr', '--aws'], { FAS_API_KEY: 'k-fas' });
     expect(again.status, again.stderr).toBe(0);
-  });
+    // Every source's backfill (about 12,000 observations, the work of seeding a stack) and two process
+    // starts: the default 30 s is less than that work takes on a loaded 2-core machine.
+  }, 180_000);
 
   it('repair removes a range of one series in the stage table', async () => {
     expect((await run(['fred', '--aws'])).status).toBe(0);

@@ -1,16 +1,43 @@
 /**
- * Test helpers: the local stack on an in-memory embedded store, and small HTTP helpers.
+ * Test helpers: the local stack on an embedded store (a copy of the run's seed, or in memory), and small HTTP helpers.
  */
 import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
 import type { ServiceOverrides } from '../../shared/services';
+import { copySeededStore, SEEDED_TABLES, seededStore } from './seeded-store';
+
+/** The run's folder for the shared seed (global-setup.ts), when this runs under vitest with it. */
+const seedRunDir = (): string | undefined => {
+  try {
+    return inject('seedRunDir');
+  } catch {
+    return undefined; // not under vitest (a bench script): seed as npm start does
+  }
+};
 
 /**
- * Starts the whole local stack (in-memory dynalite, unique table names, replay seed) for a test file.
+ * Starts the whole local stack (its own dynalite: a copy of the run's replay seed, or in memory and empty) for a test file.
  * @param env extra environment such as { X402_ENFORCE: '1' }
  * @param overrides injected parts (a fixed clock …)
  */
 const startTestStack = async (env: Record<string, string | undefined> = {}, seed = true, overrides?: ServiceOverrides): Promise<LocalStack> => {
+  const runDir = seed ? seedRunDir() : undefined;
+  if (runDir) {
+    // A copy of the seed written once for the run: the same data, without seconds of ingestion per stack.
+    const copy = copySeededStore(await seededStore(runDir));
+    const stack = await startLocalStack({ env: { ...SEEDED_TABLES, ...env }, seed, dataDir: copy.dir, ...(overrides ? { overrides } : {}) }).catch((err) => {
+      copy.remove();
+      throw err;
+    });
+    return {
+      ...stack,
+      close: async () => {
+        await stack.close();
+        copy.remove();
+      },
+    };
+  }
   const id = randomUUID().slice(0, 8);
   return startLocalStack({
     env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, ...env },

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
 import { findSource } from '../../shared/sources/registry';
@@ -6,7 +5,7 @@ import { EIA_INVENTORY_SERIES, eiaGasStorage, eiaPetroleum } from '../../shared/
 import { findInventorySeries } from '../../shared/catalog/inventory';
 import { releaseOfPeriod } from '../../shared/sources/schedule';
 import { SourceFormatError, type SourceAdapter } from '../../shared/sources/types';
-import { HAVE_FIXTURES, FIXTURES } from '../helpers/fixtures';
+import { HAVE_FIXTURES, fixtureText } from '../helpers/fixtures';
 import { normalizeCtx, payload, text } from '../helpers/sources';
 
 const petCtx = normalizeCtx(eiaPetroleum.def);
@@ -162,13 +161,13 @@ describe('live fetch', () => {
 describe.skipIf(!HAVE_FIXTURES)('contract: bundled inventory samples against the recorded EIA histories (../shared/fixtures/eia)', () => {
   /** Rows of EIA's per-series CSV download (`MM/D/YYYY,value`, any preamble skipped). */
   const download = (file: string) =>
-    readFileSync(`${FIXTURES}eia/${file}`, 'utf8')
+    fixtureText(`eia/${file}`)
       .split(/\r?\n/)
       .map((l) => /^(\d{2})\/(\d{1,2})\/(\d{4}),(\d+)$/.exec(l.trim()))
       .flatMap((m) => (m ? [[`${m[3]}-${m[1]}-${m[2]!.padStart(2, '0')}`, Number(m[4])] as const] : []));
   /** Rows of a converted `Date,<series>` history. */
   const converted = (file: string) =>
-    readFileSync(`${FIXTURES}eia/${file}`, 'utf8')
+    fixtureText(`eia/${file}`)
       .split(/\r?\n/)
       .slice(1)
       .filter(Boolean)

@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { GENERATED_SOURCES, buildSamples } from '../../infra/local/samples';
 import { unzipSingle } from '../../shared/sources/cftc-cot';
 import { SAMPLES_DIR } from '../../shared/sources/common';
-import { FIXTURES, HAVE_FIXTURES } from '../helpers/fixtures';
+import { fixtureBytes, HAVE_FIXTURES } from '../helpers/fixtures';
 
 /** A zip's member, not its bytes: a zip's timestamps follow the writer's time zone. */
 const content = (path: string, body: Uint8Array) => (path.endsWith('.zip') ? unzipSingle(body, path) : body);
 
 describe.skipIf(!HAVE_FIXTURES)('generated replay samples (../shared/fixtures -> shared/sources/samples)', () => {
   // A skipped describe still runs its body to collect tests: read the fixtures only when they exist.
-  const files = HAVE_FIXTURES ? buildSamples((path) => new Uint8Array(readFileSync(`${FIXTURES}${path}`))) : [];
+  const files = HAVE_FIXTURES ? buildSamples(fixtureBytes) : [];
 
   it.each(files.map((f) => [f.path, f] as const))('%s is exactly what the generator writes', (path, f) => {
     const committed = new Uint8Array(readFileSync(`${SAMPLES_DIR}${path}`));

@@ -69,4 +69,4 @@ const soybeanProgressRecords = (csv: string): Array<Record<string, string | numb
 const quickStatsBody = (records: ReadonlyArray<Record<string, string | number>>): string =>
   `{"data":[\n${records.map((r) => JSON.stringify(r)).join(',\n')}\n]}\n`;
 
-export { soybeanProgressRecords, quickStatsBody, nassWeek };
+export { soybeanProgressRecords, quickStatsBody };
