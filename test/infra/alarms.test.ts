@@ -151,7 +151,19 @@ describe('alarms (staging)', () => {
           const settler = createServices(loadConfig(envOfFunction(s.templates.api, logicalId(s.api, s.api.batchSettler)))).metrics;
           emitSettleMetrics(
             settler,
-            { synced: 0, recovered: 0, claims: [{ vouchers: 3, transaction: '0xa' }], refunds: [], refundFailures: 1, stamped: 3, open: 1, cursor: 1n },
+            {
+              synced: 0,
+              recovered: 0,
+              claims: [{ vouchers: 3, transaction: '0xa' }],
+              claimFailures: [],
+              claimsDeferred: 0,
+              refunds: [],
+              refundFailures: 1,
+              settlements: [],
+              stamped: 3,
+              open: 1,
+              cursor: 1n,
+            },
             { sales: 1, atomic: 10_000n, oldestSeconds: 120 },
           );
         }),

@@ -23,7 +23,6 @@
  * Each example of the issue is a test of its own below; each failed before the fix.
  * NO_LOOK_AHEAD_INSTANTS sets a longer run (default 2,000 instants, seeded).
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../../infra/local/server';
 import { federalHoliday } from '../../shared/calendar';
@@ -34,7 +33,7 @@ import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { runSource } from '../../shared/sources/runner';
 import { MemoryObservationStore } from '../../shared/store/memory-observation-store';
-import { FIXTURES, HAVE_FIXTURES } from '../helpers/fixtures';
+import { fixtureText, HAVE_FIXTURES } from '../helpers/fixtures';
 import { walkObservations } from '../helpers/walk-observations';
 
 const ET = 'America/New_York';
@@ -233,11 +232,11 @@ describe('as_known_at never serves a figure before its release (replay store, ev
 
   it.runIf(HAVE_FIXTURES)('serves the recorded figures of the examples: WTI of 6/16 and October gold (../shared/fixtures)', async () => {
     const value = async (path: string, at: string) => (await get(path, at)).body.value;
-    const wti = readFileSync(`${FIXTURES}eia/daily.RWTC.2024-01-02_2026-08-18.csv`, 'utf8')
+    const wti = fixtureText('eia/daily.RWTC.2024-01-02_2026-08-18.csv')
       .split(/\r?\n/)
       .find((l) => l.startsWith('2025-06-16,'))!;
     expect(await value('/v1/price/CL', '2025-06-18T14:45:00Z')).toBe(Number(wti.split(',')[1]));
-    const sheet = readFileSync(`${FIXTURES}worldbank/CMO-Historical-Data-Monthly.Monthly-Prices.sample.csv`, 'utf8').split(/\r?\n/);
+    const sheet = fixtureText('worldbank/CMO-Historical-Data-Monthly.Monthly-Prices.sample.csv').split(/\r?\n/);
     const col = sheet
       .find((l) => l.includes(',GOLD,'))!
       .split(',')

@@ -13,7 +13,7 @@ const route = (id: string) => findRoute(id)!;
 
 describe('query parameters a route accepts', () => {
   it('every route of the table has a list, and it is the query parameters its OpenAPI operation lists', () => {
-    const doc = buildOpenApi('https://api.example.com');
+    const doc = buildOpenApi('https://api.example.com', 'https://api.example.com', undefined, { INDICATIVE_FUTURES: false, X402_NETWORK: 'eip155:84532' });
     for (const r of ROUTES) {
       const op = (doc.paths[r.path] as Record<string, { parameters: Array<{ name: string; in: string }>; responses: Record<string, { description: string }> }>)[
         r.method.toLowerCase()

@@ -55,7 +55,8 @@ const settleMetrics = (report: BatchSettlementReport | undefined, backlog: Backl
   { name: BATCH_METRIC.claimTransactions, value: report?.claims.length ?? 0 },
   { name: BATCH_METRIC.settled, value: report?.settle ? 1 : 0 },
   { name: BATCH_METRIC.refunded, value: report?.refunds.length ?? 0 },
-  { name: BATCH_METRIC.failed, value: report ? report.refundFailures : 1 },
+  // A refund, a channel's claim or a receiver's settlement that failed in the pass (each retried later).
+  { name: BATCH_METRIC.failed, value: report ? report.refundFailures + report.claimFailures.length + report.settlements.filter((x) => x.error).length : 1 },
   { name: BATCH_METRIC.stamped, value: report?.stamped ?? 0 },
   ...(backlog
     ? [

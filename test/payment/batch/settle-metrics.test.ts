@@ -19,8 +19,11 @@ const report = (over: Partial<BatchSettlementReport> = {}): BatchSettlementRepor
   synced: 0,
   recovered: 0,
   claims: [],
+  claimFailures: [],
+  claimsDeferred: 0,
   refunds: [],
   refundFailures: 0,
+  settlements: [],
   stamped: 0,
   open: 0,
   cursor: 1n,
@@ -59,6 +62,21 @@ describe('batch settler metrics', () => {
       [BATCH_METRIC.backlogAtomic]: 40_000,
       [BATCH_METRIC.backlogOldestSeconds]: 90,
     });
+  });
+
+  it('counts a channel whose claim failed and a receiver whose settlement failed as failures (each retried by a later pass)', () => {
+    const points = settleMetrics(
+      report({
+        claimFailures: [{ channelId: '0xc1', receiver: '0x0000000000000000000000000000000000000001', reason: 'reverted', attempts: 1 }],
+        settlements: [
+          { receiver: '0x0000000000000000000000000000000000000001', error: 'rpc timeout' },
+          { receiver: '0x0000000000000000000000000000000000000002', transaction: '0xf' },
+        ],
+        refundFailures: 1,
+      }),
+      undefined,
+    );
+    expect(points.find((p) => p.name === BATCH_METRIC.failed)?.value).toBe(3);
   });
 
   it('counts a pass that threw as one failure, and leaves the backlog out when it could not be read', () => {
