@@ -153,4 +153,4 @@ class Edge extends Construct {
   }
 }
 
-export { Edge, ANONYMOUS_RULE, PROOF_HEADERS };
+export { Edge };

@@ -62,4 +62,4 @@ const addMoneyJobAlarms = (scope: Construct, o: MoneyJobAlarmOptions): Alarm[] =
   return alarms;
 };
 
-export { addMoneyJobAlarms, BACKLOG_AGE_SHARE_OF_WITHDRAW_DELAY };
+export { addMoneyJobAlarms };

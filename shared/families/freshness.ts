@@ -3,7 +3,7 @@
  * snapshots reuse it for their staleness summary.
  */
 import { addDays, isoDate } from '../dates';
-import { judgedAt, offSeasonOf } from '../monitoring/season';
+import { judgedAt, offSeasonOf } from '../sources/season';
 import { LAG_TEXT, MAX_LAG_DAYS } from '../observation/staleness';
 import type { Services } from '../services';
 import { SOURCE_RELEASES } from '../sources/releases';
@@ -29,7 +29,7 @@ interface SourceFreshness {
   newest_as_of: string | null;
   /** Why it is stale (its runs, its data, or both); null when it is not. */
   stale_reason: string | null;
-  /** Between its seasons (../monitoring/season.ts): says so, with the next release; null otherwise. */
+  /** Between its seasons (../sources/season.ts): says so, with the next release; null otherwise. */
   off_season: string | null;
 }
 

@@ -121,5 +121,5 @@ const createTableInput = (def: TableDef, tableName: string) => {
   };
 };
 
-export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, CREDITS_SALES_INDEX, TTL_ATTRIBUTE, createTableInput, projectionOf };
+export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, CREDITS_SALES_INDEX, TTL_ATTRIBUTE, createTableInput };
 export type { TableDef, KeyAttr, IndexDef };

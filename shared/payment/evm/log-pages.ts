@@ -56,5 +56,5 @@ const findNewestLog = async <T>(fetchPage: (range: BlockRange) => Promise<T[]>, 
   return null;
 };
 
-export { findNewestLog, isRangeRefusal, PAGE_BLOCKS };
+export { findNewestLog, isRangeRefusal };
 export type { BlockRange };

@@ -9,7 +9,7 @@
  */
 import { nextReleaseOf, PUBLISHER_CALENDARS, type PublisherCalendar } from '../calendar';
 import { addDays } from '../dates';
-import type { ReleaseSchedule } from '../sources/types';
+import type { ReleaseSchedule } from './types';
 
 const DAY_MS = 86_400_000;
 /** A pause between two releases longer than this (30 days) is a season's end; holiday shifts move a release by days. */

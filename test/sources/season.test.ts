@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config';
 import { loadFreshness } from '../../shared/families/freshness';
 import { checkSourceFreshness } from '../../shared/monitoring/source-freshness';
-import { offSeasonOf } from '../../shared/monitoring/season';
+import { offSeasonOf } from '../../shared/sources/season';
 import { METRIC, type MetricsSink } from '../../shared/observability/metrics';
 import { createServices } from '../../shared/services';
 import { findRelease } from '../../shared/sources/releases';
