@@ -14,6 +14,7 @@ import type { PaymentRequiredBody } from './challenge';
 import type { FacilitatorClient } from './facilitator';
 import type { ChannelLaneStore } from './batch/channel-store';
 import type { PaymentLedger } from './ledger';
+import type { DeferredLedger } from './exact/deferred-store';
 
 /** Every lane, by the id metrics and grants carry. */
 const LANE_IDS = ['x402-exact', 'x402-batch', 'pro'] as const;
@@ -59,6 +60,8 @@ interface Budget {
 /** An x402 settlement as the buyer is told of it (PAYMENT-RESPONSE; MCP `x402/payment-response`). */
 interface Settlement {
   success: boolean;
+  /** Why it is not (yet) a success; `settlement_pending` as x402's core says it: deferred (the data left, the chain follows). */
+  errorReason?: string;
   transaction: string;
   network: string;
   payer: string;
@@ -116,6 +119,8 @@ interface PaymentDeps {
   facilitator: FacilitatorClient;
   /** Escrow channels of the batch-settlement lane. */
   channels?: ChannelLaneStore;
+  /** Deferred settlements of the exact lane (exact/deferral.ts); absent, every exact call settles first. */
+  deferred?: DeferredLedger;
   now: () => Date;
   log: PaymentLog;
 }

@@ -23,6 +23,8 @@ const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutc
   metrics.count(METRIC.paidCalls, 1, { lane: grant.lane });
   if (grant.lane === 'pro') metrics.count(METRIC.creditsDebited, (grant as ProGrant).usage.credits);
   else if (grant.lane === 'x402-batch') metrics.count(METRIC.revenueAtomic, Number((grant as BatchLaneGrant).batch.amount));
+  // Deferred: answered with the settlement pending; the settle worker counts it when the chain has it.
+  else if (outcome.receipt.settlement?.errorReason === 'settlement_pending') metrics.count(METRIC.deferredCalls);
   else if ((grant as ExactGrant).mode === 'settle') {
     metrics.count(METRIC.settlements);
     metrics.count(METRIC.revenueAtomic, Number((grant as ExactGrant).amount));

@@ -74,6 +74,7 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
     facilitatorPayload: facilitatorPayloadOf(decoded, requirements, call.route, call.resource.url),
     requirements,
     paymentId: paymentId.id,
+    validBefore: Number(decoded.authorization.validBefore),
     timeLeftMs: call.timeLeftMs,
   };
 

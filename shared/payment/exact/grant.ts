@@ -36,6 +36,8 @@ interface ExactGrant extends Grant {
   facilitatorPayload: PaymentPayload;
   requirements: PaymentRequirements;
   paymentId: string | null;
+  /** Unix seconds after which the authorization cannot settle (deferral leaves the worker time before it). */
+  validBefore: number;
   /** The settlement transaction (redeliveries). */
   transaction?: string;
   timeLeftMs: () => number;

@@ -1,5 +1,6 @@
 /**
- * The exact lane's last step, after a charged answer:
+ * The exact lane's last step, after a charged answer: deferred (deferral.ts: answer now, the
+ * settle worker settles after), or settle first:
  *   /settle -> settled: one conditional write closes the claim as its sale (and stores the answer
  *   under its payment id) -> the data with PAYMENT-RESPONSE.
  *
@@ -8,23 +9,15 @@
  * claim is watched from its first write until the chain settles the question (ledger.ts), so a lost
  * answer of the chain, the facilitator or the store never charges a buyer without data.
  */
-import { gzipSync } from 'node:zlib';
 import { PaymentError, ServiceUnavailableError } from '../../errors/errors';
 import { classifyFacilitatorError, isSettledBeforeSending, isSettlementPending, reasonFromFacilitator, type FacilitatorClient } from '../facilitator';
 import type { AnswerToStore, PaymentDeps, SettleOutcome } from '../lane';
 import { paymentRequiredFor } from '../payment-required';
 import type { SaleRecord } from '../sales';
+import { tryDefer } from './deferral';
 import { settlementOf, type ExactGrant } from './grant';
+import { keptAnswer } from './kept-answer';
 import { bestEffort, facilitatorDown, message, pendingOutcome } from './refusals';
-
-/** Largest stored answer (gzip): a credit-table item holds 400 KB with its keys. */
-const MAX_STORED_ANSWER_BYTES = 350_000;
-
-/** The answer kept for replays under a payment id, compressed; undefined when it cannot be kept. */
-const keptAnswer = (answer: AnswerToStore, receipt: Parameters<AnswerToStore>[0], settledAt: string): { data: Uint8Array; settledAt: string } | undefined => {
-  const data = gzipSync(answer(receipt));
-  return data.byteLength <= MAX_STORED_ANSWER_BYTES ? { data, settledAt } : undefined;
-};
 
 /** Left over after the settle call's own timeout, for the settlement write and the answer. */
 const SETTLE_MARGIN_MS = 1_000;
@@ -40,6 +33,9 @@ const settle = async (g: ExactGrant, deps: PaymentDeps, answer?: AnswerToStore):
     }
     return { type: 'settled', receipt };
   }
+  // A cheap call within its payer's caps answers now and is settled off the request path.
+  const deferred = await tryDefer(g, deps, answer);
+  if (deferred) return deferred;
 
   // Never start a settlement that cannot finish before the answer is due (the payer would be
   // charged with nobody left to deliver to): give the payment back instead.
@@ -177,4 +173,4 @@ const release = async (g: ExactGrant, reason: string, deps: PaymentDeps): Promis
   return {};
 };
 
-export { keptAnswer, release, settle };
+export { release, settle };
