@@ -213,6 +213,37 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(await net.chain.balanceOf(buyer.address)).toBe(80_000n);
   });
 
+  it('settled exactly once: a worker whose lease ran out during its /settle, and the worker that took over, book it once', async () => {
+    const buyer = await freshBuyer(100_000n);
+    const { key } = await pay(buyer);
+    let takenOver!: () => void;
+    const tookOver = new Promise<void>((resolve) => {
+      takenOver = resolve;
+    });
+    // Worker A's /settle goes through but its answer comes back only after worker B has run.
+    const slow = {
+      ...worker,
+      owner: 'slow',
+      facilitator: {
+        ...worker.facilitator,
+        settle: async (p: any, r: any) => {
+          const result = await worker.facilitator.settle(p, r);
+          await tookOver;
+          return result;
+        },
+      } as typeof worker.facilitator,
+    };
+    const a = pass(slow);
+    await untilUsed([key]);
+    const b = await pass(afterLeases());
+    takenOver();
+    const results = [await a, b];
+    expect(results.reduce((n, r) => n + r.settled, 0)).toBe(1);
+    expect(await ledger.get(key)).toMatchObject({ state: 'SETTLED', delivered: true });
+    expect(await deferred.payer(buyer.address)).toMatchObject({ outstanding: 0n, calls: 0 });
+    expect(await net.chain.balanceOf(buyer.address)).toBe(90_000n);
+  });
+
   it('a payer that drains its balance after verify: booked as a deferred_loss (payer, route, amount), counted, refused deferral; its next call settles first', async () => {
     const buyer = net.chain.accounts[6]!;
     const { res, key } = await pay(buyer, '/v1/history/CL?limit=3', stack.url, 20_000n);
