@@ -142,7 +142,7 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     const wallet = createWalletClient({ account: buyer, chain: baseSepolia, transport: http(net.chain.rpcUrl) }).extend(publicActions);
     const res = await wrapFetchWithPaymentV1(fetch, wallet as never)(`${stack.url}/v1/fx/EURUSD`, { headers: { 'X402-Version': '1' } });
     expect(res.status).toBe(200);
-    expect((await res.json()).instrument).toBe('EURUSD');
+    expect(((await res.json()) as { instrument: string }).instrument).toBe('EURUSD');
     expect(pending(res)).toMatchObject({ success: false, errorReason: 'settlement_pending', payer: buyer.address });
     await pass();
     expect(await net.chain.balanceOf(buyer.address)).toBe(40_000n);
@@ -288,12 +288,14 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
       const settledFirst = calls.filter((c) => c.res.status === 200 && pending(c.res)?.success === true);
       // 0.25 USD outstanding (the default) at 0.01 a call: at most 25 answered before settlement; every
       // other call settled first: 200 with its transaction, or 504 SETTLEMENT_PENDING (one facilitator key
-      // under a burst of settlements) with no data, which the reconciler resolves below.
+      // under a burst of settlements) with no data, which the reconciler resolves below, or refused
+      // before any charge.
       expect(deferredCalls.length).toBeGreaterThanOrEqual(1);
       expect(deferredCalls.length).toBeLessThanOrEqual(25);
       const rest = calls.filter((c) => !deferredCalls.includes(c) && !settledFirst.includes(c));
       for (const c of rest) {
-        expect(c.res.status).toBe(504);
+        // 504 SETTLEMENT_PENDING, or 502 when the facilitator did not answer /verify in time (nothing charged).
+        expect([502, 504]).toContain(c.res.status);
         expect(c.res.body.instrument).toBeUndefined();
       }
       const account = await deferred.payer(buyer.address);
@@ -313,8 +315,9 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
         await untilUsed(rest.map((c) => c.key));
         if ((await reconcile()).stillPending.length === 0) break;
       }
-      for (const c of rest) expect(await ledger.get(c.key)).toMatchObject({ state: 'SETTLED' });
-      expect(await net.chain.balanceOf(buyer.address)).toBe(0n);
+      for (const c of rest) expect((await ledger.get(c.key))?.state).toBe(c.res.status === 504 ? 'SETTLED' : 'RELEASED');
+      const charged = deferredCalls.length + settledFirst.length + rest.filter((c) => c.res.status === 504).length;
+      expect(await net.chain.balanceOf(buyer.address)).toBe(500_000n - BigInt(charged) * 10_000n);
     } finally {
       await second.close();
     }
