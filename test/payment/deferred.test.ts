@@ -12,6 +12,9 @@ import { createWalletClient, http, publicActions } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import { baseSepolia } from 'viem/chains';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import { startLocalServer, type LocalServer } from '../../infra/local/server';
@@ -26,6 +29,8 @@ import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/
 import { createServices } from '../../shared/services';
 import { getJson, startTestStack } from '../helpers/stack';
 import { b64, nowS, signAuthorization, unb64, v1Payload } from './helpers';
+
+const run = promisify(execFile);
 
 /** A metrics sink that keeps what was counted. */
 const recordingMetrics = () => {
@@ -269,6 +274,17 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(metrics.total('DeferredLossUsdcAtomic') - lossBefore).toBe(20_000);
     expect(await deferred.payer(buyer.address)).toMatchObject({ outstanding: 0n, calls: 0, refusedAt: expect.any(String) });
     expect((await getJson(stack.url, `/v1/payments/${key.payer}-${key.nonce}`)).body.status).toBe('failed');
+    // Finance sees it: `npm run usage`, run as operators run it.
+    const { stdout } = await run(join(process.cwd(), 'node_modules', '.bin', 'tsx'), ['infra/local/keys-cli.ts', 'usage', '--csv'], {
+      env: {
+        ...process.env,
+        DYNAMODB_ENDPOINT: stack.config.DYNAMODB_ENDPOINT,
+        CREDITS_TABLE: stack.config.CREDITS_TABLE,
+        OBSERVATIONS_TABLE: stack.config.OBSERVATIONS_TABLE,
+      },
+    });
+    const month = new Date().toISOString().slice(0, 7);
+    expect(stdout.split('\n')).toContain(`${month},deferred_loss,${key.payer} "GET /v1/history/{code}",1,,,,20000,0.020000`);
     expect(await net.chain.balanceOf(net.payTo)).toBe(payToBefore);
 
     // Funded again: its next cheap call is settled before the data leaves.

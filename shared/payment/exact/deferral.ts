@@ -43,6 +43,26 @@ const deferralPolicyOf = (config: Pick<Config, 'X402_DEFER_MAX_USD' | 'X402_DEFE
 const mayDefer = (policy: DeferralPolicy, amount: bigint, validBefore: number, nowS: number): boolean =>
   policy.maxPrice > 0n && amount <= policy.maxPrice && amount <= policy.maxOutstanding && policy.maxCalls > 0 && validBefore - nowS >= MIN_SETTLE_WINDOW_S;
 
+/** The two sentences of the policy, for buyers and sellers (x402.json, llms.txt, README). */
+const DEFERRAL_POLICY_TEXT =
+  'Exact payments for routes priced at or below deferred_up_to_usd are answered as soon as the facilitator has verified them and are settled on chain right after (PAYMENT-RESPONSE success false, errorReason settlement_pending, extra.status the free URL that shows the transaction); dearer routes, a payer over its unsettled caps, and a payer whose deferred settlement ever failed are settled before the data leaves. ' +
+  'A deferred payment is still charged once and only with its data; a payer who moves its funds before settlement is refused deferral from then on.';
+
+/** What /.well-known/x402.json states of the policy of this deployment. */
+const deferralTerms = (config: Parameters<typeof deferralPolicyOf>[0], routes: ReadonlyArray<{ id: string; priceUsd: string | null }>) => {
+  const policy = deferralPolicyOf(config);
+  return {
+    deferred_up_to_usd: config.X402_DEFER_MAX_USD,
+    max_outstanding_usd_per_payer: config.X402_DEFER_OUTSTANDING_USD,
+    max_unsettled_calls_per_payer: config.X402_DEFER_MAX_CALLS,
+    deferred_routes: routes
+      .filter((r) => r.priceUsd !== null && mayDefer(policy, BigInt(usdToAtomic(r.priceUsd)), Number.MAX_SAFE_INTEGER, 0))
+      .map((r) => r.id),
+    status_url: '/v1/payments/{payer}-{nonce}',
+    policy: DEFERRAL_POLICY_TEXT,
+  };
+};
+
 /** The id of an exact payment in GET /v1/payments/{id}: `<payer>-<nonce>`, lower-case hex. */
 const paymentStatusId = (key: { payer: string; nonce: string }): string => `${key.payer.toLowerCase()}-${key.nonce.toLowerCase()}`;
 
@@ -96,5 +116,5 @@ const tryDefer = async (g: ExactGrant, deps: PaymentDeps, answer?: AnswerToStore
   }
 };
 
-export { deferralPolicyOf, mayDefer, MIN_SETTLE_WINDOW_S, paymentStatusId, pendingSettlement, tryDefer };
+export { DEFERRAL_POLICY_TEXT, deferralPolicyOf, deferralTerms, mayDefer, MIN_SETTLE_WINDOW_S, paymentStatusId, pendingSettlement, tryDefer };
 export type { DeferralPolicy };
