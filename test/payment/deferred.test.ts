@@ -6,6 +6,8 @@
  * settles first from then on; the store's revenue equals what the chain moved.
  * The test stack runs no timers: each test runs the worker's passes itself.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createWalletClient, http, publicActions } from 'viem';
@@ -151,6 +153,25 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(pending(res)).toMatchObject({ success: false, errorReason: 'settlement_pending', payer: buyer.address });
     await pass();
     expect(await net.chain.balanceOf(buyer.address)).toBe(40_000n);
+  });
+
+  it('over MCP (official SDK client): the tool content at once, _meta["x402/payment-response"] pending, settled after', async () => {
+    const buyer = await freshBuyer(30_000n);
+    const mcp = new Client({ name: 'deferred-test', version: '1' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${stack.url}/api/mcp`)));
+    try {
+      const unpaid = await mcp.callTool({ name: 'get_price', arguments: { code: 'CL' } });
+      const payment = await registerExactEvmScheme(new x402Client(), { signer: buyer }).createPaymentPayload(unpaid.structuredContent as never);
+      const res = await mcp.callTool({ name: 'get_price', arguments: { code: 'CL' }, _meta: { 'x402/payment': payment } });
+      expect(res.isError).toBeFalsy();
+      expect(res.structuredContent).toMatchObject({ instrument: 'CL', value: 86.48 });
+      expect(res._meta?.['x402/payment-response']).toMatchObject({ success: false, errorReason: 'settlement_pending', payer: buyer.address });
+      expect(await net.chain.balanceOf(buyer.address)).toBe(30_000n);
+      await pass();
+      expect(await net.chain.balanceOf(buyer.address)).toBe(20_000n);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('a route above the threshold settles first: /v1/decision/energy (0.10 USD) answers with the transaction, the transfer already made', async () => {
