@@ -31,6 +31,8 @@ import { CREDITS_WATCH_INDEX } from '../../shared/store/tables';
 import { functionEntry, ServiceFunction } from './service-function';
 
 interface DeferredSettlementProps {
+  /** The function's entry file (default functions/settle-deferred.ts; tests give a stub). */
+  entry?: string;
   /** The credit table, with its stream on (NEW_AND_OLD_IMAGES: the filter reads the state before and after). */
   credits: ITable;
   observations: ITable;
@@ -52,7 +54,7 @@ class DeferredSettlement extends Construct {
   constructor(scope: Construct, id: string, props: DeferredSettlementProps) {
     super(scope, id);
     this.fn = new ServiceFunction(this, 'SettleDeferredFunction', {
-      entry: functionEntry('settle-deferred'),
+      entry: props.entry ?? functionEntry('settle-deferred'),
       description: 'settles deferred x402 exact payments (answered before settlement) from the credit table stream',
       // Two /settle calls (one retry) and the chain checks of a batch of claims settled side by side.
       timeout: Duration.seconds(60),

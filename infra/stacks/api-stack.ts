@@ -251,6 +251,7 @@ class ApiStack extends Stack {
 
     // Deferred exact settlements: the credit table's stream feeds their settle worker (DLQ, alarms).
     this.deferredSettlement = new DeferredSettlement(this, 'DeferredSettlement', {
+      entry: entry('settle-deferred'),
       credits: props.credits,
       observations: props.observations,
       environment,
