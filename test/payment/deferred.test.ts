@@ -112,7 +112,8 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     deferred = new DynamoDeferredLedger(stack.services.doc!, stack.config.CREDITS_TABLE);
     worker = deferredWorkerDeps(stack.services.payment, viemChainReader(net.chain.rpcUrl), metrics.sink)!;
     payToAtStart = await net.chain.balanceOf(net.payTo);
-  });
+    // The chain, the facilitator and the store start in this process: minutes on a loaded shared machine.
+  }, 300_000);
   afterAll(async () => stack?.close());
 
   it('@x402/fetch: the data at once with a pending PAYMENT-RESPONSE; nothing moved until the worker settles it; GET /v1/payments/{id} follows it', async () => {
