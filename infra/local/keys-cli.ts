@@ -6,6 +6,7 @@
  * output) in AWS_REGION, with the operator's AWS credentials. A key is printed once, by `issue`
  * and `rotate`; everything else shows only its id (first 12 hex of its hash) and hint.
  */
+import { DynamoDeferredLedger } from '../../shared/payment/exact/deferred-store';
 import { loadConfig } from '../../shared/config';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { DynamoCreditLedger, newKeyRecord, type KeyRecord } from '../../shared/pro/credit-ledger';
@@ -183,6 +184,20 @@ switch (command) {
       for (const r of laneRows) console.log(`${month}  x402 ${r.lane} ${r.route}: ${r.count} sales, ${r.atomic} USDC atomic units = ${usdcOf(r.atomic)} USDC`);
       console.log(`${month}  x402: ${sales.length} sales, ${atomic} USDC atomic units = ${usdcOf(atomic)} USDC`);
     }
+    // Deferred exact calls answered and never paid (the payer moved its funds): the seller's loss.
+    const losses = await new DynamoDeferredLedger(createDocumentClient(config), config.CREDITS_TABLE).lossesOfMonth(month);
+    const lost = losses.reduce((n, l) => n + BigInt(l.amount), 0n);
+    for (const l of losses)
+      console.log(
+        values.csv
+          ? [month, 'deferred_loss', `${l.payer} ${JSON.stringify(l.route)}`, 1, '', '', '', l.amount, usdcOf(BigInt(l.amount))].join(',')
+          : `${month}  x402 deferred_loss payer ${l.payer} ${l.route}: ${l.amount} USDC atomic units = ${usdcOf(BigInt(l.amount))} USDC (${l.reason})`,
+      );
+    console.log(
+      values.csv
+        ? [month, 'deferred_loss', 'total', losses.length, '', '', '', lost, usdcOf(lost)].join(',')
+        : `${month}  x402 deferred losses: ${losses.length} calls, ${lost} USDC atomic units = ${usdcOf(lost)} USDC`,
+    );
     break;
   }
   default:

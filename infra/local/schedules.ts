@@ -7,12 +7,16 @@
  */
 import { batchSettlementDeps, runBatchSettlement } from '../../shared/payment/batch/settle-job';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
+import { deferredWorkerDeps } from '../../shared/payment/exact/deferred-job';
+import { runDeferredSettlement } from '../../shared/payment/exact/deferred-worker';
 import { runReconciliation } from '../../shared/payment/reconcile-job';
 import type { Services } from '../../shared/services';
 
 /** Seconds between passes: the reconciler's deployed rate; the batch pass faster than deployed (10 min) so a local run sees it. */
 const RECONCILE_EVERY_S = 60;
 const SETTLE_BATCHES_EVERY_S = 60;
+/** The deferred settle worker: on AWS the claims' stream starts it within a second; locally a pass each second. */
+const SETTLE_DEFERRED_EVERY_S = 1;
 
 /** A pass returns what it did worth a line, or null when it found nothing to do. */
 const every = (seconds: number, name: string, pass: () => Promise<string | null>, log: (line: string) => void) => {
@@ -35,7 +39,11 @@ const every = (seconds: number, name: string, pass: () => Promise<string | null>
 const startLocalSchedules = (
   services: Services,
   log: (line: string) => void,
-  every_s = { reconcile: RECONCILE_EVERY_S, batches: SETTLE_BATCHES_EVERY_S },
+  every_s: { reconcile: number; batches: number; deferred?: number } = {
+    reconcile: RECONCILE_EVERY_S,
+    batches: SETTLE_BATCHES_EVERY_S,
+    deferred: SETTLE_DEFERRED_EVERY_S,
+  },
 ): (() => void) => {
   const { config, doc, metrics } = services;
   if (!doc) throw new Error('local schedules need the embedded store');
@@ -67,6 +75,19 @@ const startLocalSchedules = (
       log,
     ),
   ];
+  const worker = deferredWorkerDeps(payment, undefined, metrics);
+  if (worker)
+    stops.push(
+      every(
+        every_s.deferred ?? SETTLE_DEFERRED_EVERY_S,
+        'settle-deferred',
+        async () => {
+          const r = await runDeferredSettlement(worker);
+          return r.found ? `${r.settled} settled, ${r.lost} lost (booked), ${r.retry} to retry, ${r.failed} failed` : null;
+        },
+        log,
+      ),
+    );
   return () => {
     for (const stop of stops) stop();
   };

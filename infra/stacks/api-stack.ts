@@ -4,6 +4,7 @@
  * by the discovery function as a JSON 404. Route functions read observations; only families that
  * charge get write access to the credits table (nonce claims, Pro credits, payment records).
  */
+import { DeferredSettlement } from '../constructs/deferred-settlement';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
@@ -110,6 +111,7 @@ class ApiStack extends Stack {
   readonly url: string;
   /** Scheduled resolver of pending x402 settlements. */
   readonly reconciler: ServiceFunction;
+  readonly deferredSettlement: DeferredSettlement;
   /** Scheduled claims, settlement and idle refunds of x402 batch-settlement channels. */
   readonly batchSettler: ServiceFunction;
   /** 5xx, failed functions, unresolved payments, a silent reconciler (infra/stacks/observability.ts). */
@@ -270,6 +272,18 @@ class ApiStack extends Stack {
       description: 'x402 batch-settlement claims, settlement and idle refunds',
       schedule: ScheduleExpression.rate(Duration.minutes(SETTLE_BATCHES_EVERY_MINUTES)),
       target: new LambdaInvoke(this.batchSettler, { retryAttempts: 0, role: schedulerRoleFor(this, 'SettleBatchesScheduleRole', this.batchSettler) }),
+    });
+
+    // Deferred exact settlements: the credit table's stream feeds their settle worker (DLQ, alarms).
+    this.deferredSettlement = new DeferredSettlement(this, 'DeferredSettlement', {
+      entry: entry('settle-deferred'),
+      credits: props.credits,
+      observations: props.observations,
+      environment,
+      ...(props.facilitator ? { facilitator: props.facilitator } : {}),
+      namespace: props.config.metricsNamespace,
+      topic: props.alarmTopic,
+      logRetention: props.config.logRetention,
     });
 
     this.alarms = addApiAlarms(this, {

@@ -6,7 +6,7 @@
  * topic, once confirmed, survives them too).
  */
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -31,6 +31,8 @@ const tableFromDef = (scope: Construct, def: TableDef): Table => {
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
     ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
+    // The credit table's stream feeds the deferred settle worker (infra/constructs/deferred-settlement.ts).
+    ...(def.id === CREDITS_TABLE.id ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
   });
   for (const index of def.globalIndexes ?? []) {
     table.addGlobalSecondaryIndex({

@@ -35,7 +35,7 @@ const APP_CONTEXT: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Entry points the deployed app bundles: one per family, ingestion, the x402 reconciler and batch settler, and the freshness check. */
-const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches', 'source-freshness'];
+const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches', 'settle-deferred', 'source-freshness'];
 
 /**
  * Adds the stacks of one stage to an app.

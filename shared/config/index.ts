@@ -11,6 +11,9 @@ const truthy = z
   .optional()
   .transform((v) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim()));
 
+/** A USD amount with at most 2 decimals, kept as its decimal string (pricing.ts converts it, exactly). */
+const UsdCents = z.string().regex(/^\d{1,4}(\.\d{1,2})?$/, 'expected a USD amount with at most 2 decimals, e.g. 0.05');
+
 const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address');
 
 /** Networks this service can charge on (SPEC.md: production Base, staging Base Sepolia). */
@@ -46,6 +49,13 @@ const ConfigSchema = z
     // Base / Base Sepolia RPC when unset; the local chain sets its own).
     [ENV.X402_RPC_URL]: z.string().url().optional(),
     [ENV.X402_LOCAL_CHAIN]: truthy,
+    // Deferred settlement of the exact lane (shared/payment/exact/deferral.ts): a route priced at or
+    // below X402_DEFER_MAX_USD answers once /verify passed and the claim is durable, and is settled
+    // after; above it, or beyond a payer's unsettled X402_DEFER_OUTSTANDING_USD / X402_DEFER_MAX_CALLS,
+    // it settles first. 0 turns deferral off. USD with at most 2 decimals (money is integers).
+    [ENV.X402_DEFER_MAX_USD]: UsdCents.default('0.05'),
+    [ENV.X402_DEFER_OUTSTANDING_USD]: UsdCents.default('0.25'),
+    [ENV.X402_DEFER_MAX_CALLS]: z.coerce.number().int().min(0).max(10_000).default(25),
     [ENV.INDICATIVE_FUTURES]: truthy,
     // Licensed futures-curve provider (shared/sources/curve-source.ts); required when INDICATIVE_FUTURES is on,
     // which the curve function checks at cold start. URL and key are whatever that provider needs.

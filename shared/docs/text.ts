@@ -81,6 +81,8 @@ const PAYMENT_FLOWS = [
   '3. Retry the same request with the base64 payment payload in PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1).',
   '   x402 v1 clients (x402-fetch 1.x) read only the 402 body: send the request header X402-Version: 1 and the body is x402 v1 (network "base"/"base-sepolia", absolute resource URL); the PAYMENT-REQUIRED header stays v2.',
   '4. The answer carries the data and the settlement receipt {success, transaction, network, payer} base64-encoded in PAYMENT-RESPONSE (v2) and X-PAYMENT-RESPONSE (v1).',
+  'Cheap calls (at or below exact_settlement.deferred_up_to_usd in /.well-known/x402.json, 0.05 USD by default) are answered as soon as the payment is verified and settled on chain right after: their PAYMENT-RESPONSE says success false, errorReason "settlement_pending", and extra.status is a free URL (GET /v1/payments/{id}) that shows the transaction once it is on chain; you are charged once, only with the data.',
+  'Dearer calls, a payer with more than the stated unsettled amount, and a payer whose deferred settlement ever failed (funds moved before settlement) are settled before the data leaves.',
   'Nothing is settled unless data is delivered. A 504 SETTLEMENT_PENDING means: retry the same request with the same payment header to receive the data; do not sign a new payment.',
   'A refused payment answers 402 INVALID_PAYMENT with a fresh PAYMENT-REQUIRED header whose error names the reason.',
   '',

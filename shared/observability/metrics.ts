@@ -26,6 +26,11 @@ const METRIC = Object.freeze({
   settlementsPending: 'SettlementsPending',
   /** Payments still open after a reconciliation pass (PENDING or stale SETTLING). */
   pendingAfterReconcile: 'PendingSettlementsOpen',
+  /** Exact calls answered before their settlement (deferred), and settled later by the worker. */
+  deferredCalls: 'DeferredCalls',
+  deferredSettled: 'DeferredSettled',
+  /** USDC atomic units of deferred calls whose settlement failed (booked as deferred_loss). */
+  deferredLossAtomic: 'DeferredLossUsdcAtomic',
   /** Ingestion runs that succeeded / failed, by source. */
   ingestOk: 'IngestRunsSucceeded',
   ingestFailed: 'IngestRunsFailed',

@@ -15,6 +15,7 @@ import type { FacilitatorClient } from './facilitator';
 import type { ChannelLaneStore } from './batch/channel-store';
 import type { Lanes } from './lanes';
 import type { PaymentLedger } from './ledger';
+import type { DeferredLedger } from './exact/deferred-store';
 
 /**
  * Time a paid request may spend before its answer is due when the runtime gives no deadline (API
@@ -66,6 +67,8 @@ interface Budget {
 /** An x402 settlement as the buyer is told of it (PAYMENT-RESPONSE; MCP `x402/payment-response`). */
 interface Settlement {
   success: boolean;
+  /** Why it is not (yet) a success; `settlement_pending` as x402's core says it: deferred (the data left, the chain follows). */
+  errorReason?: string;
   transaction: string;
   network: string;
   payer: string;
@@ -123,6 +126,8 @@ interface PaymentDeps {
   facilitator: FacilitatorClient;
   /** Escrow channels of the batch-settlement lane. */
   channels?: ChannelLaneStore;
+  /** Deferred settlements of the exact lane (exact/deferral.ts); absent, every exact call settles first. */
+  deferred?: DeferredLedger;
   now: () => Date;
   log: PaymentLog;
   /** The lanes this process runs (default: the registry, lanes.ts); a test adds a lane of its own here. */

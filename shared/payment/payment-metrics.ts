@@ -58,6 +58,11 @@ const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutc
     return;
   }
   metrics.count(METRIC.paidCalls, 1, { lane: grant.lane });
+  // Deferred: answered with the settlement pending; the settle worker counts it when the chain has it.
+  if (outcome.receipt.settlement?.errorReason === 'settlement_pending') {
+    metrics.count(METRIC.deferredCalls);
+    return;
+  }
   const booked = laneOfGrant(deps, grant)?.booked(grant as never);
   if (!booked) return;
   if (booked.unit === 'credits') {

@@ -6,6 +6,8 @@
  */
 import { logger } from '../observability/logger';
 import { METRIC, type MetricsSink } from '../observability/metrics';
+import { deferredWorkerDeps } from './exact/deferred-job';
+import { settleDeferred } from './exact/deferred-worker';
 import type { PaymentDeps } from './lane';
 import type { ReconcileLedger } from './ledger';
 import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type ChainReader, type ReconcileReport } from './reconcile';
@@ -16,12 +18,15 @@ import { DEFAULT_RPC_URLS, reconcilePendingPayments, viemChainReader, type Chain
  */
 const runReconciliation = async (payment: PaymentDeps, ledger: ReconcileLedger, chain?: ChainReader, metrics?: MetricsSink): Promise<ReconcileReport> => {
   const { config } = payment;
+  const reader = chain ?? viemChainReader(config.X402_RPC_URL ?? DEFAULT_RPC_URLS[config.X402_NETWORK]);
+  const worker = deferredWorkerDeps(payment, reader, metrics);
   const report = await reconcilePendingPayments({
     ledger,
-    chain: chain ?? viemChainReader(config.X402_RPC_URL ?? DEFAULT_RPC_URLS[config.X402_NETWORK]),
+    chain: reader,
     facilitator: payment.facilitator,
     now: payment.now,
     log: payment.log,
+    ...(worker ? { settleDeferred: (key) => settleDeferred(key, worker) } : {}),
   });
   // Open after the pass: an alarm fires when payments stay unresolved (infra/stacks/observability.ts).
   metrics?.count(METRIC.pendingAfterReconcile, report.stillPending.length);

@@ -92,6 +92,8 @@ interface ReconcileDeps {
   facilitator?: FacilitatorClient;
   now: () => Date;
   log?: PaymentLog;
+  /** Settles a DEFERRED claim (exact/deferred-worker.ts): answered already, its settlement is the worker's to make. */
+  settleDeferred?: (key: ClaimKey) => Promise<unknown>;
 }
 
 interface ReconcileReport {
@@ -120,6 +122,11 @@ const reconcilePendingPayments = async (deps: ReconcileDeps): Promise<ReconcileR
     // A claim whose call may still be running is that call's to finish.
     if (rec.state === 'CLAIMED' && Date.parse(rec.updatedAt) > deps.now().getTime() - CLAIM_LIFETIME_MS) continue;
     report.checked++;
+    if (rec.state === 'DEFERRED') {
+      // A deferred claim nobody settled yet (the stream's retries ran out, a worker died): the worker's rules, run here.
+      await deps.settleDeferred?.(key);
+      continue;
+    }
     await reconcileClaim(rec, key, deps, report);
   }
   return report;

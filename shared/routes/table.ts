@@ -32,6 +32,7 @@ import {
 } from './params';
 import * as S from '../schemas';
 import { PRICES_USD, type PriceKey } from './pricing';
+import { PaymentIdParam, PaymentStatusBody } from '../payment/exact/payment-status';
 
 /** One Lambda function per family (DESIGN.md "functions/"). */
 const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp', 'pro'] as const;
@@ -558,6 +559,14 @@ const PRO_ROUTES = defineFamily(
         params: none,
         query: anyQuery,
         output: S.WebhookAckBody,
+        usesCredits: true,
+      },
+      'GET /v1/payments/{id}': {
+        family: 'pro',
+        summary: 'Where an exact payment stands: pending (answered, settlement deferred), settled (its transaction), failed or unpaid',
+        params: z.object({ id: PaymentIdParam }),
+        query: anyQuery,
+        output: PaymentStatusBody,
         usesCredits: true,
       },
       'GET /pro/success': {

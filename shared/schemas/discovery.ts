@@ -151,6 +151,15 @@ const X402CatalogBody = z.strictObject({
   ),
   /** Priced routes that are free under this configuration (the curve stubs while indicative futures are off). */
   free_while_stubbed: z.array(z.string()),
+  /** When an exact payment is settled: after the answer up to a price and a payer's caps, else before (shared/payment/exact/deferral.ts). */
+  exact_settlement: z.strictObject({
+    deferred_up_to_usd: z.string(),
+    max_outstanding_usd_per_payer: z.string(),
+    max_unsettled_calls_per_payer: z.number().int(),
+    deferred_routes: z.array(z.string()),
+    status_url: z.string(),
+    policy: z.string(),
+  }),
 });
 
 /** GET /api/mcp: the tools with their routes and prices (null: free under this configuration). */

@@ -14,6 +14,7 @@ import { createFacilitatorClient } from '../payment/facilitator';
 import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoChannelLane } from '../payment/batch/dynamo-channel-store';
 import { DynamoPaymentLedger } from '../payment/ledger';
+import { DynamoDeferredLedger } from '../payment/exact/deferred-store';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
 import { ObservationReader, type NextReleaseOf } from '../store/observation-reader';
@@ -94,6 +95,10 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     credits: overrides.payment?.credits ?? new DynamoCreditLane(doc!, config.CREDITS_TABLE),
     facilitator: facilitatorOf(config, overrides),
     ...(overrides.payment?.channels || doc ? { channels: overrides.payment?.channels ?? new DynamoChannelLane(doc!, config.CREDITS_TABLE) } : {}),
+    // Deferred settlement needs the claims' own store: with an injected ledger (unit tests) it is off unless injected too.
+    ...(overrides.payment?.deferred || !overrides.payment?.ledger
+      ? { deferred: overrides.payment?.deferred ?? new DynamoDeferredLedger(doc!, config.CREDITS_TABLE, now) }
+      : {}),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),

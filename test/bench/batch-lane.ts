@@ -68,6 +68,9 @@ const stack = await startLocalStack({
     X402_ENFORCE: '1',
     X402_LOCAL_CHAIN: '1',
     X402_LOCAL_BLOCK_TIME: String(BLOCK_TIME_S),
+    // Issue 23 compares the batch lane with an exact call that waits for its settlement (deferred
+    // exact settlement has its own rows: test/bench/deferred-exact.ts).
+    X402_DEFER_MAX_USD: '0',
   },
 });
 const net = stack.payments!;

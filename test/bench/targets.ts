@@ -22,6 +22,9 @@
  *                points); the throughput row runs on that same server
  *   memory       RSS of an `npm start` process after 10,000 mixed requests vs after start (the
  *                server in its own process, as a user runs it; the load comes from this one)
+ *   deferred     issue 38's rows from test/bench/deferred-exact.ts (its own process): deferred exact
+ *                p50 vs @x402/express on 2 s blocks, settle-first vs the reference, Lambda time
+ *                deferred vs settle-first, answer-to-settlement p95
  *   x402 lanes   issue 23's rows from test/bench/batch-lane.ts (its own process): batch vs exact
  *                repeat-call p50 with 2 s blocks, on-chain transactions per 1,000 calls, and our
  *                own work per voucher
@@ -478,7 +481,8 @@ const main = async () => {
   // serving the same bytes; interleaved, the order alternating each round. Our work on top of the
   // reference: the signature check, the claim (both beside /verify) and the settlement's one write.
   {
-    const ours = await startServerProcess({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_LOCAL_CHAIN_PORT: '0' });
+    // Settle-first (issue 38's settle-first row): the deferred path has its own rows (deferred-exact.ts).
+    const ours = await startServerProcess({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_LOCAL_CHAIN_PORT: '0', X402_DEFER_MAX_USD: '0' });
     const facilitatorUrl = /x402 local facilitator at (\S+?);/.exec(ours.output)?.[1];
     const payTo = /payments go to (0x[0-9a-fA-F]{40})/.exec(ours.output)?.[1];
     if (!facilitatorUrl || !payTo) throw new Error(`paid bench: the local chain did not start:\n${ours.output}`);
@@ -594,6 +598,16 @@ const main = async () => {
     const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
     console.log(lines.join('\n'));
     if (r.status !== 0) record('x402 batch bench (test/bench/batch-lane.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
+    for (const row of rows) record(row.what, row.value, row.target, row.ok);
+  }
+
+  // Issue 38: deferred exact settlement on the local chain with 2 s blocks, in its own process.
+  {
+    const r = spawnSync(join('node_modules', '.bin', 'tsx'), ['test/bench/deferred-exact.ts', '--json'], { encoding: 'utf8', maxBuffer: 2 ** 24 });
+    const lines = r.stdout.trimEnd().split('\n');
+    const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
+    console.log(lines.join('\n'));
+    if (r.status !== 0) record('x402 deferred exact bench (test/bench/deferred-exact.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
     for (const row of rows) record(row.what, row.value, row.target, row.ok);
   }
 

@@ -40,7 +40,8 @@ const startTestStack = async (env: Record<string, string | undefined> = {}, seed
   }
   const id = randomUUID().slice(0, 8);
   return startLocalStack({
-    env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, ...env },
+    // Exact calls settle first unless a test opts into deferred settlement (X402_DEFER_MAX_USD).
+    env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, X402_DEFER_MAX_USD: '0', ...env },
     seed,
     ...(overrides ? { overrides } : {}),
   });

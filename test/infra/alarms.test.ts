@@ -198,9 +198,10 @@ describe('alarms (staging)', () => {
     const business = [...alarmsOf(s.templates.api), ...alarmsOf(s.templates.ingest)].filter(
       ([, a]) => a.Properties.Namespace === NAMESPACE && !accessLogCounts.includes(a.Properties.MetricName),
     );
-    // the pending-settlement alarm, the batch settler's failures and backlog age, and one stale alarm per source
-    expect(business).toHaveLength(1 + 2 + SOURCES.length);
-    for (const [id, a] of business) {
+    // the pending-settlement alarm, the batch settler's failures and backlog age, one stale alarm per source, and the deferred-loss alarm
+    expect(business).toHaveLength(1 + 2 + SOURCES.length + 1);
+    // The deferred settle worker's loss count is captured by test/payment/deferred.test.ts (a planted drain on the local chain).
+    for (const [id, a] of business.filter(([, a]) => a.Properties.MetricName !== METRIC.deferredLossAtomic)) {
       const want = Object.fromEntries((a.Properties.Dimensions as Array<{ Name: string; Value: string }>).map((d) => [d.Name, d.Value]));
       const match = emitted.find((p) => p.namespace === a.Properties.Namespace && p.name === a.Properties.MetricName && sameDimensions(p.dimensions, want));
       expect(match, `${id}: ${a.Properties.MetricName} ${JSON.stringify(want)} was never emitted`).toBeDefined();
@@ -245,6 +246,12 @@ describe('alarms (staging)', () => {
     const fiveXx = api.filter((a) => a.Namespace === 'AWS/ApiGateway');
     expect(fiveXx.map((a) => a.MetricName)).toEqual(['5xx']);
     expect(refersTo(fiveXx[0].Dimensions.find((d: any) => d.Name === 'ApiId').Value, logicalId(s.api, s.api.api))).toBe(true);
+    // The deferred settle worker: falling behind its stream, and its dead-letter queue.
+    const deferredFn = logicalId(s.api, s.api.deferredSettlement.fn);
+    expect(lambdaAlarms(api, deferredFn).map((a) => a.MetricName)).toEqual(['IteratorAge']);
+    const deferredQueue = api.filter((a) => a.Namespace === 'AWS/SQS');
+    expect(deferredQueue.map((a) => a.MetricName)).toEqual(['ApproximateNumberOfMessagesVisible']);
+    expect(refersTo(deferredQueue[0].Dimensions[0].Value, logicalId(s.api, s.api.deferredSettlement.deadLetterQueue))).toBe(true);
     const queue = ingest.filter((a) => a.Namespace === 'AWS/SQS');
     // new failures (messages sent), not the queue's depth, which an undrained message would hold up
     expect(queue.map((a) => [a.MetricName, a.Statistic])).toEqual([['NumberOfMessagesSent', 'Sum']]);
@@ -252,7 +259,7 @@ describe('alarms (staging)', () => {
     // nothing else: every alarm is one of the above, or a load alarm (test/infra/capacity-stack.test.ts)
     const load = alarmsOf(s.templates.api).filter(([id]) => /^(Api429|ApiClientErrorRate|LambdaThrottles|DynamoThrottles|RevenueZero)Alarm/.test(id));
     expect(load.length).toBe(1 + 1 + Math.ceil((s.api.functions.size + 2) / 10) + 2 + 1);
-    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length);
+    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length + 3);
   });
 
   it('every alarm notifies the alarm topic when it fires and when it recovers; the topic mails the given address', () => {

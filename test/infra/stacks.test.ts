@@ -60,12 +60,13 @@ describe('CDK app (staging)', () => {
       expect(envOf(priceFn)[ENV.PUBLIC_BASE_URL]).toBe('https://data.example.com');
     });
 
-    it('lets only the reconciler read the watch index of the credit table', () => {
+    it('lets only the reconciler and the deferred settle worker read the watch index of the credit table', () => {
       const policies = Object.values(s.templates.api.findResources('AWS::IAM::Policy')) as any[];
       const onIndex = policies.filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes('/index/'));
-      expect(onIndex).toHaveLength(1);
-      expect(JSON.stringify(onIndex[0].Properties.PolicyDocument)).toContain('/index/gsi1');
-      expect(JSON.stringify(onIndex[0].Properties.Roles)).toContain('ReconcilePaymentsFunctionRole');
+      expect(onIndex).toHaveLength(2);
+      for (const p of onIndex) expect(JSON.stringify(p.Properties.PolicyDocument)).toContain('/index/gsi1');
+      expect(JSON.stringify(onIndex.map((p) => p.Properties.Roles))).toContain('ReconcilePaymentsFunctionRole');
+      expect(JSON.stringify(onIndex.map((p) => p.Properties.Roles))).toContain('SettleDeferredFunctionRole');
     });
 
     it('answers HEAD on every GET route: a HEAD route beside each GET (an HTTP API routes HEAD only to HEAD), on the same function', () => {
@@ -128,14 +129,15 @@ describe('CDK app (staging)', () => {
 
     it('creates one Node 24 arm64 function per family, traced, with source maps and an explicit log group with retention', () => {
       const fns = s.templates.api.findResources('AWS::Lambda::Function');
-      expect(Object.keys(fns).sort()).toEqual([...FAMILIES.map(fnId), logicalId(s.api, s.api.reconciler), logicalId(s.api, s.api.batchSettler)].sort());
+      const jobs = [s.api.reconciler, s.api.batchSettler, s.api.deferredSettlement.fn].map((f) => logicalId(s.api, f));
+      expect(Object.keys(fns).sort()).toEqual([...FAMILIES.map(fnId), ...jobs].sort());
       const logGroups = s.templates.api.findResources('AWS::Logs::LogGroup');
       for (const [id, fn] of Object.entries(fns) as [string, any][]) {
         expect(fn.Properties, id).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
         expect(envOf(fn).NODE_OPTIONS, id).toBe('--enable-source-maps');
         const lg = fn.Properties.LoggingConfig.LogGroup.Ref;
         expect(logGroups[lg]?.Properties.RetentionInDays, id).toBeGreaterThan(0);
-        if (id !== logicalId(s.api, s.api.reconciler) && id !== logicalId(s.api, s.api.batchSettler)) expect(fn.Properties.Timeout, id).toBeLessThan(30); // API Gateway HTTP APIs give up at 30 s
+        if (!jobs.includes(id)) expect(fn.Properties.Timeout, id).toBeLessThan(30); // API Gateway HTTP APIs give up at 30 s
       }
     });
 
@@ -451,7 +453,7 @@ describe('CDK app (prod and dev)', () => {
   it('synthesizes a dev stage without any context, in demo mode on Base Sepolia', () => {
     const s = synthService();
     const fns = Object.values(s.templates.api.findResources('AWS::Lambda::Function'));
-    expect(fns).toHaveLength(FAMILIES.length + 2); // + the x402 reconciler and the batch settler
+    expect(fns).toHaveLength(FAMILIES.length + 3); // + the x402 reconciler, the batch settler and the deferred settle worker
     for (const fn of fns) expect(envOf(fn)).toMatchObject({ [ENV.STAGE]: 'dev', [ENV.X402_ENFORCE]: '0', [ENV.X402_NETWORK]: 'eip155:84532' });
     expect(s.data.terminationProtection).toBe(false);
   });
@@ -460,7 +462,7 @@ describe('CDK app (prod and dev)', () => {
 describe('ServiceFunction entries', () => {
   it('maps each function name to functions/<name>.ts and bundles one entry per family plus ingest', () => {
     expect(functionEntry('price')).toMatch(/\/functions\/price\.ts$/);
-    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches', 'source-freshness'].sort());
+    expect([...ENTRY_NAMES].sort()).toEqual([...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches', 'settle-deferred', 'source-freshness'].sort());
     expect(missingEntries(['ingest', 'price', 'no-such-family'])).toEqual(['no-such-family']);
   });
 

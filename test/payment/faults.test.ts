@@ -61,6 +61,7 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
         X402_LOCAL_CHAIN: '1',
         X402_FACILITATOR_TIMEOUT_MS: '4000',
         STORE_TIMEOUT_MS: '3000', // as on AWS: three attempts fit the request budget
+        X402_DEFER_MAX_USD: '0', // the settle-first path's faults (deferred settlement: test/payment/deferred.test.ts)
       },
       // The service reaches its store through the proxy; the test's own ledger does not.
       overrides: { doc: createDocumentClient({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${proxy.port}`, AWS_REGION: 'us-east-1', STORE_TIMEOUT_MS: 3_000 }) },

@@ -10,6 +10,7 @@ import type { LaneOption } from '../../payment/lane-offers';
 import { isChargeable, PAID_ROUTES, type RouteDef } from '../../routes/table';
 import { typicalBodyKb } from '../../routes/body-sizes';
 import { usdToAtomic } from '../../routes/pricing';
+import { deferralTerms } from '../../payment/exact/deferral';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -34,6 +35,10 @@ const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: Rou
     output: jsonSchema(r.output, 'output'),
   })),
   free_while_stubbed: PAID_ROUTES.filter((r) => !isChargeable(r, config)).map((r) => r.id),
+  exact_settlement: deferralTerms(
+    config,
+    PAID_ROUTES.filter((r) => isChargeable(r, config)),
+  ),
 });
 
 export { buildX402Catalog };

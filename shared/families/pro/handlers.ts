@@ -7,6 +7,7 @@ import type { FamilyHandlers } from '../../http/types';
 import { checkoutEnabled, createCheckout, handleWebhook, planOf, revealCheckoutKey } from '../../pro/checkout';
 import { DynamoCreditLedger } from '../../pro/credit-ledger';
 import { PLAN_IDS } from '../../pro/plans';
+import { paymentStatus } from '../../payment/exact/payment-status';
 import type { Services } from '../../services';
 import { baseUrlOf } from '../discovery/base-url';
 import { checkoutOffPage, keyPage, noSessionPage, pendingPage, plansPage, shownPage } from './pages';
@@ -48,6 +49,10 @@ const proHandlers: FamilyHandlers<'pro'> = Object.freeze({
       throw err;
     }
   },
+  'GET /v1/payments/{id}': async ({ params, services }) => ({
+    body: await paymentStatus(services.payment.ledger, params.id),
+    headers: { 'cache-control': 'no-store' },
+  }),
   'GET /pro/success': async ({ query, services }) => {
     const headers = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
     // Pages for people, not errors for programs (those are JSON): without Stripe no session will ever be

@@ -1,0 +1,165 @@
+/**
+ * The settle worker of deferred exact payments: takes a DEFERRED claim (its work item) and settles
+ * it on chain, exactly once, or books its loss.
+ *
+ *   lease the claim (one worker at a time)
+ *   -> leased before by another worker (it may have died after /settle, or lost its answer):
+ *      the chain says first; used -> SETTLED with the transaction that used it
+ *   -> /settle -> success                                  -> SETTLED (the sale), payer's account freed
+ *               -> refused before sending (funds moved, authorization cancelled or expired), and
+ *                  the chain shows the authorization unused -> DEFERRED_LOSS, the payer refused
+ *                  deferral from then on, the loss booked and counted (an alarm reads it)
+ *               -> anything else (timeout, broadcast unconfirmed) -> left DEFERRED: the lease
+ *                  runs out and the next pass asks the chain first
+ * The chain's nonce makes a second transfer impossible; the conditional moves make a second booking
+ * impossible. On AWS the claim table's stream runs it (functions/settle-deferred.ts); locally a timer
+ * inside `npm start` (infra/local/schedules.ts); the reconciler runs it for any DEFERRED claim it
+ * meets (the backstop).
+ */
+import type { PaymentPayload } from '@x402/core/types';
+import { getAddress, type Hex } from 'viem';
+import { Semaphore } from '../../concurrency/semaphore';
+import { METRIC, type MetricsSink } from '../../observability/metrics';
+import { classifyFacilitatorError, isSettledBeforeSending, type FacilitatorClient } from '../facilitator';
+import type { PaymentLog } from '../lane';
+import type { ClaimKey } from '../ledger';
+import type { ChainReader } from '../reconcile';
+import type { SaleRecord } from '../sales';
+import type { DeferredClaim, DeferredLedger } from './deferred-store';
+
+interface DeferredWorkerDeps {
+  deferred: DeferredLedger;
+  facilitator: FacilitatorClient;
+  chain: ChainReader;
+  now: () => Date;
+  log: PaymentLog;
+  metrics?: MetricsSink;
+  /** Names this worker in its leases (logs). */
+  owner: string;
+  /** How long a lease holds a claim: longer than one /settle (the facilitator's timeout) with margin. */
+  leaseMs: number;
+}
+
+type DeferredOutcome = 'settled' | 'lost' | 'retry' | 'skipped';
+
+/** Seconds after validBefore before "unused" is final: the chain's head may lag the wall clock (as the reconciler). */
+const FINALITY_MARGIN_S = 30;
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The transaction that used the claim's authorization, '' when used but not found; null when unused. */
+const usedOnChain = async (c: DeferredClaim, chain: ChainReader): Promise<string | null> => {
+  const asset = getAddress(c.asset);
+  const payer = getAddress(c.payer);
+  if (!(await chain.authorizationUsed(asset, payer, c.nonce as Hex))) return null;
+  return (await chain.findAuthorizationTransaction(asset, payer, c.nonce as Hex)) ?? '';
+};
+
+const book = async (c: DeferredClaim, transaction: string, deps: DeferredWorkerDeps): Promise<DeferredOutcome> => {
+  const key = { payer: c.payer, nonce: c.nonce };
+  const sale: SaleRecord = {
+    lane: 'x402-exact',
+    saleId: `${c.payer}#${c.nonce}`,
+    payer: c.payer,
+    nonce: c.nonce,
+    amount: c.amount,
+    asset: c.asset,
+    network: c.network,
+    payTo: c.payTo,
+    route: c.route,
+    path: c.path,
+    transaction,
+    settledAt: deps.now().toISOString(),
+    requestId: c.claimId,
+  };
+  if (!(await deps.deferred.settled(key, sale))) return 'skipped';
+  deps.metrics?.count(METRIC.deferredSettled);
+  deps.metrics?.count(METRIC.settlements);
+  deps.metrics?.count(METRIC.revenueAtomic, Number(c.amount));
+  deps.log.info('x402 deferred payment settled', { ...key, amount: c.amount, transaction });
+  return 'settled';
+};
+
+const loss = async (c: DeferredClaim, reason: string, deps: DeferredWorkerDeps): Promise<DeferredOutcome> => {
+  const key = { payer: c.payer, nonce: c.nonce };
+  if (!(await deps.deferred.lost(key, reason))) return 'skipped';
+  deps.metrics?.count(METRIC.deferredLossAtomic, Number(c.amount));
+  deps.log.error('x402 deferred settlement failed: loss booked, payer refused deferral', { ...key, route: c.route, amount: c.amount, reason });
+  return 'lost';
+};
+
+/**
+ * Settles one deferred claim (see the header). Never throws for a facilitator outcome; a store or
+ * chain failure throws (the stream retries the record, the reconciler the claim).
+ */
+const settleDeferred = async (key: ClaimKey, deps: DeferredWorkerDeps): Promise<DeferredOutcome> => {
+  const c = await deps.deferred.lease(key, deps.owner, deps.leaseMs);
+  if (!c) return 'skipped';
+  if (c.settleAttempts > 0) {
+    const tx = await usedOnChain(c, deps.chain);
+    if (tx !== null) return book(c, tx, deps);
+  }
+  const nowS = Math.floor(deps.now().getTime() / 1000);
+  if (nowS >= c.validBefore) {
+    // Too late to settle: unless the chain shows it used, it never will be (once its head has passed validBefore).
+    if (nowS < c.validBefore + FINALITY_MARGIN_S) return 'retry';
+    const tx = c.settleAttempts > 0 ? null : await usedOnChain(c, deps.chain);
+    return tx !== null ? book(c, tx, deps) : loss(c, 'authorization_expired', deps);
+  }
+  if (!c.payload) return loss(c, 'no_payload', deps);
+  const payload = JSON.parse(c.payload) as PaymentPayload;
+  let refusal: string | null = null;
+  try {
+    const r = await deps.facilitator.settle(payload, payload.accepted);
+    if (r.success) return book(c, r.transaction, deps);
+    if (isSettledBeforeSending(r)) refusal = r.errorReason ?? 'settle_refused';
+    else deps.log.warn('x402 deferred settlement pending', { ...key, reason: r.errorReason, transaction: r.transaction });
+  } catch (err) {
+    const f = classifyFacilitatorError(err);
+    if (f.kind === 'verdict' && isSettledBeforeSending({ success: false, errorReason: f.reason, transaction: f.transaction ?? '' }))
+      refusal = f.reason ?? 'settle_refused';
+    else deps.log.warn('x402 deferred settle call failed', { ...key, failure: f, error: message(err) });
+  }
+  if (refusal === null) return 'retry';
+  // Refused before sending, but an earlier attempt may have used the authorization: the chain decides.
+  const tx = await usedOnChain(c, deps.chain);
+  return tx !== null ? book(c, tx, deps) : loss(c, refusal, deps);
+};
+
+interface DeferredPassReport {
+  found: number;
+  settled: number;
+  lost: number;
+  retry: number;
+  skipped: number;
+  failed: number;
+}
+
+/**
+ * One pass over every DEFERRED claim, oldest first (the nearest validBefore first), `concurrency`
+ * settlements at a time (each waits for its block). One failing claim never stops the others.
+ */
+const runDeferredSettlement = async (deps: DeferredWorkerDeps, concurrency = 16): Promise<DeferredPassReport> => {
+  const keys = await deps.deferred.listDeferred();
+  const report: DeferredPassReport = { found: keys.length, settled: 0, lost: 0, retry: 0, skipped: 0, failed: 0 };
+  const slots = new Semaphore(concurrency);
+  await Promise.all(
+    keys.map((key) =>
+      slots.run(async () => {
+        try {
+          report[await settleDeferred(key, deps)]++;
+        } catch (err) {
+          report.failed++;
+          deps.log.error('x402 deferred settlement attempt failed', { ...key, error: message(err) });
+        }
+      }),
+    ),
+  );
+  return report;
+};
+
+/** A lease: the facilitator's timeout twice (a /settle and its one retry) and a margin. */
+const leaseMsFor = (facilitatorTimeoutMs: number): number => 2 * facilitatorTimeoutMs + 5_000;
+
+export { leaseMsFor, runDeferredSettlement, settleDeferred };
+export type { DeferredOutcome, DeferredPassReport, DeferredWorkerDeps };
