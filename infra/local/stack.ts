@@ -12,6 +12,7 @@ import { runSource, type RunResult } from '../../shared/sources/runner';
 import type { LocalPaymentNetwork } from './chain';
 import { startLocalPaymentsIfEnabled } from './chain/hook';
 import { ensureTables, startEmbeddedStore, type EmbeddedStore } from './embedded-store';
+import { localEtagKey } from './etag-secret';
 import { startLocalSchedules } from './schedules';
 import { startLocalServer, type LocalServer } from './server';
 
@@ -67,7 +68,7 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     throw err;
   }
   await ensureTables(store.endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
-  const services = createServices(config, opts.overrides);
+  const services = createServices(config, { etagKey: localEtagKey(opts.dataDir), ...opts.overrides });
 
   const seeded: RunResult[] = [];
   if (opts.seed !== false) {

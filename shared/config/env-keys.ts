@@ -40,6 +40,7 @@ const ENV = {
   SOURCE_ID: 'SOURCE_ID',
   SOURCE_KEYS_SECRET_ARN: 'SOURCE_KEYS_SECRET_ARN',
   SECRETS_REVISION: 'SECRETS_REVISION',
+  ETAG_SECRET_ARN: 'ETAG_SECRET_ARN',
 } as const;
 
 type EnvKey = (typeof ENV)[keyof typeof ENV];
