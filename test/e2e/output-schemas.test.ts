@@ -64,6 +64,10 @@ const CASES: Record<RouteId, string[]> = {
   'POST /pro/checkout': [],
   'POST /pro/webhook': [],
   'GET /pro/success': [],
+  'POST /v1/watches': [],
+  'GET /v1/watches': [],
+  'GET /v1/watches/{id}': [],
+  'DELETE /v1/watches/{id}': [],
 };
 
 /** Routes whose 200 body is not exercised here, with why (each must say so). */
@@ -73,6 +77,10 @@ const NOT_HERE: Partial<Record<RouteId, string>> = {
   'POST /pro/checkout': 'needs Stripe: checked against a loopback fake Stripe API in the Pro checkout tests',
   'POST /pro/webhook': 'needs a signed Stripe event: checked in the Pro checkout tests',
   'GET /pro/success': 'needs a paid checkout: checked in the Pro checkout tests',
+  'POST /v1/watches': 'needs a Pro key: each watch body is checked against its schema in test/watches/watches.test.ts',
+  'GET /v1/watches': 'needs a Pro key: checked in test/watches/watches.test.ts',
+  'GET /v1/watches/{id}': 'needs a Pro key: checked in test/watches/watches.test.ts',
+  'DELETE /v1/watches/{id}': 'needs a Pro key: checked in test/watches/watches.test.ts',
 };
 
 /**
