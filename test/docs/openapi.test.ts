@@ -61,8 +61,12 @@ describe('/openapi.json', () => {
         expect(op['x-price-atomic'], r.id).toBe(usdToAtomic(r.priceUsd));
         expect(op.security).toEqual([{ x402: [] }, { proKey: [] }]);
         expect(op.responses['402'].content['application/json'].schema.oneOf).toHaveLength(2);
+        // Issue 37: the conditional request of paid answers.
+        expect(op.responses['304'], r.id).toBeDefined();
+        expect(op.parameters.map((p: { name: string }) => p.name)).toContain('If-None-Match');
       } else {
-        expect(op.security).toEqual([]);
+        // Free routes of Pro keys (webhook watches) name the key's scheme; the others none.
+        expect(op.security).toEqual(r.proKey ? [{ proKey: [] }] : []);
       }
     }
     expect(doc.components.securitySchemes.x402).toMatchObject({ type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE' });
