@@ -19,6 +19,7 @@ import { ENV } from '../../shared/config/env-keys';
 import { CREDITS_WATCH_INDEX } from '../../shared/store/tables';
 import { FAMILIES, ROUTES, routesOf, type Family, type RouteDef } from '../../shared/routes/table';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
+import { Watches } from '../constructs/watches';
 import type { DeployConfig } from './deploy-config';
 import { addApiAlarms, addDashboard } from './observability';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
@@ -72,6 +73,8 @@ interface ApiStackProps extends StackProps {
   facilitator?: ISecret;
   /** Every alarm notifies it. */
   alarmTopic: ITopic;
+  /** Issue 37: the ETag secret (paid answers' tags, webhook watches); absent in stand-alone stack tests. */
+  etagSecret?: ISecret;
   /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
   entry?: (name: string) => string;
   /** Per-second request limits of the stage (defaults: rate 100, burst 200). */
@@ -111,6 +114,8 @@ class ApiStack extends Stack {
   readonly batchSettler: ServiceFunction;
   /** 5xx, failed functions, unresolved payments, a silent reconciler (infra/stacks/observability.ts). */
   readonly alarms: Alarm[];
+  /** Issue 37: the webhook watches' stream fan-out, queue and delivery (absent without the ETag secret). */
+  readonly watches?: Watches;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -178,6 +183,7 @@ class ApiStack extends Stack {
       else fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
       if (family === 'pro' && props.stripe) fn.bindSecret(props.stripe, ENV.STRIPE_SECRET_ARN);
       if (familyCharges(family) && props.facilitator) fn.bindSecret(props.facilitator, ENV.X402_FACILITATOR_SECRET_ARN);
+      if (familyCharges(family) && props.etagSecret) fn.bindSecret(props.etagSecret, ENV.ETAG_SECRET_ARN);
       functions.set(family, fn);
     }
     this.functions = functions;
@@ -246,6 +252,11 @@ class ApiStack extends Stack {
       schedule: ScheduleExpression.rate(Duration.minutes(SETTLE_BATCHES_EVERY_MINUTES)),
       target: new LambdaInvoke(this.batchSettler, { retryAttempts: 0, role: schedulerRoleFor(this, 'SettleBatchesScheduleRole', this.batchSettler) }),
     });
+
+    // Issue 37: webhook watches (stream -> fan-out -> queue -> delivery).
+    if (props.etagSecret) {
+      this.watches = new Watches(this, 'Watches', { ...props, etagSecret: props.etagSecret, entry, environment, logRetention: props.config.logRetention });
+    }
 
     this.alarms = addApiAlarms(this, {
       api: this.api,

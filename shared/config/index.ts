@@ -85,6 +85,8 @@ const ConfigSchema = z
     [ENV.SECRETS_REVISION]: z.string().max(64).optional(),
     // The server secret of the paid answers' ETags (shared/http/etag-key.ts); unset: a per-process key.
     [ENV.ETAG_SECRET_ARN]: z.string().startsWith('arn:').optional(),
+    // The webhook delivery queue (SQS) of the watch functions (infra/constructs/watches.ts).
+    [ENV.WATCH_QUEUE_URL]: z.string().url().optional(),
   })
   .superRefine((c, ctx) => {
     // Outside dev an enforced challenge must never ask payers to send USDC to the zero address.

@@ -213,11 +213,15 @@ describe('alarms (staging)', () => {
     const fiveXx = api.filter((a) => a.Namespace === 'AWS/ApiGateway');
     expect(fiveXx.map((a) => a.MetricName)).toEqual(['5xx']);
     expect(refersTo(fiveXx[0].Dimensions.find((d: any) => d.Name === 'ApiId').Value, logicalId(s.api, s.api.api))).toBe(true);
+    // Issue 37: the watches' queues and functions (test/infra/watches.test.ts).
+    const watchFns = [s.api.watches!.fanOut, s.api.watches!.delivery].map((fn) => lambdaAlarms(api, logicalId(s.api, fn)).map((a) => a.MetricName));
+    expect(watchFns).toEqual([['Errors'], ['Errors']]);
+    expect(api.filter((a) => a.Namespace === 'AWS/SQS')).toHaveLength(3);
     const queue = ingest.filter((a) => a.Namespace === 'AWS/SQS');
     expect(queue.map((a) => a.MetricName)).toEqual(['ApproximateNumberOfMessagesVisible']);
     expect(refersTo(queue[0].Dimensions[0].Value, logicalId(s.ingest, s.ingest.deadLetterQueue))).toBe(true);
     // nothing else: every alarm is one of the above
-    expect(api.length + ingest.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + SOURCES.length);
+    expect(api.length + ingest.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + SOURCES.length + 5);
   });
 
   it('every alarm notifies the alarm topic when it fires and when it recovers; the topic mails the given address', () => {
