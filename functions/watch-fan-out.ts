@@ -8,7 +8,7 @@ import { logger } from '../shared/observability/logger';
 import { servicesFromEnvironment } from '../shared/services';
 import { fanOut } from '../shared/watches/fan-out';
 import { sqsQueue } from '../shared/watches/queue';
-import { runDataRoute } from '../shared/watches/run-route';
+import { runDataRoute } from '../shared/families/run-route';
 import { releaseOfStream } from '../shared/watches/stream-release';
 import { WatchStore } from '../shared/watches/watch-store';
 

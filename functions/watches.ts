@@ -2,6 +2,6 @@
 import { createFreeFamilyHandler } from '../shared/http/family-handler';
 import { WATCHES_ROUTES } from '../shared/routes/table';
 import { servicesFromEnvironment } from '../shared/services';
-import { watchHandlers } from '../shared/watches/handlers';
+import { watchHandlers } from '../shared/families/watches/handlers';
 
 export const handler = createFreeFamilyHandler(WATCHES_ROUTES, watchHandlers, servicesFromEnvironment);

@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EtagKeySource } from '../../shared/http/conditional';
-import { fixedEtagKey } from '../../shared/http/etag-key';
+import { type EtagKeySource, fixedEtagKey } from '../../shared/config/etag-key';
 
 const FILE = 'etag-secret';
 

@@ -13,7 +13,7 @@ import { deliver, type DeliveryOutcome } from '../../shared/watches/deliver';
 import { fanOut, type FanOutResult } from '../../shared/watches/fan-out';
 import { createPost, type PostFn } from '../../shared/watches/post';
 import { MemoryDeliveryQueue } from '../../shared/watches/queue';
-import { runDataRoute } from '../../shared/watches/run-route';
+import { runDataRoute } from '../../shared/families/run-route';
 import type { TriggeringRelease } from '../../shared/watches/watch';
 import { WatchStore } from '../../shared/watches/watch-store';
 

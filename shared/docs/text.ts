@@ -9,7 +9,7 @@ import { FREE_ROUTES, PAID_ROUTES, ROUTES, type RouteDef } from '../routes/table
 import { usdToAtomic, usdToCredits } from '../routes/pricing';
 import { SERVICE_NAME, SERVICE_SUMMARY } from './identity';
 import { buildMethodsText } from './methods';
-import { MAX_WATCHES_PER_KEY } from '../watches/limits';
+import { MAX_WATCHES_PER_KEY } from '../schemas/watches';
 
 /** A value each path or query parameter accepts, for example requests. */
 const SAMPLE_ARGS: Readonly<Record<string, string>> = { code: 'CL', root: 'CL', pair: 'EURUSD', series: 'crude_ex_spr', sector: 'energy', codes: 'CL,NG,GC' };

@@ -20,12 +20,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { canonicalJson } from '../analytics/digest';
+import type { EtagKeySource } from '../config/etag-key';
 import type { RouteDef } from '../routes/table';
 import type { ServiceContext } from './family-handler';
 import type { HandlerRequest, HandlerResult } from './types';
-
-/** The server secret of the tags, loaded once per process (Secrets Manager in AWS, the data folder locally). */
-type EtagKeySource = () => Promise<Uint8Array>;
 
 /**
  * Fields of an answer that describe the call or the last ingestion run rather than the data:
@@ -122,4 +120,3 @@ const conditionalMiddleware = (run: (req: HandlerRequest) => Promise<HandlerResu
 });
 
 export { conditionalMiddleware, dataOf, etagOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };
-export type { EtagKeySource };

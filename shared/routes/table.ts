@@ -32,8 +32,7 @@ import {
 } from './params';
 import * as S from '../schemas';
 import { PRICES_USD, type PriceKey } from './pricing';
-import * as W from '../watches/schemas';
-import { MAX_WATCHES_PER_KEY } from '../watches/limits';
+import * as W from '../schemas/watches';
 
 /** One Lambda function per family (DESIGN.md "functions/"). */
 const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp', 'pro', 'watches'] as const;
@@ -581,14 +580,14 @@ const WATCHES_ROUTES = defineFamily('watches', () => {
   return {
     'POST /v1/watches': {
       ...watchBase,
-      summary: `Create a webhook watch on a paid GET path (Pro key; at most ${MAX_WATCHES_PER_KEY} per key)`,
+      summary: `Create a webhook watch on a paid GET path (Pro key; at most ${W.MAX_WATCHES_PER_KEY} per key)`,
       params: none,
       body: W.CreateWatchBody,
       output: W.WatchCreatedBody,
       answers: {
         401: unauthorized,
         201: 'The watch, with its Standard Webhooks signing secret (shown once). Each delivery is charged once, the route price in credits, when the receiver answers 2xx.',
-        409: `WATCH_LIMIT: the key already holds ${MAX_WATCHES_PER_KEY} watches.`,
+        409: `WATCH_LIMIT: the key already holds ${W.MAX_WATCHES_PER_KEY} watches.`,
       },
     },
     'GET /v1/watches': { ...watchBase, summary: "The key's watches", params: none, output: W.WatchListBody },

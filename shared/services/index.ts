@@ -21,8 +21,7 @@ import { DynamoObservationStore, type ObservationStore } from '../store/observat
 import { PointInTimeStore } from '../store/point-in-time-store';
 import { ReadCache } from '../store/read-cache';
 import { createNextReleaseOf } from '../sources/next-release';
-import type { EtagKeySource } from '../http/conditional';
-import { etagKeyFromConfig } from '../http/etag-key';
+import { etagKeyFromConfig, type EtagKeySource } from '../config/etag-key';
 
 interface Services {
   config: Config;

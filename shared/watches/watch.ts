@@ -16,7 +16,7 @@ import { isChargeable, type RouteDef } from '../routes/table';
 import { usdToCredits } from '../routes/pricing';
 import type { Config } from '../config';
 
-import { MAX_WATCHES_PER_KEY } from './limits';
+import { MAX_WATCHES_PER_KEY } from '../schemas/watches';
 
 /**
  * Waits before each retry of a failed delivery (seconds): exponential from 5 s, capped at 8 h, so

@@ -7,9 +7,11 @@
  * draws its own.
  */
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config';
-import { readFromSecretsManager, type SecretReader } from '../config/secret-reader';
-import type { EtagKeySource } from './conditional';
+import type { Config } from './index';
+import { readFromSecretsManager, type SecretReader } from './secret-reader';
+
+/** The server secret of the tags, loaded once per process (Secrets Manager in AWS, the data folder locally). */
+type EtagKeySource = () => Promise<Uint8Array>;
 
 /** Shortest secret accepted: HMAC-SHA256 keys below 32 bytes weaken the tag. */
 const MIN_SECRET_BYTES = 32;
@@ -43,3 +45,4 @@ const etagKeyFromConfig = (config: Pick<Config, 'ETAG_SECRET_ARN' | 'AWS_REGION'
 };
 
 export { etagKeyFromConfig, fixedEtagKey };
+export type { EtagKeySource };

@@ -1,7 +1,9 @@
-/** Request and answer bodies of /v1/watches (issue 37): what OpenAPI states and dev stage validates. */
+/** Request and answer bodies of /v1/watches (issue 37): what OpenAPI states and dev stage validates; and the limit per key they state. */
 import * as z from 'zod';
 import { IsoDateTimeSchema } from '../observation/schema';
-import { MAX_WATCHES_PER_KEY } from './limits';
+
+/** Watches one Pro key may hold (issue 37; OpenAPI and the route table state it). */
+const MAX_WATCHES_PER_KEY = 25;
 
 const CreateWatchBody = z
   .strictObject({
@@ -57,4 +59,4 @@ const WatchDetailBody = WatchBody.extend({ recent_deliveries: z.array(DeliveryBo
 
 const WatchDeletedBody = z.strictObject({ id: z.string(), deleted: z.literal(true) });
 
-export { CreateWatchBody, WatchIdParam, WatchBody, WatchCreatedBody, WatchListBody, WatchDetailBody, WatchDeletedBody };
+export { MAX_WATCHES_PER_KEY, CreateWatchBody, WatchIdParam, WatchBody, WatchCreatedBody, WatchListBody, WatchDetailBody, WatchDeletedBody };

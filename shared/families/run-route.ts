@@ -1,5 +1,5 @@
 /** The data families' handlers as one route runner, for the watch functions (fan-out, creation) that answer any paid path. */
-import { DATA_FAMILY_HANDLERS, type DataFamily } from '../families/data-handlers';
+import { DATA_FAMILY_HANDLERS, type DataFamily } from './data-handlers';
 import type { HandlerRequest, HandlerResult } from '../http/types';
 import type { RouteDef } from '../routes/table';
 

@@ -4,18 +4,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import type * as z from 'zod';
-import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from '../errors/errors';
-import { tagOfResult } from '../http/conditional';
-import { bearerOf } from '../http/payment-credentials';
-import type { FamilyHandlers, HandlerRequest } from '../http/types';
-import { hashKey, parseKey } from '../pro/keys';
-import type { Services } from '../services';
-import { checkReceiverUrl } from './receiver-url';
-import { runDataRoute } from './run-route';
-import { CreateWatchBody } from './schemas';
-import { MAX_WATCHES_PER_KEY } from './limits';
-import { creditsPerDelivery, type Watch, watchTargetOf } from './watch';
-import { type DeliveryRecord, WatchStore } from './watch-store';
+import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from '../../errors/errors';
+import { tagOfResult } from '../../http/conditional';
+import { bearerOf } from '../../http/payment-credentials';
+import type { FamilyHandlers, HandlerRequest } from '../../http/types';
+import { hashKey, parseKey } from '../../pro/keys';
+import type { Services } from '../../services';
+import { checkReceiverUrl } from '../../watches/receiver-url';
+import { runDataRoute } from '../run-route';
+import { CreateWatchBody } from '../../schemas/watches';
+import { MAX_WATCHES_PER_KEY } from '../../schemas/watches';
+import { creditsPerDelivery, type Watch, watchTargetOf } from '../../watches/watch';
+import { type DeliveryRecord, WatchStore } from '../../watches/watch-store';
 
 const STORES = new WeakMap<Services, WatchStore>();
 const storeOf = (services: Services): WatchStore => {
