@@ -19,7 +19,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { canonicalJson } from '../analytics/digest';
 import type { EtagKeySource } from '../config/etag-key';
 import type { RouteDef } from '../routes/table';
 import type { ServiceContext } from './family-handler';
@@ -46,14 +45,24 @@ const PAID_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   vary: 'Authorization, X-PAYMENT, PAYMENT-SIGNATURE, If-None-Match',
 });
 
-/** Pure: the answer without its volatile fields, as canonical JSON. */
+/**
+ * Pure: a value as canonical JSON (keys sorted at every level, undefined members left out) without
+ * its volatile fields. Built here rather than with analytics' canonicalJson: every paid bundle
+ * carries this, and the data bundles are at their size limit.
+ */
 const dataOf = (body: unknown): string => {
-  const strip = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(strip);
+  const sorted = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sorted);
     if (v === null || typeof v !== 'object') return v;
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).flatMap(([k, x]) => (VOLATILE_KEYS.has(k) ? [] : [[k, strip(x)]])));
+    const o = v as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .filter((k) => !VOLATILE_KEYS.has(k) && o[k] !== undefined)
+        .map((k) => [k, sorted(o[k])]),
+    );
   };
-  return canonicalJson(strip(body));
+  return JSON.stringify(sorted(body));
 };
 
 /**
@@ -63,7 +72,7 @@ const dataOf = (body: unknown): string => {
  */
 const etagOf = (key: Uint8Array, route: Pick<RouteDef, 'id'>, params: unknown, query: unknown, body: unknown): string => {
   const mac = createHmac('sha256', key)
-    .update(`${route.id}\n${canonicalJson(params ?? {})}\n${canonicalJson(query ?? {})}\n`)
+    .update(`${route.id}\n${dataOf(params ?? {})}\n${dataOf(query ?? {})}\n`)
     .update(dataOf(body));
   return `"${mac.digest('base64url').slice(0, 32)}"`;
 };
