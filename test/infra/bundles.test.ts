@@ -26,9 +26,11 @@ import { findRoute } from '../../shared/routes/table';
 
 /**
  * Bundles that miss their limit, each capped at its size when last measured plus 5 KB: a ratchet (lower
- * a cap when its bundle shrinks; drop it once the bundle meets the limit). None today.
+ * a cap when its bundle shrinks; drop it once the bundle meets the limit).
+ * - snapshot: 301.7 KB on 2026-11-27 after issue 37 (every paid bundle tags its answers and answers
+ *   If-None-Match before payment: conditional.ts 1.4 KB, the ETag key 0.4 KB); it was 298.9 KB.
  */
-const OVER_LIMIT_CAP_KB: Readonly<Record<string, number>> = Object.freeze({});
+const OVER_LIMIT_CAP_KB: Readonly<Record<string, number>> = Object.freeze({ snapshot: 307 });
 
 const ROOT = process.cwd();
 const ENTRIES = readdirSync(join(ROOT, 'functions'))
