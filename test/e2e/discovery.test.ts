@@ -87,6 +87,7 @@ describe('free discovery routes over HTTP', () => {
       'frequency',
       'cursor',
       'as_known_at',
+      'If-None-Match', // issue 37: the conditional request header of paid routes
     ]);
     const skill = await fetch(`${stack.url}/SKILL.md`);
     expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
