@@ -19,11 +19,17 @@ const SQS_BATCH = 10;
  * SQS. The client comes from the Lambda runtime's AWS SDK (bundles leave `@aws-sdk/*` out), loaded
  * on first use; the name is a variable because the package is not a dependency of this repository.
  */
+/** What this module uses of `@aws-sdk/client-sqs`. */
+interface SqsModule {
+  SQSClient: new (config: { region: string }) => { send: (command: unknown) => Promise<unknown> };
+  SendMessageBatchCommand: new (input: unknown) => unknown;
+}
+
 const sqsQueue = (queueUrl: string, region: string): DeliveryQueue => {
   let client: Promise<{ send: (command: unknown) => Promise<unknown>; SendMessageBatchCommand: new (input: unknown) => unknown }> | undefined;
   const SQS_MODULE = '@aws-sdk/client-sqs';
   const load = () => {
-    client ??= (import(SQS_MODULE) as Promise<Record<string, any>>).then((m) => {
+    client ??= (import(SQS_MODULE) as Promise<SqsModule>).then((m) => {
       const c = new m.SQSClient({ region });
       return { send: (cmd: unknown) => c.send(cmd), SendMessageBatchCommand: m.SendMessageBatchCommand };
     });
