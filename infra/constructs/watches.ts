@@ -137,5 +137,5 @@ class Watches extends Construct {
   }
 }
 
-export { Watches, DELIVERY_TIMEOUT_S };
+export { Watches };
 export type { WatchesProps };

@@ -59,4 +59,4 @@ const WatchDetailBody = WatchBody.extend({ recent_deliveries: z.array(DeliveryBo
 
 const WatchDeletedBody = z.strictObject({ id: z.string(), deleted: z.literal(true) });
 
-export { MAX_WATCHES_PER_KEY, CreateWatchBody, WatchIdParam, WatchBody, WatchCreatedBody, WatchListBody, WatchDetailBody, WatchDeletedBody };
+export { MAX_WATCHES_PER_KEY, CreateWatchBody, WatchIdParam, WatchCreatedBody, WatchListBody, WatchDetailBody, WatchDeletedBody };

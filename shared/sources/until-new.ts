@@ -36,5 +36,5 @@ const runUntilNew = async (
   }
 };
 
-export { runUntilNew, UNTIL_NEW };
+export { runUntilNew };
 export type { UntilNewOptions };

@@ -50,5 +50,5 @@ const createPost =
       req.end(body);
     });
 
-export { createPost, POST_TIMEOUT_MS };
+export { createPost };
 export type { PostFn, PostResult };

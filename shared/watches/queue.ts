@@ -132,5 +132,5 @@ class MemoryDeliveryQueue implements DeliveryQueue {
   }
 }
 
-export { sqsQueue, MemoryDeliveryQueue, SQS_MAX_DELAY_S };
+export { sqsQueue, MemoryDeliveryQueue };
 export type { DeliveryQueue };

@@ -8,7 +8,6 @@
  * receiver, signed per Standard Webhooks, and charged once in credits (the route's price), only
  * when the receiver answers 2xx.
  */
-import * as z from 'zod';
 import { parseRouteInput } from '../http/family-handler';
 import { BadRequestError } from '../errors/errors';
 import { matchRoute } from '../routes/match';
@@ -28,8 +27,6 @@ const RETRY_DELAYS_S: readonly number[] = Object.freeze([5, 30, 120, 600, 1800, 
 const DISABLE_AFTER_DEAD_DELIVERIES = 3;
 
 type WatchState = 'active' | 'paused' | 'disabled';
-
-const WatchStateSchema = z.enum(['active', 'paused', 'disabled']);
 
 /** A watch as stored (the signing secret apart: it is shown once, at creation). */
 interface Watch {
@@ -140,15 +137,5 @@ const deliveryPayload = (m: DeliveryMessage, watch: Pick<Watch, 'id' | 'path'>, 
   data: m.answer,
 });
 
-export {
-  MAX_WATCHES_PER_KEY,
-  RETRY_DELAYS_S,
-  DISABLE_AFTER_DEAD_DELIVERIES,
-  EVENT_TYPE,
-  WatchStateSchema,
-  watchTargetOf,
-  creditsPerDelivery,
-  deliveryIdOf,
-  deliveryPayload,
-};
+export { MAX_WATCHES_PER_KEY, RETRY_DELAYS_S, DISABLE_AFTER_DEAD_DELIVERIES, watchTargetOf, creditsPerDelivery, deliveryIdOf, deliveryPayload };
 export type { Watch, WatchState, WatchTarget, DeliveryMessage, TriggeringRelease };
