@@ -1,5 +1,6 @@
 /**
  * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]`
+ * `npm run ingest -- <source> --file PATH [--file PATH …] [--aws]`
  * `npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]`
  * `npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]`
  *
@@ -14,6 +15,10 @@
  * (the data stack's ObservationsTableName output) in AWS_REGION, with the operator's AWS
  * credentials (and any endpoint the AWS SDK is pointed at, such as AWS_ENDPOINT_URL_DYNAMODB), from
  * the publishers' live data: a deployed stage is never filled with the bundled samples.
+ *
+ * `--file` ingests payload files in the publisher's wire format (the format of the bundled samples,
+ * each named as its sample is, e.g. PET.WCESTUS1.W.json) instead of the samples or the live API: an
+ * operator loads a download by hand, a test simulates a release.
  */
 import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../../shared/config';
@@ -23,10 +28,11 @@ import { releaseHeld } from '../../shared/sources/release';
 import { runSource } from '../../shared/sources/runner';
 import { parseCliArgs } from './cli-args';
 import { ensureTables } from './embedded-store';
+import { withPayloadFiles } from './payload-files';
 import { connectLocalStore } from './store-connection';
 
 const USAGE =
-  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n       npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
+  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]\n       npm run ingest -- <source> --file PATH [--file PATH …] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n       npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const { values, positionals } = parseCliArgs(`${USAGE}\nsources: ${Object.keys(ADAPTERS).join(', ')}`, {
@@ -38,6 +44,7 @@ const { values, positionals } = parseCliArgs(`${USAGE}\nsources: ${Object.keys(A
   from: { type: 'string' },
   to: { type: 'string' },
   'as-of': { type: 'string' },
+  file: { type: 'string', multiple: true },
 });
 
 const fail = (msg: string): never => {
@@ -91,9 +98,13 @@ if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) fail(
 const ids = target === 'all' ? Object.keys(ADAPTERS) : [target!];
 for (const id of ids) if (!ADAPTERS[id]) fail(`unknown source ${id}; sources: ${Object.keys(ADAPTERS).join(', ')}`);
 
+const files = values.file ?? [];
+if (files.length > 0 && (target === 'all' || values.live)) fail(`--file loads one source's payload files; not with 'all' or --live\n${USAGE}`);
 const { config, close: closeStore } = await openStore();
 const { store } = createServices(config);
-const live = values.live || values.aws;
+// --file: the files stand in for the source's samples (same wire format, read the same way).
+const live = files.length === 0 && (values.live || values.aws);
+const adapterOf = (id: string) => (files.length > 0 ? withPayloadFiles(ADAPTERS[id]!, files) : ADAPTERS[id]!);
 if (values.aws)
   console.log(`into ${config.OBSERVATIONS_TABLE} (${config.AWS_REGION}), live from the publishers${values.since ? ` since ${values.since}` : ''}`);
 
@@ -101,7 +112,7 @@ const bar = new cliProgress.SingleBar({ format: '{source} [{bar}] {value}/{total
 let failed = false;
 for (const id of ids) {
   let started = false;
-  const result = await runSource(ADAPTERS[id]!, {
+  const result = await runSource(adapterOf(id), {
     mode: live ? 'live' : 'replay',
     store,
     config,

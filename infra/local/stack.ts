@@ -12,7 +12,9 @@ import { runSource, type RunResult } from '../../shared/sources/runner';
 import type { LocalPaymentNetwork } from './chain';
 import { startLocalPaymentsIfEnabled } from './chain/hook';
 import { ensureTables, startEmbeddedStore, type EmbeddedStore } from './embedded-store';
+import { localEtagKey } from './etag-secret';
 import { startLocalSchedules } from './schedules';
+import { type LocalWatches, type LocalWatchOptions, startLocalWatches } from './watches';
 import { startLocalServer, type LocalServer } from './server';
 
 interface LocalStackOptions {
@@ -28,6 +30,8 @@ interface LocalStackOptions {
   seed?: boolean;
   /** Run the reconciler and the batch settlement on timers, as EventBridge does (npm start with the local chain; tests run them themselves). */
   schedules?: boolean;
+  /** Webhook watches in-process (issue 37): fan-out after each ingestion run, deliveries (npm start: on). */
+  watches?: boolean | LocalWatchOptions;
   log?: (line: string) => void;
 }
 
@@ -41,6 +45,8 @@ interface LocalStack {
   store: EmbeddedStore;
   /** X402_LOCAL_CHAIN on: the local chain and facilitator the configuration points at. */
   payments?: LocalPaymentNetwork;
+  /** The in-process watch fan-out and deliveries, when started. */
+  watches?: LocalWatches;
   close(): Promise<void>;
 }
 
@@ -67,7 +73,7 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     throw err;
   }
   await ensureTables(store.endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
-  const services = createServices(config, opts.overrides);
+  const services = createServices(config, { etagKey: localEtagKey(opts.dataDir), ...opts.overrides });
 
   const seeded: RunResult[] = [];
   if (opts.seed !== false) {
@@ -80,6 +86,7 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
   }
   const server = await startLocalServer(services, opts.port ?? 0);
   const stopSchedules = opts.schedules && payments ? startLocalSchedules(services, log) : () => undefined;
+  const watches = opts.watches ? startLocalWatches(services, { log, ...(typeof opts.watches === 'object' ? opts.watches : {}) }) : undefined;
   return {
     url: server.url,
     storeEndpoint: store.endpoint,
@@ -89,7 +96,9 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
     server,
     store,
     payments,
+    watches,
     close: async () => {
+      watches?.close();
       stopSchedules();
       await server.close();
       services.doc?.destroy();

@@ -32,6 +32,7 @@ const stack = await startLocalStack({
   dataDir,
   env: { ...process.env, X402_LOCAL_CHAIN_PORT: chainPort, X402_LOCAL_FACILITATOR_PORT: facilitatorPort },
   schedules: true,
+  watches: true,
   log: (l) => console.log(l),
 }).catch((err: NodeJS.ErrnoException & { port?: number }) => {
   if (err.code !== 'EADDRINUSE') throw err;

@@ -22,6 +22,7 @@ import { FAMILIES, ROUTES, routesOf, type Family, type RouteDef } from '../../sh
 import { CustomDomain } from '../constructs/custom-domain';
 import { Edge } from '../constructs/edge';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
+import { Watches } from '../constructs/watches';
 import type { DeployConfig } from './deploy-config';
 import { addApiAlarms, addDashboard } from './observability';
 import { addMoneyJobAlarms } from './money-job-alarms';
@@ -78,6 +79,8 @@ interface ApiStackProps extends StackProps {
   facilitator?: ISecret;
   /** Every alarm notifies it. */
   alarmTopic: ITopic;
+  /** Issue 37: the ETag secret (paid answers' tags, webhook watches); absent in stand-alone stack tests. */
+  etagSecret?: ISecret;
   /** Entry file of a function name (default functions/<name>.ts; tests pass a stub). */
   entry?: (name: string) => string;
   /** Per-second request limits of the stage (defaults: rate 100, burst 200). */
@@ -120,6 +123,8 @@ class ApiStack extends Stack {
   readonly edge?: Edge;
   /** The stage's access log (metric filters count its 429s). */
   readonly accessLogs: LogGroup;
+  /** Issue 37: the webhook watches' stream fan-out, queue and delivery (absent without the ETag secret). */
+  readonly watches?: Watches;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -201,6 +206,7 @@ class ApiStack extends Stack {
       else fn.bindTableNameOnly(props.credits, ENV.CREDITS_TABLE);
       if (family === 'pro' && props.stripe) fn.bindSecret(props.stripe, ENV.STRIPE_SECRET_ARN);
       if (familyCharges(family) && props.facilitator) fn.bindSecret(props.facilitator, ENV.X402_FACILITATOR_SECRET_ARN);
+      if (familyCharges(family) && props.etagSecret) fn.bindSecret(props.etagSecret, ENV.ETAG_SECRET_ARN);
       functions.set(family, fn);
     }
     this.functions = functions;
@@ -285,6 +291,10 @@ class ApiStack extends Stack {
       topic: props.alarmTopic,
       logRetention: props.config.logRetention,
     });
+    // Issue 37: webhook watches (stream -> fan-out -> queue -> delivery).
+    if (props.etagSecret) {
+      this.watches = new Watches(this, 'Watches', { ...props, etagSecret: props.etagSecret, entry, environment, logRetention: props.config.logRetention });
+    }
 
     this.alarms = addApiAlarms(this, {
       api: this.api,

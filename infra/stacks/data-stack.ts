@@ -32,7 +32,7 @@ const tableFromDef = (scope: Construct, def: TableDef): Table => {
     removalPolicy: RemovalPolicy.RETAIN,
     ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
     // The credit table's stream feeds the deferred settle worker (infra/constructs/deferred-settlement.ts).
-    ...(def.id === CREDITS_TABLE.id ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
+    ...(def.id === CREDITS_TABLE.id ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : def.stream ? { stream: StreamViewType.KEYS_ONLY } : {}),
   });
   for (const index of def.globalIndexes ?? []) {
     table.addGlobalSecondaryIndex({
@@ -70,6 +70,8 @@ class DataStack extends Stack {
   readonly facilitator: ISecret;
   /** Where every alarm of the stage notifies: the topic of -c alarmTopicArn, or the stage's own. */
   readonly alarmTopic: ITopic;
+  /** Issue 37: the server secret of the paid answers' ETags (generated; rotate it with the other secrets and a new secretsRevision). */
+  readonly etagSecret: ISecret;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -106,6 +108,17 @@ class DataStack extends Stack {
         'x402 facilitator credentials: JSON {"CDP_API_KEY_ID": "…", "CDP_API_KEY_SECRET": "…"} (Coinbase CDP) or {"headers": {"Authorization": "…"}}; {} sends none',
       secretObjectValue: {},
       removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.etagSecret = new Secret(this, 'EtagSecret', {
+      secretName: `${props.config.stackPrefix}/etag`,
+      description: "The key of the paid answers' ETags (HMAC): never served; a new value changes every tag (clients get one full answer)",
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.etagSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'rotated by operators with the other secrets (a new value and -c secretsRevision, so every function reads it again); no rotation Lambda needed',
     });
 
     for (const secret of [...sourceKeys.values(), this.stripe, this.facilitator]) {

@@ -35,7 +35,16 @@ const APP_CONTEXT: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Entry points the deployed app bundles: one per family, ingestion, the x402 reconciler and batch settler, and the freshness check. */
-const ENTRY_NAMES: readonly string[] = [...FAMILIES, 'ingest', 'reconcile-payments', 'settle-batches', 'settle-deferred', 'source-freshness'];
+const ENTRY_NAMES: readonly string[] = [
+  ...FAMILIES,
+  'ingest',
+  'reconcile-payments',
+  'settle-batches',
+  'settle-deferred',
+  'source-freshness',
+  'watch-fan-out',
+  'watch-deliver',
+];
 
 /**
  * Adds the stacks of one stage to an app.
@@ -62,6 +71,7 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
     stripe: data.stripe,
     facilitator: data.facilitator,
     alarmTopic: data.alarmTopic,
+    etagSecret: data.etagSecret,
     entry: opts.entry,
   });
   const ingest = new IngestStack(app, `${p}-ingest`, {

@@ -93,6 +93,10 @@ const ConfigSchema = z
     // Read by nothing: a new value (-c secretsRevision=…) changes every function, so each starts cold
     // and reads its secrets again after an operator rotated them.
     [ENV.SECRETS_REVISION]: z.string().max(64).optional(),
+    // The server secret of the paid answers' ETags (shared/http/etag-key.ts); unset: a per-process key.
+    [ENV.ETAG_SECRET_ARN]: z.string().startsWith('arn:').optional(),
+    // The webhook delivery queue (SQS) of the watch functions (infra/constructs/watches.ts).
+    [ENV.WATCH_QUEUE_URL]: z.string().url().optional(),
   })
   .superRefine((c, ctx) => {
     // Outside dev an enforced challenge must never ask payers to send USDC to the zero address.

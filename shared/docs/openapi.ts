@@ -47,6 +47,8 @@ const FAMILY_TAGS: Record<string, string> = {
   decision: 'Deterministic decision packs',
   discovery: 'Free discovery documents, health, catalog and calendar',
   mcp: 'Model Context Protocol endpoint',
+  watches:
+    'Webhook watches of Pro keys: a paid path POSTed to your receiver when a release changes it (Standard Webhooks signatures; charged once per delivery)',
 };
 
 const header = (description: string) => ({ description, schema: { type: 'string' } });
@@ -54,6 +56,15 @@ const REQUEST_ID = header('The request id, also in every error body (quote it in
 const json = (schema: Json) => ({ 'application/json': { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const errorResponse = (description: string) => ({ description, headers: { 'X-Request-Id': REQUEST_ID }, content: json(ref('Error')) });
+
+/** Issue 37: the conditional request header of paid routes. */
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of an answer you have (or of a webhook delivery): 304 and nothing charged while the data is unchanged.',
+  schema: { type: 'string' },
+};
 
 const parametersOf = (r: RouteDef, components: Record<string, unknown>) => {
   const params = toSchema(r.params, 'input', components) as { properties?: Record<string, Json> };
@@ -148,6 +159,8 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>, config: D
   // Free GET answers carry a validator (shared/http/family-handler.ts): If-None-Match gets a 304.
   const cacheable = !paid && r.method === 'GET';
   if (cacheable) okHeaders.ETag = header('Validator of this answer; send it back in If-None-Match to get a 304 while it is unchanged.');
+  // Issue 37: a paid answer's ETag is a keyed hash of its data (shared/http/conditional.ts).
+  if (paid) okHeaders.ETag = header('Keyed validator of the data served (not of the per-call provenance); If-None-Match with it answers 304, charged nothing.');
   if (paid) {
     okHeaders['PAYMENT-RESPONSE'] = header('x402 v2: base64 settlement receipt {success, transaction, network, payer}.');
     okHeaders['X-PAYMENT-RESPONSE'] = header('x402 v1: the same receipt under the v1 name.');
@@ -166,14 +179,29 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>, config: D
     summary: r.summary,
     description,
     tags: [r.family],
-    parameters: [...parametersOf(r, components), ...(paid ? [X402_VERSION_PARAM] : [])],
-    ...(r.method === 'POST' ? { requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 message or batch.' }) } } : {}),
-    security: paid ? PAID_SECURITY : [],
+    parameters: [...parametersOf(r, components), ...(paid ? [X402_VERSION_PARAM, IF_NONE_MATCH] : [])],
+    ...(r.method === 'POST'
+      ? {
+          requestBody: {
+            required: true,
+            content: json(r.body ? toSchema(r.body, 'input', components) : { type: 'object', description: 'A JSON-RPC 2.0 message or batch.' }),
+          },
+        }
+      : {}),
+    security: paid ? PAID_SECURITY : r.proKey ? [{ proKey: [] }] : [],
     ...(paid ? { 'x-price-usd': price, 'x-price-atomic': usdToAtomic(price), 'x-price-key': r.priceKey } : {}),
     ...(typicalBodyKb(r.id) !== null ? { 'x-typical-body-kb': typicalBodyKb(r.id) } : {}),
     responses: {
       200: { description: 'OK', headers: okHeaders, content: body },
       ...(cacheable ? { 304: { description: 'Not Modified: the ETag sent in If-None-Match still matches; no body.' } } : {}),
+      ...(paid
+        ? {
+            304: {
+              description:
+                'Not Modified: If-None-Match names the current data; no body, and nothing charged in any lane (an attached payment is neither verified nor settled).',
+            },
+          }
+        : {}),
       400: errorResponse(`Invalid parameters (INVALID_PARAMETER, with every issue); nothing is charged. ${unknownQueryRule(r)}`),
       404: errorResponse(
         'Unknown instrument, series, sector or root (the valid values are listed; checked before any payment), or NO_DATA that no release will fill (not live, or not in the replayed samples; `covered` lists what is; at a past instant, as_known_at, `first_known_from` says when the series was first published).',

@@ -61,6 +61,18 @@ class PaymentError extends HttpError {
   }
 }
 
+/** 409: the request conflicts with what the caller already holds (issue 37: a key's limit of watches). */
+class ConflictError extends HttpError {
+  readonly statusCode = 409;
+  constructor(
+    readonly code: 'WATCH_LIMIT',
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(message, details);
+  }
+}
+
 class NotFoundError extends HttpError {
   readonly statusCode = 404;
   constructor(
@@ -115,6 +127,7 @@ export {
   UnauthorizedError,
   RateLimitedError,
   PaymentError,
+  ConflictError,
   NotFoundError,
   MethodNotAllowedError,
   BadGatewayError,

@@ -14,7 +14,7 @@ import { priceHandlers } from './price/handlers';
 import { snapshotHandlers } from './snapshot/handlers';
 import { spreadsHandlers } from './spreads/handlers';
 
-type DataFamily = Exclude<Family, 'mcp' | 'pro'>;
+type DataFamily = Exclude<Family, 'mcp' | 'pro' | 'watches'>;
 
 const DATA_FAMILY_HANDLERS: { readonly [F in DataFamily]: FamilyHandlers<F> } = Object.freeze({
   price: priceHandlers,

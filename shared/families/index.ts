@@ -8,7 +8,13 @@ import type { Family } from '../routes/table';
 import { DATA_FAMILY_HANDLERS } from './data-handlers';
 import { mcpHandlers } from './mcp/handlers';
 import { proHandlers } from './pro/handlers';
+import { watchHandlers } from './watches/handlers';
 
-const FAMILY_HANDLERS: { readonly [F in Family]: FamilyHandlers<F> } = Object.freeze({ ...DATA_FAMILY_HANDLERS, mcp: mcpHandlers, pro: proHandlers });
+const FAMILY_HANDLERS: { readonly [F in Family]: FamilyHandlers<F> } = Object.freeze({
+  ...DATA_FAMILY_HANDLERS,
+  mcp: mcpHandlers,
+  pro: proHandlers,
+  watches: watchHandlers,
+});
 
 export { FAMILY_HANDLERS };

@@ -17,6 +17,7 @@ import type { NotFoundIssue } from '../routes/params';
 import { unknownQueryIssues } from '../routes/query-names';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
+import { conditionalMiddleware, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
 import { paymentMiddleware } from './payment-middleware';
 import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler, ServiceContext, ServiceState } from './types';
 
@@ -223,21 +224,26 @@ const familyStack = <F extends Family>(
   const missing = routes.routes.filter((r) => !byId[r.id]).map((r) => r.id);
   if (missing.length) throw new Error(`family ${routes.family} has no handler for: ${missing.join(', ')}`);
 
+  const runRoute = (req: HandlerRequest): Promise<HandlerResult> => (byId[req.route.id] as (r: HandlerRequest) => Promise<HandlerResult>)(req);
   const build = (paymentLayer?: MiddlewareObj<Event, Result, Error, ServiceContext>) => {
     const stack = middy<Event, Result, Error, ServiceContext>()
       .use(observabilityLayer(services))
       .use(errorLayer(services))
       .use(routeLayer(new Map(routes.routes.map((r) => [r.id, r])), services));
-    if (paymentLayer) stack.use(paymentLayer);
+    // Issue 37: If-None-Match is decided before the payment layer, so a 304 is charged in no lane.
+    if (paymentLayer) stack.use(conditionalMiddleware(runRoute)).use(paymentLayer);
     stack.handler(async (_event, context) => {
       const { request, route, requestId } = context.service;
-      const result = await (byId[route!.id] as (req: HandlerRequest) => Promise<HandlerResult>)(request!);
+      const result = context.service.precomputed ?? (await runRoute(request!));
       if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
         const checked = route!.output.safeParse(result.body);
         if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
       }
       context.service.charge = result.charge !== false;
-      return withValidators(route!, toResponse(route!, result, requestId), request!.headers['if-none-match']);
+      const response = toResponse(route!, result, requestId);
+      const etag = await tagOfResult(request!.services.etagKey, request!, result);
+      if (etag) return { ...response, headers: { ...response.headers, ...PAID_CACHE_HEADERS, etag } };
+      return withValidators(route!, response, request!.headers['if-none-match']);
     });
     // Lambda hands in a plain Context; routeLayer attaches `service` before anything reads it.
     return stack as unknown as FamilyLambdaHandler;

@@ -13,6 +13,7 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { Semaphore } from '../concurrency/semaphore';
 import { mapError } from '../errors/error-mapper';
+import { ifNoneMatches, tagOfResult } from '../http/conditional';
 import type { HandlerResult } from '../http/types';
 import { charge, release, settle } from '../payment/charge';
 import { REQUEST_BUDGET_MS, type Budget, type Credentials, type PaidCall, type Receipt, type Refusal } from '../payment/lane';
@@ -28,6 +29,16 @@ const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 const LEGACY_PAYMENT_META_KEY = 'x402.payment';
 /** The Pro lane's budget after a paid tool call (what HTTP sends as X-Credits-* headers). */
 const PRO_BUDGET_META_KEY = 'commodity-data/credits';
+
+/** Issue 37: the ETag of a paid tool's answer (what HTTP sends as the ETag header), for its `if_none_match` argument. */
+const ETAG_META_KEY = 'commodity-data/etag';
+
+/** Issue 37: the data named by `if_none_match` is still current; nothing was charged. */
+const notModifiedResult = (etag: string): CallToolResult => ({
+  content: [{ type: 'text', text: `not modified: the data of etag ${etag} is still current; nothing was charged` }],
+  structuredContent: { not_modified: true, etag },
+  _meta: { [ETAG_META_KEY]: etag },
+});
 
 /** Paid tool calls one POST may start; the rest of a batch gets a JSON-RPC error. */
 const MAX_PAID_CALLS_PER_POST = 32;
@@ -108,6 +119,8 @@ interface ToolCall {
   callId: string;
   /** The paid work of the POST this call belongs to. */
   post: PostPayments;
+  /** Issue 37: the parsed input the answer's ETag is of, and the `if_none_match` argument. */
+  conditional?: { ifNoneMatch: string | null; params: unknown; query: unknown };
 }
 
 /**
@@ -129,6 +142,15 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
         start + REQUEST_BUDGET_MS - services.now().getTime()
     )(services.now().getTime()),
   };
+  // Issue 37: a call naming the current data's tag is answered before any lane is asked (nothing charged).
+  let precomputed: HandlerResult | undefined;
+  const tagOf = (r: HandlerResult) => (call.conditional ? tagOfResult(services.etagKey, { route: tool.route, ...call.conditional }, r) : Promise.resolve(null));
+  if (call.conditional?.ifNoneMatch) {
+    // A failed read decides nothing here: the call goes on and fails inside its payment (released).
+    precomputed = await run().catch(() => undefined);
+    const etag = precomputed ? await tagOf(precomputed) : null;
+    if (etag && ifNoneMatches(call.conditional.ifNoneMatch, etag)) return notModifiedResult(etag);
+  }
   const credentials = credentialsOf(call.meta, call.authorization);
   const chargeable = isChargeable(tool.route, services.config) && (credentials.kind !== 'none' || services.config.X402_ENFORCE);
   if (chargeable && !call.post.admit()) {
@@ -146,23 +168,25 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
 
   let result: HandlerResult;
   try {
-    result = await run();
+    result = precomputed ?? (await run());
   } catch (err) {
     const released = outcome.type === 'granted' ? await release(outcome.grant, { kind: 'handler_threw' }, services.payment) : {};
     return errorResult(mapError(err, call.requestId, services.config.STAGE === 'dev').body, released.budget ? budgetMeta(released.budget) : undefined);
   }
-  if (outcome.type === 'free') return dataResult(result.body);
+  const etag = await tagOf(result);
+  const tagMeta = etag ? { [ETAG_META_KEY]: etag } : {};
+  if (outcome.type === 'free') return dataResult(result.body, etag ? tagMeta : undefined);
   if (result.charge === false) {
     const released = await release(outcome.grant, { kind: 'not_charged' }, services.payment);
-    return dataResult(result.body, released.budget ? budgetMeta(released.budget) : undefined);
+    return dataResult(result.body, released.budget ? { ...budgetMeta(released.budget), ...tagMeta } : undefined);
   }
   const settled = await settle(outcome.grant, services.payment, (receipt) =>
-    Buffer.from(JSON.stringify(dataResult(result.body, receiptMeta(receipt))), 'utf8'),
+    Buffer.from(JSON.stringify(dataResult(result.body, { ...receiptMeta(receipt), ...tagMeta })), 'utf8'),
   );
   countSettlement(services.metrics, outcome.grant, settled, services.payment);
   // No confirmed payment, no data.
   if (settled.type === 'refused') return refusalResult(settled.refusal, call.requestId);
-  return dataResult(result.body, receiptMeta(settled.receipt));
+  return dataResult(result.body, { ...receiptMeta(settled.receipt), ...tagMeta });
 };
 
 export { paidToolCall, dataResult, errorResult, PostPayments, MAX_PAID_CALLS_PER_POST, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY };

@@ -36,13 +36,14 @@ import { logger } from '../observability/logger';
 import type { RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { errorResult, paidToolCall, PostPayments } from './payment';
-import { findTool, priceOf, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
+import { findTool, IF_NONE_MATCH_ARG, priceOf, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
 
 const SERVER_INFO = { name: 'commodity-data', title: 'Commodity data service', version: '0.1.0' };
 const INSTRUCTIONS =
   'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS). Free tools: get_catalog, get_release_calendar, get_health. ' +
   'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>. ' +
-  'Output schemas of large answers are summaries; /openapi.json has every field.';
+  'Output schemas of large answers are summaries; /openapi.json has every field. ' +
+  'A paid answer names its etag in result._meta["commodity-data/etag"]: pass it as if_none_match and an unchanged answer is {not_modified: true, etag}, charged nothing.';
 
 /**
  * How long a 2026-07-28 client may reuse tools/list and server/discover: the same for every caller
@@ -96,9 +97,11 @@ const callTool = async (
   const tool = findTool(name);
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
   let input: { params: unknown; query: unknown };
+  // Issue 37: the ETag argument of a paid tool is no route parameter.
+  const { [IF_NONE_MATCH_ARG]: ifNoneMatch, ...routeArgs } = args;
   try {
     tool.argNames.parse(args);
-    const { params, query } = splitArgs(tool, args);
+    const { params, query } = splitArgs(tool, tool.acceptsIfNoneMatch ? routeArgs : args);
     input = parseRouteInput(tool.route, params, query);
   } catch (err) {
     return errorResult(mapError(err, requestId).body);
@@ -106,7 +109,8 @@ const callTool = async (
 
   // Each call of a POST (a JSON-RPC batch carries many) is its own paid call.
   const callId = `${requestId}#${++post.calls}`;
-  return paidToolCall(tool, { meta, authorization: ctx.authorization, requestId, callId, post: post.payments }, services, () =>
+  const conditional = { ifNoneMatch: typeof ifNoneMatch === 'string' ? ifNoneMatch : null, params: input.params, query: input.query };
+  return paidToolCall(tool, { meta, authorization: ctx.authorization, requestId, callId, post: post.payments, conditional }, services, () =>
     runRoute(tool.route, {
       route: tool.route,
       ...(input as Pick<HandlerRequest, 'params' | 'query'>),

@@ -14,6 +14,8 @@ interface McpTool {
   readonly route: RouteDef & { mcp: McpSpec };
   /** Arguments that are path parameters of the route; the others are its query. */
   readonly pathArgs: readonly string[];
+  /** A paid tool takes `if_none_match` (issue 37), which is no parameter of its route. */
+  readonly acceptsIfNoneMatch: boolean;
   /**
    * Accepts exactly the declared argument names (values are the route's schemas' to check): a call
    * with an argument the input schema does not list is refused, as its `additionalProperties: false` says.
@@ -24,7 +26,18 @@ interface McpTool {
 }
 
 const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> => (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {});
-const argsShapeOf = (route: RouteDef): Record<string, z.ZodType> => ({ ...shapeOf(route.params), ...shapeOf(route.query) });
+/** Issue 37: a paid tool's ETag argument (`_meta["commodity-data/etag"]` of an earlier answer); not a route parameter. */
+const IF_NONE_MATCH_ARG = 'if_none_match';
+// Explained once in the server's instructions (tools/list must stay small): an etag, or null.
+const IfNoneMatchArg = z.string().nullable().optional();
+const argsShapeOf = (route: RouteDef): Record<string, z.ZodType> => ({
+  ...shapeOf(route.params),
+  ...shapeOf(route.query),
+  ...(route.priceKey ? { [IF_NONE_MATCH_ARG]: IfNoneMatchArg } : {}),
+});
+
+/** Issue 37: what a paid tool answers when `if_none_match` names the current data. */
+const NOT_MODIFIED_SCHEMA: JsonSchema = { type: 'object', required: ['not_modified', 'etag'] };
 
 /**
  * The tool's arguments: path parameters and query parameters of the route in one object, as the
@@ -53,7 +66,7 @@ const refusalSchemas = () => {
  */
 const outputSchemaOf = (route: RouteDef): JsonSchema => {
   const { error, paymentRequired } = refusalSchemas();
-  const branches = [bodySchemaOf(route.output), error, ...(route.priceKey ? [paymentRequired] : [])];
+  const branches = [bodySchemaOf(route.output), error, ...(route.priceKey ? [paymentRequired, NOT_MODIFIED_SCHEMA] : [])];
   const defs: JsonSchema = {};
   const anyOf = branches.flatMap(({ $defs, ...branch }) => {
     Object.assign(defs, $defs);
@@ -78,6 +91,7 @@ const toolOf = (route: RouteDef & { mcp: McpSpec }): McpTool => {
     name: route.mcp.tool,
     route,
     pathArgs: Object.keys(shapeOf(route.params)),
+    acceptsIfNoneMatch: route.priceKey !== null,
     argNames: z.strictObject(Object.fromEntries(names.map((n) => [n, z.unknown().optional()]))),
     get inputSchema() {
       input ??= inputSchemaOf(route);
@@ -107,5 +121,5 @@ const toolDescription = (tool: McpTool, config: Pick<Config, 'INDICATIVE_FUTURES
 /** Annotations directories require: every tool reads published data and changes nothing. */
 const TOOL_ANNOTATIONS = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
 
-export { TOOLS, findTool, priceOf, toolDescription, TOOL_ANNOTATIONS };
+export { TOOLS, IF_NONE_MATCH_ARG, findTool, priceOf, toolDescription, TOOL_ANNOTATIONS };
 export type { McpTool };

@@ -33,9 +33,10 @@ import {
 import * as S from '../schemas';
 import { PRICES_USD, type PriceKey } from './pricing';
 import { PaymentIdParam, PaymentStatusBody } from '../payment/exact/payment-status';
+import * as W from '../schemas/watches';
 
 /** One Lambda function per family (DESIGN.md "functions/"). */
-const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp', 'pro'] as const;
+const FAMILIES = ['price', 'curve', 'inventory', 'cot', 'spreads', 'fundamentals', 'snapshot', 'decision', 'discovery', 'mcp', 'pro', 'watches'] as const;
 type Family = (typeof FAMILIES)[number];
 
 type Method = 'GET' | 'POST' | 'DELETE';
@@ -66,6 +67,10 @@ interface RouteSpec {
   readonly mcp?: McpSpec;
   /** A free route whose function still reads and writes the credit table (MCP tool payments, Pro checkout). */
   readonly usesCredits?: true;
+  /** The JSON request body of a POST route other than MCP's JSON-RPC (OpenAPI states it; the handler parses it). */
+  readonly body?: z.ZodType;
+  /** A free route that needs a Pro key (Authorization: Bearer) all the same: its watches are the key's. */
+  readonly proKey?: true;
   /**
    * Answers of this route besides 200 and the errors every route shares, by status, with what they
    * mean (OpenAPI declares them): below 400 the body is the route's output, from 400 the error body.
@@ -587,6 +592,35 @@ const PRO_ROUTES = defineFamily(
     }) as const satisfies FamilySpecs<'pro'>,
 );
 
+// Issue 37: webhook watches of Pro keys (shared/watches). Free routes; each delivery is charged.
+const WATCHES_ROUTES = defineFamily('watches', () => {
+  const unauthorized = 'INVALID_API_KEY: watches belong to Pro keys; send an active key in Authorization: Bearer.';
+  const watchBase = { family: 'watches', query: anyQuery, usesCredits: true, proKey: true, answers: { 401: unauthorized } } as const;
+  const byId = z.object({ id: W.WatchIdParam });
+  return {
+    'POST /v1/watches': {
+      ...watchBase,
+      summary: `Create a webhook watch on a paid GET path (Pro key; at most ${W.MAX_WATCHES_PER_KEY} per key)`,
+      params: none,
+      body: W.CreateWatchBody,
+      output: W.WatchCreatedBody,
+      answers: {
+        401: unauthorized,
+        201: 'The watch, with its Standard Webhooks signing secret (shown once). Each delivery is charged once, the route price in credits, when the receiver answers 2xx.',
+        409: `WATCH_LIMIT: the key already holds ${W.MAX_WATCHES_PER_KEY} watches.`,
+      },
+    },
+    'GET /v1/watches': { ...watchBase, summary: "The key's watches", params: none, output: W.WatchListBody },
+    'GET /v1/watches/{id}': {
+      ...watchBase,
+      summary: 'One watch: state, reason, counters and its recent deliveries (dead letters included)',
+      params: byId,
+      output: W.WatchDetailBody,
+    },
+    'DELETE /v1/watches/{id}': { ...watchBase, summary: 'Delete a watch', params: byId, output: W.WatchDeletedBody },
+  } as const satisfies FamilySpecs<'watches'>;
+});
+
 /** Every family's routes. A Lambda entry imports its own family's constant instead (see defineFamily). */
 const FAMILY_ROUTES: { readonly [F in Family]: FamilyRoutes<F> } = {
   price: PRICE_ROUTES,
@@ -600,6 +634,7 @@ const FAMILY_ROUTES: { readonly [F in Family]: FamilyRoutes<F> } = {
   discovery: DISCOVERY_ROUTES,
   mcp: MCP_ROUTES,
   pro: PRO_ROUTES,
+  watches: WATCHES_ROUTES,
 };
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
@@ -617,6 +652,7 @@ type RouteSpecs = UnionToIntersection<
     | typeof DISCOVERY_ROUTES
     | typeof MCP_ROUTES
     | typeof PRO_ROUTES
+    | typeof WATCHES_ROUTES
   )['specs']
 >;
 /** Literal route ids: `'GET /v1/price/{code}' | …`. */
@@ -684,5 +720,6 @@ export {
   DISCOVERY_ROUTES,
   MCP_ROUTES,
   PRO_ROUTES,
+  WATCHES_ROUTES,
 };
 export type { Family, FamilyRoutes, Method, MimeType, McpSpec, RouteId, RouteDef, RouteSpec, FamilyRouteId, ParamsOf, QueryOf, BodyOf };

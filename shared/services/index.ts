@@ -22,6 +22,7 @@ import { DynamoObservationStore, type ObservationStore } from '../store/observat
 import { PointInTimeStore } from '../store/point-in-time-store';
 import { ReadCache } from '../store/read-cache';
 import { createNextReleaseOf } from '../sources/next-release';
+import { etagKeyFromConfig, type EtagKeySource } from '../config/etag-key';
 
 interface Services {
   config: Config;
@@ -45,6 +46,8 @@ interface Services {
   now: () => Date;
   /** Business metrics (dropped unless METRICS_NAMESPACE is set). */
   metrics: MetricsSink;
+  /** The server secret of the paid answers' ETags (issue 37). */
+  etagKey: EtagKeySource;
 }
 
 /** Parts a caller may supply instead of the defaults (in-memory stores, fake facilitator, fixed clock). */
@@ -58,6 +61,8 @@ interface ServiceOverrides {
   metrics?: MetricsSink;
   /** How secrets are read (default Secrets Manager): the facilitator's credentials (X402_FACILITATOR_SECRET_ARN). */
   readSecret?: SecretReader;
+  /** The ETag secret (the local runtime: the data folder's). */
+  etagKey?: EtagKeySource;
 }
 
 /** The service logger behind the payment core's small logging port. */
@@ -73,7 +78,8 @@ const commonServices = (config: Config, overrides: ServiceOverrides, doc: Dynamo
   const cache = overrides.cache ?? new ReadCache();
   const metrics = overrides.metrics ?? createMetrics(config.METRICS_NAMESPACE, METRIC_SERVICE.api);
   const pointInTimeCache = overrides.pointInTimeCache ?? new ReadCache(POINT_IN_TIME_CACHE_ENTRIES);
-  return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, now, metrics };
+  const etagKey = overrides.etagKey ?? etagKeyFromConfig(config, overrides.readSecret);
+  return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, now, metrics, etagKey };
 };
 
 const facilitatorOf = (config: Config, overrides: ServiceOverrides) =>

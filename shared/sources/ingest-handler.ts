@@ -18,6 +18,7 @@ import { createMetrics, METRIC, METRIC_SERVICE, type MetricsSink } from '../obse
 import { redactSecrets, runSource, type RunResult } from './runner';
 import type { FetchLike, SourceAdapter } from './types';
 import { createDocumentClient } from '../store/client';
+import { runUntilNew, type UntilNewOptions } from './until-new';
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
 
 /** The scheduler's input; a console test event may be `{}` and carry other fields. */
@@ -28,6 +29,8 @@ const IngestEventSchema = z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
       .optional(),
+    // Issue 37: a run at the release instant re-polls (bounded) until the new figure is out.
+    until_new: z.boolean().optional(),
   })
   .passthrough()
   .nullish();
@@ -50,6 +53,8 @@ interface IngestHandlerOptions {
   findAdapter?: (id: string) => SourceAdapter | undefined;
   fetch?: FetchLike;
   now?: () => Date;
+  /** How a release-instant run re-polls (issue 37; default UNTIL_NEW). */
+  untilNew?: UntilNewOptions;
 }
 
 type IngestHandler = (event: unknown, context?: Context) => Promise<RunResult>;
@@ -93,14 +98,10 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
     if (!adapter) throw new Error(`no adapter registered for source ${id} (shared/sources/adapters.ts)`);
 
     const store = storeOf(cfg);
-    const raw = await runSource(adapter, {
-      mode: 'live',
-      store,
-      config: cfg,
-      fetch: opts.fetch,
-      now: opts.now?.(),
-      since: parsed.data?.since,
-    });
+    const runOnce = () => runSource(adapter, { mode: 'live', store, config: cfg, fetch: opts.fetch, now: opts.now?.(), since: parsed.data?.since });
+    const raw = parsed.data?.until_new
+      ? await runUntilNew(runOnce, async () => (await store.getRunStatus(id))?.data_newest?.as_of ?? null, opts.untilNew)
+      : await runOnce();
     const result: RunResult = { ...raw, message: redactSecrets(raw.message, cfg) };
     const fields = { source: result.source, status: result.status, items: result.items, since: parsed.data?.since ?? null };
     // Only an ok run counts as one: a skipped run brought no data (infra/stacks/observability.ts).

@@ -16,6 +16,8 @@ interface TableDef {
   readonly timeToLiveAttribute?: string;
   /** Sparse global secondary indexes. */
   readonly globalIndexes?: readonly IndexDef[];
+  /** A change stream of the items' keys (AWS only; the local runtime polls instead). */
+  readonly stream?: 'KEYS_ONLY';
 }
 
 interface IndexDef {
@@ -75,6 +77,8 @@ const OBSERVATIONS_TABLE: TableDef = Object.freeze<TableDef>({
   id: 'Observations',
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
+  // Issue 37: the webhook watches' fan-out runs on its writes (infra/constructs/watches.ts).
+  stream: 'KEYS_ONLY',
 });
 
 /**

@@ -28,6 +28,8 @@
  *   x402 lanes   issue 23's rows from test/bench/batch-lane.ts (its own process): batch vs exact
  *                repeat-call p50 with 2 s blocks, on-chain transactions per 1,000 calls, and our
  *                own work per voucher
+ *   news         issue 37's rows from test/bench/news.ts (its own process): a 304 with a payment
+ *                attached vs a free GET, ingestion -> webhook 2xx with 100 watches, 10,000 watches
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -608,6 +610,16 @@ const main = async () => {
     const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
     console.log(lines.join('\n'));
     if (r.status !== 0) record('x402 deferred exact bench (test/bench/deferred-exact.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
+    for (const row of rows) record(row.what, row.value, row.target, row.ok);
+  }
+
+  // Issue 37: pay only for news (304s, webhook deliveries), in its own process (its own stack and receiver).
+  {
+    const r = spawnSync(join('node_modules', '.bin', 'tsx'), ['test/bench/news.ts', '--json'], { encoding: 'utf8', maxBuffer: 2 ** 24 });
+    const lines = r.stdout.trimEnd().split('\n');
+    const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
+    console.log(lines.join('\n'));
+    if (r.status !== 0) record('news bench (test/bench/news.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
     for (const row of rows) record(row.what, row.value, row.target, row.ok);
   }
 

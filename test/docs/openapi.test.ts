@@ -63,8 +63,12 @@ describe('/openapi.json', () => {
         // The unpaid request x402 starts with is valid (the empty requirement), then either payment header or a Pro key.
         expect(op.security).toEqual([{}, { x402: [] }, { x402v1: [] }, { proKey: [] }]);
         expect(op.responses['402'].content['application/json'].schema.oneOf).toHaveLength(3);
+        // Issue 37: the conditional request of paid answers.
+        expect(op.responses['304'], r.id).toBeDefined();
+        expect(op.parameters.map((p: { name: string }) => p.name)).toContain('If-None-Match');
       } else {
-        expect(op.security).toEqual([]);
+        // Free routes of Pro keys (webhook watches) name the key's scheme; the others none.
+        expect(op.security).toEqual(r.proKey ? [{ proKey: [] }] : []);
       }
     }
     expect(doc.components.securitySchemes.x402).toMatchObject({ type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE' });

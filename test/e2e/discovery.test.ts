@@ -89,6 +89,7 @@ describe('free discovery routes over HTTP', () => {
       'as_known_at',
       // The header by which an x402 v1 client asks for the v1 402 body.
       'X402-Version',
+      'If-None-Match', // issue 37: the conditional request header of paid routes
     ]);
     const skill = await fetch(`${stack.url}/SKILL.md`);
     expect(skill.headers.get('content-type')).toBe('text/markdown; charset=utf-8');

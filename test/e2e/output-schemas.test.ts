@@ -66,6 +66,10 @@ const CASES: Record<RouteId, string[]> = {
   'POST /pro/webhook': [],
   'GET /pro/success': [],
   'GET /v1/payments/{id}': [],
+  'POST /v1/watches': [],
+  'GET /v1/watches': [],
+  'GET /v1/watches/{id}': [],
+  'DELETE /v1/watches/{id}': [],
 };
 
 /** Routes whose 200 body is not exercised here, with why (each must say so). */
@@ -76,6 +80,10 @@ const NOT_HERE: Partial<Record<RouteId, string>> = {
   'POST /pro/webhook': 'needs a signed Stripe event: checked in the Pro checkout tests',
   'GET /pro/success': 'needs a paid checkout: checked in the Pro checkout tests',
   'GET /v1/payments/{id}': 'needs an exact payment: checked against its output schema in the deferred-settlement tests',
+  'POST /v1/watches': 'needs a Pro key: each watch body is checked against its schema in test/watches/watches.test.ts',
+  'GET /v1/watches': 'needs a Pro key: checked in test/watches/watches.test.ts',
+  'GET /v1/watches/{id}': 'needs a Pro key: checked in test/watches/watches.test.ts',
+  'DELETE /v1/watches/{id}': 'needs a Pro key: checked in test/watches/watches.test.ts',
 };
 
 /**

@@ -249,9 +249,12 @@ describe('alarms (staging)', () => {
     // The deferred settle worker: falling behind its stream, and its dead-letter queue.
     const deferredFn = logicalId(s.api, s.api.deferredSettlement.fn);
     expect(lambdaAlarms(api, deferredFn).map((a) => a.MetricName)).toEqual(['IteratorAge']);
-    const deferredQueue = api.filter((a) => a.Namespace === 'AWS/SQS');
-    expect(deferredQueue.map((a) => a.MetricName)).toEqual(['ApproximateNumberOfMessagesVisible']);
-    expect(refersTo(deferredQueue[0].Dimensions[0].Value, logicalId(s.api, s.api.deferredSettlement.deadLetterQueue))).toBe(true);
+    expect(api.filter((a) => a.Namespace === 'AWS/SQS' && refersTo(a.Dimensions[0].Value, logicalId(s.api, s.api.deferredSettlement.deadLetterQueue)))).toHaveLength(1);
+    // Issue 37: the watches' queues and functions (test/infra/watches.test.ts).
+    const watchFns = [s.api.watches!.fanOut, s.api.watches!.delivery].map((fn) => lambdaAlarms(api, logicalId(s.api, fn)).map((a) => a.MetricName));
+    expect(watchFns).toEqual([['Errors'], ['Errors']]);
+    // the deferred worker's dead letters, and the watches' queue, its dead letters and its age
+    expect(api.filter((a) => a.Namespace === 'AWS/SQS')).toHaveLength(1 + 3);
     const queue = ingest.filter((a) => a.Namespace === 'AWS/SQS');
     // new failures (messages sent), not the queue's depth, which an undrained message would hold up
     expect(queue.map((a) => [a.MetricName, a.Statistic])).toEqual([['NumberOfMessagesSent', 'Sum']]);
@@ -259,7 +262,7 @@ describe('alarms (staging)', () => {
     // nothing else: every alarm is one of the above, or a load alarm (test/infra/capacity-stack.test.ts)
     const load = alarmsOf(s.templates.api).filter(([id]) => /^(Api429|ApiClientErrorRate|LambdaThrottles|DynamoThrottles|RevenueZero)Alarm/.test(id));
     expect(load.length).toBe(1 + 1 + Math.ceil((s.api.functions.size + 2) / 10) + 2 + 1);
-    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length + 3);
+    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length + 3 + 5);
   });
 
   it('every alarm notifies the alarm topic when it fires and when it recovers; the topic mails the given address', () => {

@@ -1,0 +1,131 @@
+/**
+ * Conditional requests on paid routes (issue 37, "pay only for news"): every paid answer carries an
+ * ETag for the data it serves, and a request whose `If-None-Match` names the current tag is answered
+ * `304 Not Modified`, no body, charged nothing in every lane.
+ *
+ * The tag is a keyed hash (HMAC-SHA256 with a server secret, {@link EtagKeySource}) of the route,
+ * its parsed parameters and the data of the answer: a plain hash would let anyone find today's
+ * figure for free by sending the tags of candidate values and watching for a 304. What counts as
+ * data is the answer without its per-call and per-run fields ({@link VOLATILE_KEYS}: provenance,
+ * ages, run instants), so an unchanged figure keeps its tag from one call (and one ingestion run)
+ * to the next, and a new figure, a revision or a new vintage changes it. `as_known_at` is one of
+ * the parsed query parameters, so answers as known at a past instant have their own tags.
+ *
+ * The decision is taken before any lane is asked for money: the HTTP hook is a middleware placed
+ * ahead of the payment middleware (an early answer from it skips the payment phases entirely), the
+ * MCP hook runs before `charge` in the paid tool call. A request whose tag does not match goes on to
+ * pay for the answer already computed here, so what is charged is exactly what was compared.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { EtagKeySource } from '../config/etag-key';
+import type { RouteDef } from '../routes/table';
+import type { ServiceContext } from './family-handler';
+import type { HandlerRequest, HandlerResult } from './types';
+
+/**
+ * Fields of an answer that describe the call or the last ingestion run rather than the data:
+ * left out of the tag. (`retrieved_at` changes whenever a run re-reads an unchanged figure.)
+ */
+const VOLATILE_KEYS: ReadonlySet<string> = new Set([
+  'provenance',
+  'cache_hit',
+  'cache_ttl_s',
+  'retrieved_at',
+  'age_s',
+  'last_attempt_at',
+  'last_success_at',
+  'checked_at',
+]);
+
+/** Headers every paid answer and every 304 of it carries: per caller, never stored by shared caches, and varying with payment. */
+const PAID_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'cache-control': 'private, no-store',
+  vary: 'Authorization, X-PAYMENT, PAYMENT-SIGNATURE, If-None-Match',
+});
+
+/**
+ * Pure: a value as canonical JSON (keys sorted at every level, undefined members left out) without
+ * its volatile fields. Built here rather than with analytics' canonicalJson: every paid bundle
+ * carries this, and the data bundles are at their size limit.
+ */
+const dataOf = (body: unknown): string => {
+  const sorted = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (v === null || typeof v !== 'object') return v;
+    const o = v as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .filter((k) => !VOLATILE_KEYS.has(k) && o[k] !== undefined)
+        .map((k) => [k, sorted(o[k])]),
+    );
+  };
+  return JSON.stringify(sorted(body));
+};
+
+/**
+ * Pure: the strong ETag of an answer of `route` for the given parsed input.
+ * @param key the server secret
+ * @example etagOf(key, route, { code: 'CL' }, {}, body) // '"3q2-…"' (32 base64url characters)
+ */
+const etagOf = (key: Uint8Array, route: Pick<RouteDef, 'id'>, params: unknown, query: unknown, body: unknown): string => {
+  const mac = createHmac('sha256', key)
+    .update(`${route.id}\n${dataOf(params ?? {})}\n${dataOf(query ?? {})}\n`)
+    .update(dataOf(body));
+  return `"${mac.digest('base64url').slice(0, 32)}"`;
+};
+
+/**
+ * Pure: whether an `If-None-Match` value names `etag` (RFC 9110 13.1.2: weak comparison, a list,
+ * or `*` for any current answer). Compared in constant time, tag by tag.
+ */
+const ifNoneMatches = (header: string | null | undefined, etag: string): boolean => {
+  if (!header) return false;
+  const want = Buffer.from(etag);
+  return header.split(',').some((raw) => {
+    const t = raw.trim();
+    if (t === '*') return true;
+    const tag = Buffer.from(t.startsWith('W/') ? t.slice(2) : t);
+    return tag.length === want.length && timingSafeEqual(tag, want);
+  });
+};
+
+/** Whether an answer of a priced route can carry a tag: a 200 with a JSON body. */
+const taggable = (route: RouteDef, result: HandlerResult): boolean =>
+  route.priceKey !== null && (result.status ?? 200) === 200 && typeof result.body !== 'string';
+
+/** The tag of a handler's answer, or null when it has none. */
+const tagOfResult = async (keyOf: EtagKeySource, req: { route: RouteDef; params: unknown; query: unknown }, result: HandlerResult): Promise<string | null> =>
+  taggable(req.route, result) ? etagOf(await keyOf(), req.route, req.params, req.query, result.body) : null;
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+/**
+ * The HTTP hook: runs the route's handler (a read, nothing charged yet) when a paid GET carries
+ * `If-None-Match`; a matching tag ends the request with a 304 before the payment middleware's
+ * before phase runs (middy skips every later phase of an early answer), so no lane is asked. A tag
+ * that does not match leaves the computed answer on the request state for the handler to return
+ * once the payment is granted.
+ * @param run the route's handler
+ */
+const conditionalMiddleware = (run: (req: HandlerRequest) => Promise<HandlerResult>): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+  name: 'conditional',
+  before: async (request: Request<Event, Result, Error, ServiceContext>) => {
+    const service = request.context.service;
+    const req = service?.request;
+    const header = req?.headers['if-none-match'];
+    if (!req || !header || req.route.priceKey === null || req.route.method !== 'GET') return undefined;
+    const result = await run(req);
+    const etag = await tagOfResult(req.services.etagKey, req, result);
+    if (etag && ifNoneMatches(header, etag)) {
+      return { statusCode: 304, headers: { ...PAID_CACHE_HEADERS, etag, 'x-request-id': service.requestId }, body: '' };
+    }
+    service.precomputed = result;
+    return undefined;
+  },
+});
+
+export { conditionalMiddleware, dataOf, etagOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };
