@@ -93,7 +93,7 @@ const mapError = (err: unknown, requestId: string, exposeInternals = false): Map
       body: {
         error: {
           code: 'STORE_UNAVAILABLE',
-          message: 'the data store is not answering; nothing was charged, retry shortly',
+          message: 'the data store is not answering; retry shortly',
           retryable: true,
           request_id: requestId,
           details: {},

@@ -17,26 +17,10 @@ import type { NotFoundIssue } from '../routes/params';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { paymentMiddleware } from './payment-middleware';
-import type { Grant } from '../payment/lane';
-import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler } from './types';
+import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler, ServiceContext, ServiceState } from './types';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-
-/** What the pipeline learns about a request, carried on the Lambda context: the one request-state channel. */
-interface ServiceState {
-  requestId: string;
-  route?: RouteDef;
-  request?: HandlerRequest;
-  /** Set by the handler: false when the answer must not be charged. */
-  charge: boolean;
-  /** A granted payment, held by the payment layer between the handler and its settlement or release. */
-  grant?: Grant;
-  /** Headers the payment layer adds to an answer another layer renders (a keyed request's budget on an error). */
-  answerHeaders?: Record<string, string>;
-}
-
-type ServiceContext = Context & { service: ServiceState };
 
 /** The services of this process; a function so that a Lambda builds them on first use. */
 type ServicesProvider = () => Services;

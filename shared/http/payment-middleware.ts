@@ -19,12 +19,12 @@ import * as z from 'zod';
 import { logger } from '../observability/logger';
 import { resourceUrl, V1_BODY_HEADER } from '../payment/challenge';
 import { charge, release, settle } from '../payment/charge';
-import type { Grant, PaidCall } from '../payment/lane';
+import { REQUEST_BUDGET_MS, type Grant, type PaidCall } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
 import { budgetOf } from '../payment/pro-lane';
 import { hashKey, parseKey } from '../pro/keys';
 import type { Services } from '../services';
-import type { ServiceContext } from './family-handler';
+import type { ServiceContext } from './types';
 import { bearerOf, credentialsOf } from './payment-credentials';
 import { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer, type RenderContext } from './payment-render';
 
@@ -36,9 +36,6 @@ interface PaymentMiddlewareOptions {
   /** The services of this process (config, ledgers, facilitator client, clock). */
   services: () => Services;
 }
-
-/** Time a paid request may spend before its answer is due when the runtime gives no deadline (API Gateway cuts at 29 s). */
-const REQUEST_BUDGET_MS = 25_000;
 
 const OptionsSchema = z.strictObject({
   services: z.custom<() => Services>((v) => typeof v === 'function', 'services must be a function returning the process services'),
@@ -125,7 +122,7 @@ const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMidd
   const response = request.response;
   const status = response?.statusCode ?? 200;
   if (!response || status >= 400 || request.context.service.charge === false) {
-    const { budget } = await release(grant, status >= 400 ? `handler_status_${status}` : 'not_charged', services.payment);
+    const { budget } = await release(grant, status >= 400 ? { kind: 'handler_error', status } : { kind: 'not_charged' }, services.payment);
     if (response && budget) request.response = { ...response, headers: { ...response.headers, ...budgetHeaders(budget, services.now()) } };
     return;
   }
@@ -134,7 +131,7 @@ const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMidd
     headers: { ...response.headers, ...receiptHeaders(receipt, services.now()) },
   });
   const outcome = await settle(grant, services.payment, (receipt) => serializeAnswer(withReceipt(receipt)));
-  countSettlement(services.metrics, grant, outcome);
+  countSettlement(services.metrics, grant, outcome, services.payment);
   // No confirmed payment, no data: the handler's answer is dropped.
   request.response = outcome.type === 'settled' ? withReceipt(outcome.receipt) : renderRefusal(outcome.refusal, renderContext(request, services));
 };
@@ -148,7 +145,7 @@ const paymentMiddlewareOnError = async (request: PaymentRequest, opts: PaymentMi
     const services = opts.services();
     const grant = takeGrant(request);
     if (grant) {
-      const { budget } = await release(grant, 'handler_error', services.payment);
+      const { budget } = await release(grant, { kind: 'handler_threw' }, services.payment);
       if (budget && request.context.service) request.context.service.answerHeaders = budgetHeaders(budget, services.now());
       return;
     }

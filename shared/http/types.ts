@@ -3,6 +3,8 @@
  * `z.output` of the route's schemas, the body is the route's output schema. Handlers never build
  * `{statusCode, body}` by hand: they return data, and the family handler serialises it.
  */
+import type { Context } from 'aws-lambda';
+import type { Grant } from '../payment/lane';
 import type { BodyOf, Family, FamilyRouteId, ParamsOf, QueryOf, RouteDef, RouteId } from '../routes/table';
 import type { Services } from '../services';
 
@@ -44,4 +46,23 @@ type RouteHandler<Id extends RouteId> = (req: HandlerRequest<Id>) => Promise<Han
 /** One handler per route of the family, keyed by route id: a missing or extra one is a `tsc` error. */
 type FamilyHandlers<F extends Family> = { readonly [Id in FamilyRouteId<F>]: RouteHandler<Id> };
 
-export type { HandlerRequest, HandlerResult, RouteHandler, FamilyHandlers };
+/**
+ * What the pipeline learns about a request, carried on the Lambda context: the one request-state
+ * channel (family-handler.ts writes it, the payment middleware reads and adds to it; here, so
+ * neither imports the other for it).
+ */
+interface ServiceState {
+  requestId: string;
+  route?: RouteDef;
+  request?: HandlerRequest;
+  /** Set by the handler: false when the answer must not be charged. */
+  charge: boolean;
+  /** A granted payment, held by the payment layer between the handler and its settlement or release. */
+  grant?: Grant;
+  /** Headers the payment layer adds to an answer another layer renders (a keyed request's budget on an error). */
+  answerHeaders?: Record<string, string>;
+}
+
+type ServiceContext = Context & { service: ServiceState };
+
+export type { HandlerRequest, HandlerResult, RouteHandler, FamilyHandlers, ServiceContext, ServiceState };

@@ -15,8 +15,9 @@ import { Semaphore } from '../concurrency/semaphore';
 import { mapError } from '../errors/error-mapper';
 import type { HandlerResult } from '../http/types';
 import { charge, release, settle } from '../payment/charge';
-import type { Budget, Credentials, PaidCall, Receipt, Refusal } from '../payment/lane';
+import { REQUEST_BUDGET_MS, type Budget, type Credentials, type PaidCall, type Receipt, type Refusal } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
+import { bearerKey } from '../pro/keys';
 import { isChargeable } from '../routes/table';
 import type { Services } from '../services';
 import type { McpTool } from './tools';
@@ -83,10 +84,8 @@ const receiptMeta = (r: Receipt): Record<string, unknown> => ({
 
 /** What a tool call presents as payment: the POST's Pro key wins (as on HTTP), else the x402 payload in `_meta`. */
 const credentialsOf = (meta: Record<string, unknown> | undefined, authorization: string | undefined): Credentials => {
-  if (authorization !== undefined) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return { kind: 'pro', key: m ? m[1]! : '' };
-  }
+  const key = bearerKey(authorization);
+  if (key !== null) return { kind: 'pro', key };
   const payload = meta?.[PAYMENT_META_KEY];
   if (payload !== undefined) return { kind: 'x402', payload };
   const legacy = meta?.[LEGACY_PAYMENT_META_KEY];
@@ -127,7 +126,7 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
     // An MCP POST has API Gateway's budget too.
     timeLeftMs: (
       (start) => () =>
-        start + 25_000 - services.now().getTime()
+        start + REQUEST_BUDGET_MS - services.now().getTime()
     )(services.now().getTime()),
   };
   const credentials = credentialsOf(call.meta, call.authorization);
@@ -149,18 +148,18 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
   try {
     result = await run();
   } catch (err) {
-    const released = outcome.type === 'granted' ? await release(outcome.grant, 'handler_error', services.payment) : {};
+    const released = outcome.type === 'granted' ? await release(outcome.grant, { kind: 'handler_threw' }, services.payment) : {};
     return errorResult(mapError(err, call.requestId, services.config.STAGE === 'dev').body, released.budget ? budgetMeta(released.budget) : undefined);
   }
   if (outcome.type === 'free') return dataResult(result.body);
   if (result.charge === false) {
-    const released = await release(outcome.grant, 'not_charged', services.payment);
+    const released = await release(outcome.grant, { kind: 'not_charged' }, services.payment);
     return dataResult(result.body, released.budget ? budgetMeta(released.budget) : undefined);
   }
   const settled = await settle(outcome.grant, services.payment, (receipt) =>
     Buffer.from(JSON.stringify(dataResult(result.body, receiptMeta(receipt))), 'utf8'),
   );
-  countSettlement(services.metrics, outcome.grant, settled);
+  countSettlement(services.metrics, outcome.grant, settled, services.payment);
   // No confirmed payment, no data.
   if (settled.type === 'refused') return refusalResult(settled.refusal, call.requestId);
   return dataResult(result.body, receiptMeta(settled.receipt));

@@ -8,17 +8,18 @@
 import { PaymentError } from '../errors/errors';
 import type { BatchLaneConfig } from './batch/config';
 import { createBatchLane, type BatchGrant, type BatchLane, type BatchRefusal } from './batch/lane';
+import type { SettleResponse } from '@x402/core/types';
 import { batchLaneConfigOf } from './batch-terms';
 import { requirementsOf } from './challenge';
 import { paymentRequiredFor } from './payment-required';
-import { FacilitatorUnavailableError } from './errors';
-import type { ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, Refusal, SettleOutcome } from './lane';
+import { FacilitatorUnavailableError, PaymentOutcomeUnknownError } from './errors';
+import type { AnswerToStore, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, Receipt, Refusal, SettleOutcome } from './lane';
 import type { PaymentPayload } from '@x402/core/types';
 
 interface BatchLaneGrant extends Grant {
   lane: 'x402-batch';
   batch: BatchGrant;
-  call: Pick<PaidCall, 'route' | 'resource'>;
+  call: Pick<PaidCall, 'route' | 'resource' | 'timeLeftMs'>;
 }
 
 /** One channel lane per process (per store, facilitator and terms). */
@@ -27,15 +28,24 @@ const laneFor = (config: BatchLaneConfig, deps: PaymentDeps): BatchLane => {
   let lane = lanes.get(config);
   if (!lane) {
     if (!deps.channels) throw new Error('batch lane: no channel store in the payment services');
-    lane = createBatchLane({ config, store: deps.channels, facilitator: deps.facilitator, now: deps.now });
+    lane = createBatchLane({ config, store: deps.channels, facilitator: deps.facilitator, now: deps.now, log: deps.log });
     lanes.set(config, lane);
   }
   return lane;
 };
 
+/** A commit whose outcome is not known: it may have been charged; the same voucher sent again gets the data. */
+const outcomeUnknown = (message: string) => new PaymentOutcomeUnknownError(message);
+
+/** The core's receipt of a committed voucher. */
+const receiptOf = (r: SettleResponse, g: BatchLaneGrant): Receipt => ({
+  settlement: { success: true, transaction: r.transaction, network: r.network, payer: r.payer ?? g.batch.payer, amount: r.amount, extra: r.extra },
+});
+
 /** The core's refusal of a channel-lane refusal. */
 const refusalOf = async (r: BatchRefusal, call: Pick<PaidCall, 'route' | 'resource'>, deps: PaymentDeps): Promise<Refusal> => {
   if (r.status === 502) return { error: new FacilitatorUnavailableError(r.message, { reason: 'facilitator_unavailable' }) };
+  if (r.status === 503) return { error: outcomeUnknown(r.message) };
   const required = await paymentRequiredFor(call, deps, r.reason);
   return {
     error: new PaymentError('INVALID_PAYMENT', r.message, { reason: r.reason }),
@@ -65,22 +75,39 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
     path: call.resource.path,
     requestId: call.requestId,
   });
+  if (!result.ok && result.status === 200) return { type: 'replay', answer: result.answer };
   if (!result.ok) return { type: 'refused', refusal: await refusalOf(result, call, deps) };
-  const grant: BatchLaneGrant = { lane: 'x402-batch', callId: call.callId, batch: result.grant, call: { route: call.route, resource: call.resource } };
+  const grant: BatchLaneGrant = {
+    lane: 'x402-batch',
+    callId: call.callId,
+    batch: result.grant,
+    call: { route: call.route, resource: call.resource, timeLeftMs: call.timeLeftMs },
+  };
   return { type: 'granted', grant };
 };
 
-const settle = async (g: BatchLaneGrant, deps: PaymentDeps): Promise<SettleOutcome> => {
-  const config = await batchLaneConfigOf(deps.facilitator, deps.config, deps.now);
-  const committed = await laneFor(config!, deps).commit(g.batch);
-  if (!committed.ok) return { type: 'refused', refusal: await refusalOf(committed, g.call, deps) };
-  const r = committed.receipt;
-  return {
-    type: 'settled',
-    receipt: {
-      settlement: { success: true, transaction: r.transaction, network: r.network, payer: r.payer ?? g.batch.payer, amount: r.amount, extra: r.extra },
-    },
-  };
+/** Never throws: anything unexpected after the handler answered is "may have been charged", never "nothing charged". */
+const settle = async (g: BatchLaneGrant, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome> => {
+  try {
+    const config = await batchLaneConfigOf(deps.facilitator, deps.config, deps.now);
+    const lane = laneFor(config!, deps);
+    const committed = await lane.commit(g.batch, {
+      timeLeftMs: g.call.timeLeftMs,
+      ...(answer ? { answerOf: (r: SettleResponse) => answer(receiptOf(r, g)) } : {}),
+    });
+    if (!committed.ok) return { type: 'refused', refusal: await refusalOf(committed, g.call, deps) };
+    return { type: 'settled', receipt: receiptOf(committed.receipt, g) };
+  } catch (err) {
+    deps.log.error('batch lane: settle failed unexpectedly', { requestId: g.batch.call.requestId, error: err instanceof Error ? err.message : String(err) });
+    return {
+      type: 'refused',
+      refusal: {
+        error: outcomeUnknown(
+          'the payment could not be confirmed: it may have been charged; send the same request again (with the same voucher) to get its data',
+        ),
+      },
+    };
+  }
 };
 
 const release = async (g: BatchLaneGrant, reason: string, deps: PaymentDeps): Promise<{ budget?: undefined }> => {

@@ -129,6 +129,7 @@ const MAX_BUILT = 1000;
  * Builds the challenge document (cached; treat it as read-only).
  * @param url absolute URL of the request (resource.url)
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
+ * @param offers the options the lanes offer now (lanes.ts `offersFor`); default the exact option alone
  */
 const buildPaymentRequired = (
   route: ChallengeRoute,
@@ -136,22 +137,22 @@ const buildPaymentRequired = (
   url: string,
   config: ChallengeConfig,
   error = 'PAYMENT_REQUIRED',
-  batch?: BatchTerms,
+  offers?: ReadonlyArray<PaymentOption | BatchPaymentOption>,
 ): PaymentRequiredBody => {
   let built = BUILT.get(config);
   if (!built) {
     built = new Map();
     BUILT.set(config, built);
   }
-  const key = `${route.id} ${path} ${url} ${error} ${batch ? JSON.stringify(batch) : ''}`;
+  const key = `${route.id} ${path} ${url} ${error} ${offers ? JSON.stringify(offers) : ''}`;
   let doc = built.get(key);
   if (!doc) {
     doc = {
       x402Version: 2,
       error,
       resource: { url, description: route.summary, mimeType: route.mimeType, serviceName: SERVICE_NAME, tags: ['commodities', route.family] },
-      // The spec's exact option first; the batch-settlement option when the facilitator offers it.
-      accepts: [paymentOption(route, path, config), ...(batch ? [batchOption(route, path, config, batch)] : [])],
+      // What the lanes offer, in registry order (the spec's exact option first).
+      accepts: offers ? [...offers] : [paymentOption(route, path, config)],
       // payment-identifier (optional): a client that names its payment gets idempotent retries.
       extensions: { ...bazaarExtension(route, path, url), [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() },
     };

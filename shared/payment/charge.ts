@@ -9,24 +9,29 @@
  *   x402 payload      -> the x402 lane of its scheme
  */
 import { PaymentError } from '../errors/errors';
-import { proLane } from './pro-lane';
 import { isChargeable } from '../routes/table';
 import { paymentRequiredFor } from './payment-required';
-import { batchLane } from './batch-lane';
-import { exactLane } from './exact-lane';
-import type { AnswerToStore, Budget, ChargeOutcome, Credentials, Grant, Lane, LaneId, PaidCall, PaymentDeps, SettleOutcome } from './lane';
+import { laneOfGrant, laneOfScheme, laneRegistry, lanesOf } from './lanes';
+import {
+  releaseReasonText,
+  type AnswerToStore,
+  type Budget,
+  type ChargeOutcome,
+  type Credentials,
+  type Grant,
+  type Lane,
+  type PaidCall,
+  type PaymentDeps,
+  type ReleaseReason,
+  type SettleOutcome,
+} from './lane';
 
-/** Every lane, by id: adding a lane is one module and one entry here. */
-const LANES = { 'x402-exact': exactLane, 'x402-batch': batchLane, pro: proLane } as const satisfies Record<LaneId, Lane<never>>;
-
-/** The x402 lanes, by the scheme their payloads name. */
-const BY_SCHEME: ReadonlyMap<string, Lane<never>> = new Map(
-  Object.values(LANES)
-    .filter((l): l is typeof l & { scheme: string } => 'scheme' in l && typeof l.scheme === 'string')
-    .map((l) => [l.scheme, l as Lane<never>]),
-);
-
-const laneOf = (grant: Grant): Lane<Grant> => LANES[grant.lane] as unknown as Lane<Grant>;
+/** The lane of a grant this process made (a grant names its lane by id). */
+const laneOf = (grant: Grant, deps: PaymentDeps): Lane<Grant> => {
+  const lane = laneOfGrant(deps, grant);
+  if (!lane) throw new Error(`payment: no lane ${grant.lane} in this process`);
+  return lane;
+};
 
 /** The scheme an x402 payload names (v2: accepted.scheme; v1: scheme). */
 const schemeOf = (payload: unknown): unknown => {
@@ -60,7 +65,8 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
       }
       return { type: 'free', reason: 'demo' };
     case 'pro': {
-      const outcome = await LANES.pro.authorize(credentials, call, deps);
+      const pro = lanesOf(deps).find((l) => l.id === 'pro') ?? laneRegistry().pro;
+      const outcome = await pro.authorize(credentials as never, call, deps);
       // Out of credits, with an x402 payment for this one call (the QUOTA_EXCEEDED answer carries the
       // 402's requirements): the key charged nothing, so the payment may.
       const exhausted = outcome.type === 'refused' && outcome.refusal.error.code === 'QUOTA_EXCEEDED';
@@ -88,12 +94,13 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
           },
         };
       }
-      const lane = BY_SCHEME.get(scheme);
+      const lane = laneOfScheme(deps, scheme);
       if (lane) return lane.authorize(credentials, call, deps);
+      const schemes = lanesOf(deps).flatMap((l) => (l.scheme ? [l.scheme] : []));
       return {
         type: 'refused',
         refusal: {
-          error: new PaymentError('INVALID_PAYMENT', `scheme must be one of ${[...BY_SCHEME.keys()].join(', ')}`, {
+          error: new PaymentError('INVALID_PAYMENT', `scheme must be one of ${schemes.join(', ')}`, {
             reason: 'scheme_mismatch',
             got: scheme ?? null,
           }),
@@ -105,9 +112,10 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
 };
 
 /** The call delivered data: its lane takes the money, or refuses to let the data go. Never throws. */
-const settle = (grant: Grant, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome> => laneOf(grant).settle(grant, deps, answer);
+const settle = (grant: Grant, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome> => laneOf(grant, deps).settle(grant, deps, answer);
 
 /** The call delivered nothing (an error, or an answer not charged): its lane gives everything back. Never throws. */
-const release = (grant: Grant, reason: string, deps: PaymentDeps): Promise<{ budget?: Budget }> => laneOf(grant).release(grant, reason, deps);
+const release = (grant: Grant, reason: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: Budget }> =>
+  laneOf(grant, deps).release(grant, releaseReasonText(reason), deps);
 
-export { charge, settle, release, LANES };
+export { charge, settle, release };

@@ -3,7 +3,7 @@
  * or a settlement's outcome is not known yet. They map to DESIGN.md's error body like every
  * other HttpError; nothing is served with them.
  */
-import { BadGatewayError, GatewayTimeoutError, HttpError } from '../errors/errors';
+import { BadGatewayError, GatewayTimeoutError, HttpError, ServiceUnavailableError } from '../errors/errors';
 
 /** The facilitator could not be reached, answered nonsense, or timed out: nothing was charged. */
 class FacilitatorUnavailableError extends BadGatewayError {
@@ -21,6 +21,18 @@ class SettlementPendingError extends GatewayTimeoutError {
   override readonly headers = { 'retry-after': '60' };
 }
 
+/**
+ * 503, retryable: the store did not acknowledge the write that charges the call, so it may have
+ * been charged. Never "nothing was charged": the same request (the same voucher) sent again gets
+ * the data it paid for, or is charged once if the write never landed.
+ */
+class PaymentOutcomeUnknownError extends ServiceUnavailableError {
+  override readonly headers = { 'retry-after': '2' };
+  constructor(message: string) {
+    super('STORE_UNAVAILABLE', message, { reason: 'payment_outcome_unknown', charged: 'unknown', retry: 'send the same request again' });
+  }
+}
+
 /** 409: a payment id (x402 `payment-identifier`) already names another payment or another resource. */
 class PaymentIdConflictError extends HttpError {
   readonly statusCode = 409;
@@ -35,4 +47,4 @@ class PaymentInProgressError extends HttpError {
   override readonly headers = { 'retry-after': '2' };
 }
 
-export { FacilitatorUnavailableError, SettlementPendingError, PaymentIdConflictError, PaymentInProgressError };
+export { FacilitatorUnavailableError, PaymentOutcomeUnknownError, SettlementPendingError, PaymentIdConflictError, PaymentInProgressError };

@@ -592,7 +592,6 @@ const release = async (g: ExactGrant, reason: string, deps: PaymentDeps): Promis
 const exactLane: Lane<ExactGrant> = {
   id: 'x402-exact',
   scheme: 'exact',
-  offer: paymentOption,
   authorize,
   settle,
   release,

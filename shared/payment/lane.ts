@@ -13,7 +13,14 @@ import type { RouteDef } from '../routes/table';
 import type { PaymentRequiredBody } from './challenge';
 import type { FacilitatorClient } from './facilitator';
 import type { ChannelLaneStore } from './batch/channel-store';
+import type { Lanes } from './lanes';
 import type { PaymentLedger } from './ledger';
+
+/**
+ * Time a paid request may spend before its answer is due when the runtime gives no deadline (API
+ * Gateway cuts at 29 s): the HTTP middleware's and the MCP tools' `timeLeftMs` both count from it.
+ */
+const REQUEST_BUDGET_MS = 25_000;
 
 /** Every lane, by the id metrics and grants carry. */
 const LANE_IDS = ['x402-exact', 'x402-batch', 'pro'] as const;
@@ -118,27 +125,40 @@ interface PaymentDeps {
   channels?: ChannelLaneStore;
   now: () => Date;
   log: PaymentLog;
+  /** The lanes this process runs (default: the registry, lanes.ts); a test adds a lane of its own here. */
+  lanes?: Lanes;
 }
 
-/** One way of paying. A new lane is one module implementing this and one entry in LANES (charge.ts). */
+/**
+ * One way of paying: the flow of a paid call. A new lane is one module implementing this and one
+ * entry in the registry (lanes.ts LANE_REGISTRY: its offer and what it books).
+ */
 interface Lane<G extends Grant = Grant> {
   readonly id: LaneId;
   /** The x402 scheme whose payloads this lane takes (x402 lanes only). */
   readonly scheme?: string;
-  /** The payment option this lane offers in a 402 (x402 lanes only). */
-  offer?(route: Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>, path: string, config: PaymentDeps['config']): PaymentRequiredBody['accepts'][number];
   /** Decides the call before any data is read. */
   authorize(credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome>;
   /** The call delivered data: take the money (or refuse to serve it). Never throws. */
   settle(grant: G, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome>;
-  /** The call delivered nothing: give everything back. Never throws. */
+  /** The call delivered nothing: give everything back. Never throws. @param reason releaseReasonText of the core's typed reason */
   release(grant: G, reason: string, deps: PaymentDeps): Promise<{ budget?: Budget }>;
 }
+
+/**
+ * Why a granted call is given back: the handler threw, the handler answered an error (its status),
+ * the handler said the answer is not charged, or the client went away before the answer.
+ */
+type ReleaseReason = { kind: 'handler_threw' } | { kind: 'handler_error'; status: number } | { kind: 'not_charged' } | { kind: 'client_gone' };
+
+/** The reason as logs and ledgers record it (`handler_status_503`, `not_charged`, …). */
+const releaseReasonText = (r: ReleaseReason): string =>
+  r.kind === 'handler_error' ? `handler_status_${r.status}` : r.kind === 'handler_threw' ? 'handler_error' : r.kind;
 
 /** The payer's address of an x402 grant, for logs and metrics. */
 type PayerOf = (grant: Grant) => Address | null;
 
-export { LANE_IDS };
+export { LANE_IDS, REQUEST_BUDGET_MS, releaseReasonText };
 export type {
   AnswerToStore,
   Budget,
@@ -153,6 +173,7 @@ export type {
   PaymentLog,
   Receipt,
   Refusal,
+  ReleaseReason,
   Settlement,
   SettleOutcome,
 };

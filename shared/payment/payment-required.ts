@@ -1,11 +1,11 @@
 /**
  * The x402 payment requirements of a call, as every refusal that asks to pay (again) states them:
- * the spec's `exact` option, and the `batch-settlement` option when the facilitator offers it.
+ * the option of every lane of the registry that offers one now (the spec's `exact` option first,
+ * `batch-settlement` when the facilitator supports it).
  */
-import { termsOf } from './batch/config';
-import { batchLaneConfigForChallenge } from './batch-terms';
 import { buildPaymentRequired, type PaymentRequiredBody } from './challenge';
 import type { PaidCall, PaymentDeps } from './lane';
+import { offersFor } from './lanes';
 
 /**
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
@@ -13,11 +13,9 @@ import type { PaidCall, PaymentDeps } from './lane';
  */
 const paymentRequiredFor = async (
   call: Pick<PaidCall, 'route' | 'resource'>,
-  deps: Pick<PaymentDeps, 'config' | 'facilitator' | 'now'>,
+  deps: Pick<PaymentDeps, 'config' | 'facilitator' | 'now' | 'lanes'>,
   error = 'PAYMENT_REQUIRED',
-): Promise<PaymentRequiredBody> => {
-  const batch = await batchLaneConfigForChallenge(deps.facilitator, deps.config, deps.now);
-  return buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, error, batch ? termsOf(batch) : undefined);
-};
+): Promise<PaymentRequiredBody> =>
+  buildPaymentRequired(call.route, call.resource.path, call.resource.url, deps.config, error, await offersFor(call.route, call.resource.path, deps));
 
 export { paymentRequiredFor };

@@ -52,5 +52,17 @@ const hashKey = (key: string): string => createHash('sha256').update(key).digest
 /** What operators and finance see of a key: its prefix and last four characters. */
 const keyHint = (key: string): string => `${key.slice(0, 9)}…${key.slice(-4)}`;
 
-export { generateKey, parseKey, hashKey, keyHint };
+/**
+ * The key an `Authorization` header carries: the token of `Bearer <key>`; '' when the header is
+ * there but is not a bearer key (refused as an invalid key, never ignored); null when absent or
+ * empty. The one parser of the header, for HTTP and for MCP (the POST's header).
+ * @example bearerKey('Bearer cds_live_…') // 'cds_live_…'
+ */
+const bearerKey = (authorization: string | undefined): string | null => {
+  if (!authorization) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return m ? m[1]! : '';
+};
+
+export { bearerKey, generateKey, parseKey, hashKey, keyHint };
 export type { KeyEnv };

@@ -42,7 +42,17 @@ const BatchOption = z.object({
   }),
 });
 
-const PaymentOption = z.discriminatedUnion('scheme', [ExactOption, BatchOption]);
+/**
+ * Any other x402 scheme a payment lane offers (shared/payment/lanes.ts): the fields every x402
+ * option has, its own terms in `extra`. A lane added to the registry is listed without a change here.
+ */
+const OtherSchemeOption = z.object({
+  scheme: z.string().refine((s) => s !== 'exact' && s !== 'batch-settlement', 'exact and batch-settlement options have their own shape'),
+  ...optionFields,
+  extra: z.record(z.string(), z.unknown()),
+});
+
+const PaymentOption = z.union([z.discriminatedUnion('scheme', [ExactOption, BatchOption]), OtherSchemeOption]);
 
 const PaymentRequiredBody = z
   .object({

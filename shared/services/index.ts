@@ -96,6 +96,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     ...(overrides.payment?.channels || doc ? { channels: overrides.payment?.channels ?? new DynamoChannelLane(doc!, config.CREDITS_TABLE) } : {}),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
+    ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
   };
   return { ...commonServices(config, overrides, doc, now), payment };
 };
@@ -123,6 +124,7 @@ const createFreeServices = (config: Config, overrides: ServiceOverrides = {}): S
     facilitator: facilitatorOf(config, overrides),
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
+    ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
   };
   return { ...commonServices(config, overrides, doc, now), payment };
 };

@@ -14,6 +14,8 @@ interface PausableProxy {
   resume(): void;
   /** Discards what was held and resets the connections (the writes are lost), then answers again. */
   resumeDropping(): void;
+  /** Connections the client gave up on (closed) while paused: a store call that timed out during the stall. */
+  abandoned(): number;
   close(): Promise<void>;
 }
 
@@ -31,10 +33,14 @@ const gate = (from: Socket, to: Socket, isPaused: () => boolean, held: Array<() 
  */
 const startPausableProxy = async (targetPort: number): Promise<PausableProxy> => {
   let paused = false;
+  let abandoned = 0;
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(targetPort, '127.0.0.1');
+    client.on('close', () => {
+      if (paused) abandoned++;
+    });
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('error', () => undefined);
@@ -58,6 +64,7 @@ const startPausableProxy = async (targetPort: number): Promise<PausableProxy> =>
       paused = false;
       for (const flush of held.splice(0)) flush();
     },
+    abandoned: () => abandoned,
     resumeDropping: () => {
       held.length = 0;
       for (const s of sockets) s.destroy();

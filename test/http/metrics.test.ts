@@ -45,6 +45,8 @@ describe('business metrics', () => {
       { name: METRIC.paidCalls, value: 1, dimensions: { lane: 'x402-exact' } },
       { name: METRIC.settlements, value: 1, dimensions: {} },
       { name: METRIC.revenueAtomic, value: 10_000, dimensions: {} },
+      // The lane's own share of the revenue, under its name.
+      { name: METRIC.revenueAtomic, value: 10_000, dimensions: { lane: 'x402-exact' } },
     ]);
     expect(published).toBe(2); // flushed once per invocation
   });

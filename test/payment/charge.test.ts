@@ -203,7 +203,7 @@ describe('one payment, one delivery', () => {
     for (const payload of [v1Payload(signed), (({ resource: _r, ...rest }) => rest)(v2Payload(signed, acceptedFor(payTo)))]) {
       const first = await charge({ kind: 'x402', payload }, t.call('/v1/price/CL'), t.deps);
       // The handler failed: nothing charged, the proof stays usable, for CL.
-      if (first.type === 'granted') await release(first.grant, 'handler_error', t.deps);
+      if (first.type === 'granted') await release(first.grant, { kind: 'handler_threw' }, t.deps);
       const elsewhere = await charge({ kind: 'x402', payload }, t.call('/v1/price/BZ'), t.deps);
       expect(refusalOf(elsewhere)).toMatchObject({ statusCode: 402, details: { reason: 'proof_bound_to_other_resource' } });
     }

@@ -19,6 +19,7 @@ import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/
 import { ROUTES } from '../../shared/routes';
 import { createDocumentClient } from '../../shared/store/client';
 import { expectError } from '../helpers/contract';
+import { until } from '../helpers/until';
 import { startPausableProxy, type PausableProxy } from '../helpers/pausable-proxy';
 import { startRpcProxy, type RpcProxy, type SendFault } from '../helpers/rpc-proxy';
 import { getJson } from '../helpers/stack';
@@ -45,7 +46,7 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
   let lossyClient: FacilitatorClient;
   /** Reads the ledger straight from the store (not through the proxy). */
   let ledger: DynamoReconcileLedger;
-  const hook = { pauseStoreAfterSettle: false, settles: 0 };
+  const hook: { pauseStoreAfterSettle: boolean; settles: number; paused?: () => void } = { pauseStoreAfterSettle: false, settles: 0 };
 
   beforeAll(async () => {
     const storePort = await freePort();
@@ -74,7 +75,9 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
         hook.settles++;
       });
       f.onAfterSettle(async () => {
-        if (hook.pauseStoreAfterSettle) proxy.pause();
+        if (!hook.pauseStoreAfterSettle) return;
+        proxy.pause();
+        hook.paused?.();
       });
     }
   }, 120_000);
@@ -110,12 +113,17 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
     const before = await balanceOf(buyer.address);
     const real = stack.services.payment.facilitator;
     let onChain: SettleResponse | undefined;
+    let settled: () => void = () => undefined;
+    const settledOnChain = new Promise<void>((resolve) => {
+      settled = resolve;
+    });
     // The process "dies" the moment /settle returns: nothing after it ever runs.
     const dying: FacilitatorClient = {
       verify: (p, r) => real.verify(p, r),
       getSupported: () => real.getSupported(),
       settle: async (p, r) => {
         onChain = await real.settle(p, r);
+        settled();
         return new Promise<never>(() => undefined);
       },
     };
@@ -124,7 +132,7 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
     expect(outcome.type).toBe('granted');
     if (outcome.type !== 'granted') return;
     void settle(outcome.grant, deps);
-    for (let i = 0; i < 200 && !onChain; i++) await sleep(25);
+    await settledOnChain;
     expect(onChain).toMatchObject({ success: true });
     expect(before - (await balanceOf(buyer.address))).toBe(10_000n);
 
@@ -176,15 +184,21 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
     expectError(await retry(header), 402, 'INVALID_PAYMENT');
   });
 
-  it('the store stalls for 12 s right after /settle: the settlement is written once the store answers, the buyer gets the data once', async () => {
+  it('the store stalls right after /settle (until a store call of the service times out): the settlement is written once the store answers, the buyer gets the data once', async () => {
     const { buyer, header, key } = await buyerHeader(4);
     const before = await balanceOf(buyer.address);
+    const paused = new Promise<void>((resolve) => {
+      hook.paused = resolve;
+    });
     hook.pauseStoreAfterSettle = true; // the facilitator's after-settle hook pauses the store proxy
     const request = retry(header);
-    for (let i = 0; i < 3_000 && !proxy.isPaused(); i++) await sleep(10);
+    await paused;
     hook.pauseStoreAfterSettle = false;
+    hook.paused = undefined;
     expect(proxy.isPaused()).toBe(true);
-    await sleep(12_000);
+    // The stall lasts until the service has given up on a store call (its settlement write timed out), however long that takes.
+    const abandoned = proxy.abandoned();
+    await until(() => proxy.abandoned() > abandoned);
     proxy.resumeDropping(); // what was written during the stall is lost
     const res = await request;
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -334,7 +348,7 @@ describe('x402 faults: kill, pause, lose and delay parts of the paid path (local
       let served = false;
       if (outcome.type === 'granted') {
         if (fault === 'handler-error') {
-          await release(outcome.grant, 'handler_error', deps);
+          await release(outcome.grant, { kind: 'handler_threw' }, deps);
         } else if (fault === 'killed-after-settle') {
           void settle(outcome.grant, deps);
           await died; // the settlement it started reached the chain

@@ -17,6 +17,7 @@ import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
 import { createDocumentClient } from '../../shared/store/client';
 import { expectError } from '../helpers/contract';
+import { until } from '../helpers/until';
 import { getJson, startTestStack } from '../helpers/stack';
 import { b64, nowS, signAuthorization, unb64, v1Payload } from './helpers';
 
@@ -222,7 +223,7 @@ describe('x402 on the local chain (ganache + local facilitator + official client
 
     // The facilitator finishes on its own; wait until the chain shows the authorization used.
     const chain = viemChainReader(net.chain.rpcUrl);
-    for (let i = 0; i < 100 && !(await chain.authorizationUsed(net.chain.asset, buyer.address, signed.authorization.nonce)); i++) await sleep(100);
+    await until(() => chain.authorizationUsed(net.chain.asset, buyer.address, signed.authorization.nonce), 100);
     const report = await reconcilePendingPayments({ ledger, chain, now: () => new Date() });
     const settled = report.settled.find((s) => s.nonce === key.nonce);
     expect(settled?.transaction).toMatch(/^0x[0-9a-f]{64}$/);

@@ -364,6 +364,17 @@ describe('local payment checks (real EIP-712 signatures)', () => {
 });
 
 describe('settle failures that prove nothing was sent', () => {
+  it('a refusal that carries a transaction hash is pending, also when it arrives as a 4xx verdict', () => {
+    const tx = `0x${'ab'.repeat(32)}`;
+    const verdict = classifyFacilitatorError(
+      new SettleError(400, { success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: tx, network: 'eip155:84532' }),
+    );
+    expect(verdict).toEqual({ kind: 'verdict', reason: 'invalid_exact_evm_insufficient_balance', transaction: tx });
+    // What the exact lane decides from it: a transaction was sent, so money may have moved.
+    const transaction = verdict.kind === 'verdict' ? (verdict.transaction ?? '') : '';
+    expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction })).toBe(false);
+  });
+
   it("only the facilitator's own checks, with no transaction, count as refused before sending", () => {
     expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' })).toBe(true);
     expect(isSettledBeforeSending({ success: false, errorReason: 'invalid_exact_evm_signature', transaction: '' })).toBe(true);

@@ -15,8 +15,8 @@ import { buildHomePage } from './home';
 import { buildCalendar } from './calendar';
 import { buildCatalog } from './catalog';
 import { buildX402Catalog } from './x402-catalog';
-import { batchLaneConfigForChallenge } from '../../payment/batch-terms';
-import { termsOf } from '../../payment/batch/config';
+import { offersFor } from '../../payment/lanes';
+import { isChargeable, PAID_ROUTES } from '../../routes/table';
 import { loadFreshness, overallStatus } from '../freshness';
 
 /** The site icon: a rising price line (SVG, which browsers take at /favicon.ico by its content type). */
@@ -36,11 +36,12 @@ const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
   };
 };
 
-/** The payment catalog, with the batch-settlement option on the terms a 402 would state now. */
+/** The payment catalog: per chargeable route, the options the payment lanes offer now (as its 402 states them). */
 const x402Catalog = async (req: Pick<HandlerRequest, 'services' | 'domainName'>) => {
   const { config, payment } = req.services;
-  const batch = await batchLaneConfigForChallenge(payment.facilitator, config, req.services.now);
-  return { body: buildX402Catalog(config, baseUrlOf(req), batch ? termsOf(batch) : undefined) };
+  const chargeable = PAID_ROUTES.filter((r) => isChargeable(r, config));
+  const offers = new Map(await Promise.all(chargeable.map(async (r) => [r.id, await offersFor(r, r.path, payment)] as const)));
+  return { body: buildX402Catalog(config, baseUrlOf(req), (r) => offers.get(r.id) ?? []) };
 };
 
 const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({

@@ -1,13 +1,13 @@
 /**
  * /.well-known/x402.json (the spec's path) and /.well-known/x402 (what x402scan reads): every
- * chargeable route with the payment options its 402 challenge offers, built by the payment
- * module's own `paymentOption` and `batchOption` (so the two cannot disagree), and its input and
- * output schemas. The batch-settlement option is listed when the facilitator offers the scheme.
+ * chargeable route with the payment options its 402 challenge offers, taken from the payment lane
+ * registry (shared/payment/lanes.ts `offersFor`, as the 402 is: the two cannot disagree), and its
+ * input and output schemas.
  */
 import * as z from 'zod';
 import type { Config } from '../../config';
-import { batchOption, paymentOption, type BatchTerms } from '../../payment/challenge';
-import { isChargeable, PAID_ROUTES } from '../../routes/table';
+import type { LaneOption } from '../../payment/lanes';
+import { isChargeable, PAID_ROUTES, type RouteDef } from '../../routes/table';
 import { typicalBodyKb } from '../../routes/body-sizes';
 import { usdToAtomic } from '../../routes/pricing';
 
@@ -16,8 +16,8 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   return rest;
 };
 
-/** Pure: the payment resource catalog for a configuration, public base URL and batch terms (if offered). */
-const buildX402Catalog = (config: Config, baseUrl: string, batch?: BatchTerms) => ({
+/** Pure: the payment resource catalog for a configuration, public base URL and the options the lanes offer per route. */
+const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: RouteDef) => readonly LaneOption[]) => ({
   x402Version: 2,
   enforced: config.X402_ENFORCE,
   resources: PAID_ROUTES.filter((r) => isChargeable(r, config)).map((r) => ({
@@ -29,7 +29,7 @@ const buildX402Catalog = (config: Config, baseUrl: string, batch?: BatchTerms) =
     price_usd: r.priceUsd!,
     price_atomic: usdToAtomic(r.priceUsd!),
     typical_body_kb: typicalBodyKb(r.id),
-    accepts: [paymentOption(r, r.path, config), ...(batch ? [batchOption(r, r.path, config, batch)] : [])],
+    accepts: offersOf(r),
     input: { path: jsonSchema(r.params, 'input'), query: jsonSchema(r.query, 'input') },
     output: jsonSchema(r.output, 'output'),
   })),

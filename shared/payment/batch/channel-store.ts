@@ -23,6 +23,22 @@ interface StoredChannel extends Channel {
    * lane accepts no voucher on it meanwhile, so nothing is charged that the refund cannot claim.
    */
   closingUntil?: number;
+  /**
+   * The reservation (pendingId) whose commit made the channel's last voucher count: a commit retried
+   * after a lost acknowledgement recognises its own write (and another request's as not its own).
+   */
+  committedBy?: string;
+  /** The settlement job's last failed claim of this channel: why, how often in a row, and when it tries again. */
+  claimFailure?: ClaimFailure;
+}
+
+/** A channel whose claim failed: recorded on it, retried with backoff, the other channels claimed meanwhile. */
+interface ClaimFailure {
+  reason: string;
+  attempts: number;
+  /** Epoch ms of the last failure, and of the earliest next try. */
+  at: number;
+  retryAt: number;
 }
 
 /** A batch-lane sale: which channel paid it and the channel's charged amount after the call. */
@@ -31,11 +47,28 @@ interface BatchSale extends SaleRecord {
   extra: Readonly<{ channel_id: string; cumulative_amount: string }>;
 }
 
+/**
+ * The answer a committed voucher paid for, kept with the commit (one per channel, the latest): the
+ * same voucher sent again gets these bytes, so a buyer whose answer was lost (the store applied the
+ * commit but its acknowledgement never came) fetches what it paid for by re-sending the request,
+ * and a re-send never buys a second, fresher call.
+ */
+interface DeliveredAnswer {
+  channelId: string;
+  /** The voucher's cumulative amount (the channel's charged amount after the call). */
+  cumulative: string;
+  /** The resource bought (accepts[].resource): a re-send for another path gets nothing. */
+  path: string;
+  body: Uint8Array;
+}
+
 /** What a change does: the channel's new record (undefined: delete) and the sales it books. */
 interface ChannelChange {
   channel: StoredChannel | undefined;
   /** Written in the same atomic write as the channel, only when the channel changes. */
   sales?: readonly BatchSale[];
+  /** The answer the change's sale pays for, written in the same atomic write (replacing the channel's previous one). */
+  answer?: DeliveredAnswer;
 }
 
 /** A sale whose claim transaction is not yet known. */
@@ -47,8 +80,8 @@ interface OpenSale {
   sale: SaleKey;
 }
 
-/** What the lane needs of the store: a channel, and a change to it (with the sales it books). */
-type ChannelLaneStore = Pick<BatchChannelStore, 'get' | 'change'>;
+/** What the lane needs of the store: a channel, a change to it (with the sales it books), the answer its last voucher paid. */
+type ChannelLaneStore = Pick<BatchChannelStore, 'get' | 'change' | 'answerOf'>;
 
 interface BatchChannelStore extends ChannelStorage {
   get(channelId: string): Promise<StoredChannel | undefined>;
@@ -64,6 +97,8 @@ interface BatchChannelStore extends ChannelStorage {
    *   write is refused and the change retries from a fresh read, so a seed only saves a read
    */
   change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange, seed?: StoredChannel): Promise<ChannelUpdateResult>;
+  /** The answer the channel's latest committed voucher paid for (undefined when none was kept). */
+  answerOf(channelId: string): Promise<DeliveredAnswer | undefined>;
   /** Every open sale, by channel and cumulative amount. */
   openSales(): Promise<OpenSale[]>;
   /** Stamps sales with their claim transaction and closes them; a sale already closed is left alone. */
@@ -96,4 +131,4 @@ const openSaleOf = (sale: BatchSale, key: SaleKey): OpenSale => ({
 });
 
 export { isPendingLive, isClosing, normalizeChannelId, openSaleOf };
-export type { BatchChannelStore, StoredChannel, BatchSale, ChannelChange, OpenSale, ChannelLaneStore };
+export type { BatchChannelStore, ClaimFailure, StoredChannel, BatchSale, ChannelChange, DeliveredAnswer, OpenSale, ChannelLaneStore };

@@ -5,6 +5,7 @@
  *   pk X402BATCHOPEN#<shard>   sk <channel id>#<cumulative, 39 digits>  a sale whose claim transaction is not known yet
  *   pk X402SALE#<yyyy-mm>#<s>  sk <settled_at>#<sale id>               the sale itself (sale-record.ts)
  *   pk X402BATCHJOB            sk CURSOR                               the block the settlement job reads claims from
+ *   pk X402BATCHANSWER#<shard> sk <channel id>                         the answer the channel's latest voucher paid for
  *
  * (shard = the channel id's first byte % 16, so listing all channels is 16 Queries and no Scan.)
  *
@@ -22,6 +23,7 @@ import {
   type ChannelLaneStore,
   type BatchSale,
   type ChannelChange,
+  type DeliveredAnswer,
   normalizeChannelId,
   type OpenSale,
   openSaleOf,
@@ -39,6 +41,7 @@ const openKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => ({
   sk: `${o.channelId}#${padCumulative(o.cumulative)}`,
 });
 const CURSOR_KEY = { pk: 'X402BATCHJOB', sk: 'CURSOR' };
+const answerKey = (id: string) => ({ pk: `X402BATCHANSWER#${shardOf(id)}`, sk: id });
 
 /**
  * How long one change may keep retrying before it gives up (a paid request is waiting; every
@@ -98,7 +101,7 @@ class DynamoChannelLane implements ChannelLaneStore {
     const seeded = seed && this.versions.has(seed) && seed.channelId.toLowerCase() === id ? { channel: seed, version: this.versions.get(seed) } : undefined;
     for (let attempt = 1; Date.now() < deadline; attempt++) {
       const { channel: current, version } = attempt === 1 && seeded ? seeded : await this.read(id);
-      const { channel: next, sales = [] } = update(current);
+      const { channel: next, sales = [], answer } = update(current);
       if (next === current) return { channel: current, status: 'unchanged' };
       if (!next && !current) return { channel: undefined, status: 'unchanged' };
       try {
@@ -107,8 +110,10 @@ class DynamoChannelLane implements ChannelLaneStore {
           return { channel: undefined, status: 'deleted' };
         }
         const put = { TableName: this.table, Item: { ...channelKey(id), version: (version ?? 0) + 1, channel: next }, ...versionIs(version) };
-        if (sales.length === 0) await this.doc.send(new PutCommand(put));
-        else await this.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...sales.flatMap((sale) => saleWrites(this.table, sale))] }));
+        const kept: TransactItem[] = answer ? [{ Put: { TableName: this.table, Item: answerItem(answer) } }] : [];
+        if (sales.length === 0 && kept.length === 0) await this.doc.send(new PutCommand(put));
+        else
+          await this.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...sales.flatMap((sale) => saleWrites(this.table, sale)), ...kept] }));
         this.versions.set(next, (version ?? 0) + 1);
         return { channel: next, status: 'updated' };
       } catch (err) {
@@ -118,6 +123,13 @@ class DynamoChannelLane implements ChannelLaneStore {
       }
     }
     throw new StoreConflictError(id);
+  }
+
+  async answerOf(channelId: string): Promise<DeliveredAnswer | undefined> {
+    const id = normalizeChannelId(channelId);
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: answerKey(id), ConsistentRead: true }));
+    if (!res.Item) return undefined;
+    return { channelId: id, cumulative: String(res.Item.cumulative), path: String(res.Item.path), body: new Uint8Array(res.Item.body as Uint8Array) };
   }
 
   protected async read(id: string): Promise<{ channel: StoredChannel | undefined; version: number | undefined }> {
@@ -209,6 +221,9 @@ const versionIs = (version: number | undefined) =>
   version === undefined
     ? { ConditionExpression: 'attribute_not_exists(pk)' }
     : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } };
+
+/** The kept answer of a channel's latest voucher (one item per channel, replaced by every commit). */
+const answerItem = (a: DeliveredAnswer) => ({ ...answerKey(normalizeChannelId(a.channelId)), cumulative: a.cumulative, path: a.path, body: a.body });
 
 /** A booked sale: its record (never overwritten: sale ids are unique) and its open entry. */
 const saleWrites = (table: string, sale: BatchSale): TransactItem[] => {

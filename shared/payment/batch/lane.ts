@@ -29,6 +29,8 @@
  * neither charges nor takes a deposit.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { FacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import type { Address } from 'viem';
@@ -57,7 +59,28 @@ const REASON = Object.freeze({
   withdrawalPending: 'batch_channel_withdrawal_pending',
   accepted: 'accepted_requirements_mismatch',
   facilitator: 'facilitator_unavailable',
+  /** The facilitator refused the voucher for a reason of its own (its words are logged, not sent). */
+  facilitatorRefused: 'facilitator_refused',
+  /** The commit's write was not acknowledged: the call may have been charged. */
+  outcomeUnknown: 'payment_outcome_unknown',
 } as const);
+
+/** How long a commit keeps retrying an unacknowledged write when the caller gives no deadline. */
+const COMMIT_BUDGET_MS = 20_000;
+/** Time a commit leaves for its answer: no retry starts with less (the store client's own timeout is 2 s). */
+const COMMIT_RETRY_MARGIN_MS = 3_000;
+/** Largest kept answer (gzip): a credit-table item holds 400 KB with its keys. */
+const MAX_KEPT_ANSWER_BYTES = 350_000;
+
+/** The transport's answer for a receipt (what a re-sent voucher gets back). */
+type AnswerOf = (receipt: SettleResponse) => Uint8Array;
+
+const keptAnswer = (data: Uint8Array): Uint8Array | undefined => {
+  const zipped = gzipSync(data);
+  return zipped.byteLength <= MAX_KEPT_ANSWER_BYTES ? zipped : undefined;
+};
+
+const errorText = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /**
  * The batch-settlement payment option of a priced route (challenge.ts `batchOption` with this lane's terms).
@@ -93,20 +116,35 @@ interface BatchGrant {
   reserved: StoredChannel;
   requirements: PaymentRequirements;
   call: BatchCallContext;
+  /** The deposit's settlement, once it went on chain (a retried commit does not deposit twice). */
+  deposited?: SettleResponse;
 }
 
 /** Why a payment was refused, in x402 terms; `requirements` is the corrective option when the buyer can resynchronise. */
 interface BatchRefusal {
   ok: false;
-  /** 402: the payment is refused (pay again); 502: the facilitator could not be asked. */
-  status: 402 | 502;
+  /**
+   * 402: the payment is refused (pay again); 502: the facilitator could not be asked; 503: the
+   * commit's outcome is unknown (it may have been charged: the same voucher sent again gets the data).
+   */
+  status: 402 | 502 | 503;
   /** x402 error code (the 402's `error` field; the official client recovers on the mismatch code). */
   reason: string;
   message: string;
   requirements?: BatchPaymentOption;
 }
 
-type AuthorizeResult = { ok: true; grant: BatchGrant } | BatchRefusal;
+/** The same voucher sent again after it was committed: the answer it paid for, nothing charged again. */
+interface BatchReplay {
+  ok: false;
+  status: 200;
+  reason: 'replay';
+  message: string;
+  answer: Uint8Array;
+  requirements?: undefined;
+}
+
+type AuthorizeResult = { ok: true; grant: BatchGrant } | BatchRefusal | BatchReplay;
 type CommitResult = { ok: true; receipt: SettleResponse } | BatchRefusal;
 
 interface BatchLaneDeps {
@@ -116,6 +154,8 @@ interface BatchLaneDeps {
   now: () => Date;
   /** Reservation ids (default random UUIDs). */
   newId?: () => string;
+  /** Where what the buyer is not told goes (a facilitator's own words, unacknowledged writes). */
+  log?: { warn(message: string, extra?: Record<string, unknown>): void; error(message: string, extra?: Record<string, unknown>): void };
 }
 
 /** Chain state of a channel, as mirrored or as the facilitator just read it. */
@@ -127,6 +167,9 @@ interface ChainView {
   /** When it was read from the chain (epoch ms); undefined: taken from a mirror, keep the mirror's time. */
   readAt?: number;
 }
+
+/** A reason code the buyer may see: a short snake_case token, never free text. */
+const isReasonCode = (r: string | undefined): r is string => r !== undefined && /^[a-z0-9_]{1,80}$/.test(r);
 
 const refuse = (reason: string, message: string, extra: Partial<BatchRefusal> = {}): BatchRefusal => ({ ok: false, status: 402, reason, message, ...extra });
 
@@ -236,6 +279,20 @@ const withChain = (c: StoredChannel, chain: ChainView): StoredChannel =>
         onchainSyncedAt: chain.readAt,
       };
 
+/** Whether the channel's last committed voucher is this grant's (its commit landed). */
+const carriesVoucher = (c: StoredChannel, g: Pick<BatchGrant, 'cumulative' | 'voucherSignature'>): boolean =>
+  c.signedMaxClaimable === g.cumulative && c.signature.toLowerCase() === g.voucherSignature.toLowerCase();
+
+/** What the buyer is told of a committed voucher (PAYMENT-RESPONSE): the channel after the call. */
+const receiptOf = (grant: BatchGrant, committed: StoredChannel, deposited: SettleResponse | undefined): SettleResponse => ({
+  success: true,
+  transaction: deposited?.transaction ?? '',
+  network: grant.requirements.network as SettleResponse['network'],
+  payer: grant.payer,
+  amount: deposited ? String(deposited.amount ?? '') : '',
+  extra: { chargedAmount: grant.amount, channelState: stateExtra(grant.channelId, chainViewOf(committed), BigInt(grant.cumulative)) },
+});
+
 /**
  * The lane over its store, facilitator and clock.
  * @example
@@ -244,7 +301,7 @@ const withChain = (c: StoredChannel, chain: ChainView): StoredChannel =>
  * if (auth.ok) { const answer = await handler(); answer.ok ? await lane.commit(auth.grant) : await lane.release(auth.grant, 'handler_failed'); }
  */
 const createBatchLane = (deps: BatchLaneDeps) => {
-  const { config, store, facilitator } = deps;
+  const { config, store, facilitator, log } = deps;
   const newId = deps.newId ?? randomUUID;
   const chainId = usdcFor(config.network).chainId;
 
@@ -291,6 +348,16 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     const cumulative = BigInt(p.voucher.maxClaimableAmount);
     const price = BigInt(requirements.amount);
     const record = await store.get(channelId);
+    // This very voucher was committed already (its answer may have been lost): the answer it paid for, nothing charged again.
+    if (record && carriesVoucher(record, { cumulative: cumulative.toString(), voucherSignature: p.voucher.signature })) {
+      const kept = await store.answerOf(channelId);
+      if (kept && kept.cumulative === cumulative.toString() && kept.path === call.path) {
+        return { ok: false, status: 200, reason: 'replay', message: 'this voucher paid an earlier call: its answer again', answer: gunzipSync(kept.body) };
+      }
+      return refuse(REASON.mismatch, `this voucher paid an earlier call${kept && kept.path !== call.path ? ` for ${kept.path}` : ''}: sign the next one`, {
+        requirements: corrective(requirements, channelId, chainViewOf(record), record),
+      });
+    }
     if (isClosing(record, now)) return refuse(REASON.busy, 'the channel is being refunded; open a new deposit after the refund');
     if (isPendingLive(record, now)) return refuse(REASON.busy, 'another request of this channel is in progress; retry when it has answered');
 
@@ -316,7 +383,14 @@ const createBatchLane = (deps: BatchLaneDeps) => {
           const known = record ? chainViewOf(record) : { balance: 0n, totalClaimed: 0n, withdrawRequestedAt: 0, refundNonce: 0 };
           return refuse(REASON.mismatch, `voucher refused: ${v.invalidReason}`, { requirements: corrective(requirements, channelId, known, record) });
         }
-        return refuse(v.invalidReason ?? REASON.voucherPayload, v.invalidMessage ?? 'the facilitator refused the voucher');
+        // The facilitator's own words can carry its RPC URL and call data: they are logged, the buyer gets a code.
+        log?.warn('batch lane: the facilitator refused a voucher', {
+          requestId: call.requestId,
+          channelId,
+          invalidReason: v.invalidReason,
+          invalidMessage: v.invalidMessage,
+        });
+        return refuse(isReasonCode(v.invalidReason) ? v.invalidReason : REASON.facilitatorRefused, 'the facilitator refused the voucher');
       }
       if (v.payer && !isAddressEqual(getAddress(v.payer), getAddress(p.channelConfig.payer)))
         return refuse(REASON.signature, 'the verified payer is not the channel payer');
@@ -399,39 +473,44 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     );
   };
 
-  const commit = async (grant: BatchGrant): Promise<CommitResult> => {
-    let deposited: SettleResponse | undefined;
-    let depositView: ChainView | undefined;
-    if (grant.kind === 'deposit') {
-      // The deposit goes on chain only now, for a call that delivers: escrow is the buyer's money until vouchers are claimed.
-      const asked = await ask(() => facilitator.settle(grant.payload, grant.requirements));
-      if (!asked.ok || !asked.value.success) {
-        await release(grant, 'deposit_failed');
-        return asked.ok ? refuse(asked.value.errorReason ?? 'deposit_failed', 'the deposit did not go through; nothing was charged') : asked.refusal;
-      }
-      deposited = asked.value;
-      depositView = chainViewFrom(deposited.extra?.channelState as Record<string, unknown> | undefined, deps.now().getTime());
-    }
-
+  /**
+   * The commit's write: the voucher counts and its sale (and the answer it pays for) is booked, if
+   * this request still holds the channel. Idempotent: a channel that already carries this very
+   * voucher was committed by an earlier attempt whose acknowledgement was lost.
+   */
+  const commitOnce = async (
+    grant: BatchGrant,
+    depositView: ChainView | undefined,
+    answerOf: AnswerOf | undefined,
+  ): Promise<StoredChannel | 'unknown' | undefined> => {
     const now = deps.now();
     const price = BigInt(grant.amount);
-    let committed: StoredChannel | undefined;
+    let committed: StoredChannel | 'unknown' | undefined;
     await store.change(
       grant.channelId,
       (current) => {
         committed = undefined;
+        if (current && carriesVoucher(current, grant)) {
+          // Ours (an earlier attempt landed), another request's (it was paid there), or not known (a
+          // writer that does not keep the mark): only the first two are certain.
+          if (current.committedBy === grant.pendingId) committed = current;
+          else if (current.committedBy === undefined) committed = 'unknown';
+          return { channel: current };
+        }
         if (!current || current.pendingRequest?.pendingId !== grant.pendingId) return { channel: current };
         const charged = BigInt(current.chargedCumulativeAmount) + price;
         if (charged.toString() !== grant.cumulative) return { channel: { ...current, pendingRequest: undefined } };
         const base = depositView ? withChain(current, depositView) : current;
-        committed = {
+        const next: StoredChannel = {
           ...base,
           chargedCumulativeAmount: charged.toString(),
           signedMaxClaimable: grant.cumulative,
           signature: grant.voucherSignature,
           lastRequestTimestamp: now.getTime(),
           pendingRequest: undefined,
+          committedBy: grant.pendingId,
         };
+        committed = next;
         const sale: BatchSale = {
           saleId: `batch:${grant.channelId}:${grant.cumulative}`,
           lane: 'x402-batch',
@@ -447,26 +526,66 @@ const createBatchLane = (deps: BatchLaneDeps) => {
           requestId: grant.call.requestId,
           extra: { channel_id: grant.channelId, cumulative_amount: grant.cumulative },
         };
-        return { channel: committed, sales: [sale] };
+        const body = answerOf ? keptAnswer(answerOf(receiptOf(grant, next, grant.deposited))) : undefined;
+        return {
+          channel: next,
+          sales: [sale],
+          ...(body ? { answer: { channelId: grant.channelId, cumulative: grant.cumulative, path: grant.call.path, body } } : {}),
+        };
       },
       grant.reserved,
     );
-    if (!committed) {
-      // The reservation expired and another request took the channel: this call is not paid, so its data must not go out.
-      return refuse(REASON.busy, 'the reservation of this channel expired before the answer; nothing was charged');
+    return committed;
+  };
+
+  /**
+   * The call delivered data: the voucher counts and its sale is booked (a deposit goes on chain
+   * first). A write whose acknowledgement is lost may have landed: the commit is retried (it is
+   * idempotent) while the request has time, and when the store still does not answer the outcome
+   * is pending (503 "may have been charged"), never "nothing charged": the kept answer then goes
+   * to the same voucher sent again. Never throws.
+   * @param opts.answerOf the transport's answer for a receipt, kept for a re-sent voucher
+   * @param opts.timeLeftMs the request's remaining time (default: the lane's own budget)
+   */
+  const outcomeUnknown: BatchRefusal = {
+    ok: false,
+    status: 503,
+    reason: REASON.outcomeUnknown,
+    message: 'the data store did not confirm this payment: it may have been charged; send the same request again (with the same voucher) to get its data',
+  };
+
+  const commit = async (grant: BatchGrant, opts: { answerOf?: AnswerOf; timeLeftMs?: () => number } = {}): Promise<CommitResult> => {
+    if (grant.kind === 'deposit' && !grant.deposited) {
+      // The deposit goes on chain only now, for a call that delivers: escrow is the buyer's money until vouchers are claimed.
+      const asked = await ask(() => facilitator.settle(grant.payload, grant.requirements));
+      if (!asked.ok || !asked.value.success) {
+        await release(grant, 'deposit_failed').catch((err: unknown) =>
+          log?.warn('batch lane: release after a failed deposit failed', { error: errorText(err) }),
+        );
+        return asked.ok ? refuse(asked.value.errorReason ?? 'deposit_failed', 'the deposit did not go through; nothing was charged') : asked.refusal;
+      }
+      grant.deposited = asked.value;
     }
-    const chain = chainViewOf(committed);
-    return {
-      ok: true,
-      receipt: {
-        success: true,
-        transaction: deposited?.transaction ?? '',
-        network: grant.requirements.network as SettleResponse['network'],
-        payer: grant.payer,
-        amount: deposited ? String(deposited.amount ?? '') : '',
-        extra: { chargedAmount: grant.amount, channelState: stateExtra(grant.channelId, chain, BigInt(committed.chargedCumulativeAmount)) },
-      },
-    };
+    const depositView = grant.deposited
+      ? chainViewFrom(grant.deposited.extra?.channelState as Record<string, unknown> | undefined, deps.now().getTime())
+      : undefined;
+    const started = Date.now();
+    const timeLeft = opts.timeLeftMs ?? (() => COMMIT_BUDGET_MS - (Date.now() - started));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const committed = await commitOnce(grant, depositView, opts.answerOf);
+        if (committed === 'unknown') return outcomeUnknown;
+        if (!committed) {
+          // The reservation expired and another request took the channel: this call is not paid, so its data must not go out.
+          return refuse(REASON.busy, 'the reservation of this channel expired before the answer; nothing was charged');
+        }
+        return { ok: true, receipt: receiptOf(grant, committed, grant.deposited) };
+      } catch (err) {
+        log?.error('batch lane: commit not acknowledged by the store', { requestId: grant.call.requestId, attempt, error: errorText(err) });
+        if (timeLeft() < COMMIT_RETRY_MARGIN_MS) return outcomeUnknown;
+        await sleep(Math.min(1_000, 100 * 2 ** Math.min(attempt, 4)));
+      }
+    }
   };
 
   return {
@@ -489,5 +608,17 @@ interface ChannelStateExtra {
 
 type BatchLane = ReturnType<typeof createBatchLane>;
 
-export { createBatchLane, offer, REASON as BATCH_REASON };
-export type { BatchLane, BatchLaneDeps, BatchGrant, BatchRefusal, BatchCallContext, BatchPaymentOption, AuthorizeResult, CommitResult, ChannelStateExtra };
+export { createBatchLane, offer, REASON as BATCH_REASON, COMMIT_RETRY_MARGIN_MS };
+export type {
+  AnswerOf,
+  BatchLane,
+  BatchLaneDeps,
+  BatchGrant,
+  BatchRefusal,
+  BatchReplay,
+  BatchCallContext,
+  BatchPaymentOption,
+  AuthorizeResult,
+  CommitResult,
+  ChannelStateExtra,
+};

@@ -4,7 +4,15 @@
  * (and only there: Lambdas need DynamoChannelStore).
  */
 import type { ChannelUpdateResult } from '@x402/evm/batch-settlement/server';
-import { type BatchChannelStore, type ChannelChange, normalizeChannelId, type OpenSale, openSaleOf, type StoredChannel } from './channel-store';
+import {
+  type BatchChannelStore,
+  type ChannelChange,
+  type DeliveredAnswer,
+  normalizeChannelId,
+  type OpenSale,
+  openSaleOf,
+  type StoredChannel,
+} from './channel-store';
 import { saleKey, type SaleRecord } from '../sales';
 
 const openKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => `${o.channelId}#${o.cumulative}`;
@@ -13,6 +21,7 @@ class MemoryChannelStore implements BatchChannelStore {
   private readonly channels = new Map<string, StoredChannel>();
   private readonly saleItems = new Map<string, SaleRecord>();
   private readonly open = new Map<string, OpenSale>();
+  private readonly answers = new Map<string, DeliveredAnswer>();
   private cursor: bigint | undefined;
 
   async get(channelId: string): Promise<StoredChannel | undefined> {
@@ -34,7 +43,7 @@ class MemoryChannelStore implements BatchChannelStore {
     // Let concurrent callers interleave here, as they would around a remote store.
     await Promise.resolve();
     const current = this.channels.has(id) ? structuredClone(this.channels.get(id)!) : undefined;
-    const { channel, sales = [] } = update(current);
+    const { channel, sales = [], answer } = update(current);
     if (channel === current) return { channel: current, status: 'unchanged' };
     if (!channel) {
       if (!current) return { channel: undefined, status: 'unchanged' };
@@ -48,7 +57,13 @@ class MemoryChannelStore implements BatchChannelStore {
       const o = openSaleOf(sale, key);
       this.open.set(openKey(o), o);
     }
+    if (answer) this.answers.set(id, structuredClone(answer));
     return { channel: structuredClone(channel), status: 'updated' };
+  }
+
+  async answerOf(channelId: string): Promise<DeliveredAnswer | undefined> {
+    const a = this.answers.get(normalizeChannelId(channelId));
+    return a ? structuredClone(a) : undefined;
   }
 
   async openSales(): Promise<OpenSale[]> {

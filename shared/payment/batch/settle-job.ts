@@ -8,13 +8,19 @@
  *               refund nonce). A claim that went on chain but whose store update was lost shows up
  *               here as a claimed total ahead of the store: the store takes the chain's, so the
  *               manager never submits that claim again (never double-claimed);
- *   2. claim    manager.claim(): every voucher charged beyond the claimed total, in batches;
+ *   2. claim    every voucher charged beyond the claimed total, in batches per receiver (the pay-to
+ *               address the channel was opened to: moving the pay-to address strands nothing). A
+ *               batch that fails is split into its channels; a channel whose claim fails is
+ *               recorded on it (reason, attempts) and retried with backoff while the rest are
+ *               claimed, except a channel whose payer requested a withdrawal, which is tried on
+ *               every pass (the escrow's withdrawal delay is the deadline). The sales a claim
+ *               covers are stamped with its transaction at once;
  *   3. refund   channels idle for a day, fenced first so that no voucher is accepted while the
  *               refund (which claims what is charged and returns the rest) is under way;
- *   4. settle   manager.settle() when the escrow holds claimed funds not yet paid out;
- *   5. stamp    every open sale gets the claim transaction that covers it, read from the escrow's
- *               Claimed events since the job's cursor (never lost: an unstamped sale keeps the
- *               cursor where it is, and the next pass looks again).
+ *   4. settle   each receiver whose escrow holds claimed funds not yet paid out, one by one;
+ *   5. stamp    every sale still open gets the claim transaction that covers it, read from the
+ *               escrow's Claimed events since the job's cursor (a pass interrupted between a claim
+ *               and its stamp; never lost: an unstamped sale keeps the cursor where it is).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FacilitatorClient } from '@x402/core/http';
@@ -25,11 +31,11 @@ import {
   type RefundResult,
   type SettleResult,
 } from '@x402/evm/batch-settlement/server';
-import { getAddress, type Address } from 'viem';
+import { getAddress, isAddressEqual, type Address } from 'viem';
 import type { Config } from '../../config';
 import { usdcFor } from '../assets';
 import { DEFAULT_RPC_URLS } from '../reconcile';
-import { type BatchChannelStore, isClosing, isPendingLive, type OpenSale } from './channel-store';
+import { type BatchChannelStore, isClosing, isPendingLive, type OpenSale, type StoredChannel } from './channel-store';
 import { DynamoChannelStore } from './dynamo-channel-store';
 import { type ClaimEvent, type EscrowReader, viemEscrowReader } from './escrow-reader';
 
@@ -39,6 +45,15 @@ const DEFAULT_IDLE_REFUND_S = 86_400;
 const REFUND_FENCE_MS = 10 * 60_000;
 /** Vouchers per claim transaction (one Claimed event each; the escrow loops over them). */
 const MAX_CLAIMS_PER_BATCH = 100;
+/**
+ * Backoff of a channel whose claim failed: one pass interval doubled per failure in a row, at most
+ * an hour (far inside any withdrawal delay, and a withdrawing channel is tried on every pass anyway).
+ */
+const CLAIM_RETRY_BASE_MS = 5 * 60_000;
+const CLAIM_RETRY_MAX_MS = 60 * 60_000;
+const claimRetryDelayMs = (attempts: number): number => Math.min(CLAIM_RETRY_MAX_MS, CLAIM_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+
+type Manager = Pick<BatchSettlementChannelManager, 'claim' | 'settle' | 'refund'>;
 
 interface JobLog {
   info(message: string, extra?: Record<string, unknown>): void;
@@ -47,7 +62,10 @@ interface JobLog {
 
 interface BatchSettlementDeps {
   store: BatchChannelStore;
-  manager: Pick<BatchSettlementChannelManager, 'claim' | 'settle' | 'refund'>;
+  /** The channel manager of the current pay-to address. */
+  manager: Manager;
+  /** The manager of another receiver (channels opened to an earlier pay-to address). */
+  managerFor?: (receiver: Address) => Manager;
   escrow: EscrowReader;
   /** The service's pay-to address and the token it is paid in. */
   receiver: Address;
@@ -63,9 +81,16 @@ interface BatchSettlementReport {
   /** Of those, channels the chain had claimed further than the store knew (a lost store update). */
   recovered: number;
   claims: ClaimResult[];
+  /** Channels whose claim failed in this pass (each recorded on the channel and retried with backoff). */
+  claimFailures: Array<{ channelId: string; receiver: Address; reason: string; attempts: number }>;
+  /** Channels left for a later pass by their backoff. */
+  claimsDeferred: number;
   refunds: RefundResult[];
   refundFailures: number;
+  /** The settlement of the current pay-to address. */
   settle?: SettleResult;
+  /** Every receiver's settlement in this pass (earlier pay-to addresses included), or why it failed. */
+  settlements: Array<{ receiver: Address; transaction?: string; error?: string }>;
   /** Sales stamped with their claim transaction in this pass. */
   stamped: number;
   /** Sales still waiting for a claim. */
@@ -75,6 +100,127 @@ interface BatchSettlementReport {
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const receiverOf = (c: StoredChannel): Address => getAddress(c.channelConfig.receiver);
+
+/** The manager of a receiver: the current pay-to's, or one for a channel opened to an earlier one. */
+const managerOf = (deps: BatchSettlementDeps, receiver: Address): Manager | undefined =>
+  isAddressEqual(receiver, deps.receiver) ? deps.manager : deps.managerFor?.(receiver);
+
+/**
+ * Step 2: every claimable channel claimed, by receiver and in batches; a failing batch is split so
+ * that one bad channel stops only itself. The sales each claim covers are stamped with it at once.
+ */
+const claimAll = async (
+  deps: BatchSettlementDeps,
+): Promise<{ claims: ClaimResult[]; failures: BatchSettlementReport['claimFailures']; deferred: number; stamped: number }> => {
+  const nowMs = deps.now().getTime();
+  const listed = await deps.store.list();
+  const claimable = listed.filter((c) => BigInt(c.chargedCumulativeAmount) > BigInt(c.totalClaimed));
+  // A channel claimed since its failure (by a later pass, or on chain before the failure was seen) is no longer failing.
+  for (const c of listed) {
+    if (c.claimFailure && BigInt(c.chargedCumulativeAmount) <= BigInt(c.totalClaimed))
+      await deps.store.updateChannel(c.channelId, (cur) => (cur ? { ...cur, claimFailure: undefined } : cur));
+  }
+  const due = claimable.filter((c) => c.withdrawRequestedAt !== 0 || !c.claimFailure || c.claimFailure.retryAt <= nowMs);
+  const claims: ClaimResult[] = [];
+  const failures: BatchSettlementReport['claimFailures'] = [];
+  let stamped = 0;
+  if (!due.length) return { claims, failures, deferred: claimable.length, stamped };
+  const open = await deps.store.openSales();
+
+  /** One claim transaction for these channels; throws what the manager threw. */
+  const claimBatch = async (manager: Manager, batch: StoredChannel[]) => {
+    const ids = new Set(batch.map((c) => c.channelId.toLowerCase()));
+    const results = await manager.claim({
+      maxClaimsPerBatch: MAX_CLAIMS_PER_BATCH,
+      selectClaimChannels: (channels) => channels.filter((c) => ids.has(c.channelId.toLowerCase())),
+    });
+    claims.push(...results);
+    // The claim covers each channel's sales from its claimed total before to the one after.
+    for (const c of batch) {
+      const after = await deps.store.get(c.channelId);
+      const transaction = results.at(-1)?.transaction;
+      if (!after || !transaction) continue;
+      const covered = open.filter(
+        (o) => o.channelId === c.channelId.toLowerCase() && o.cumulative > BigInt(c.totalClaimed) && o.cumulative <= BigInt(after.totalClaimed),
+      );
+      if (covered.length) {
+        await deps.store.closeSales(covered, transaction);
+        stamped += covered.length;
+      }
+      if (after.claimFailure) await deps.store.updateChannel(c.channelId, (cur) => (cur ? { ...cur, claimFailure: undefined } : cur));
+    }
+  };
+
+  const recordFailure = async (c: StoredChannel, err: unknown) => {
+    const reason = errorText(err).slice(0, 300);
+    let attempts = 1;
+    await deps.store.updateChannel(c.channelId, (cur) => {
+      if (!cur) return cur;
+      attempts = (cur.claimFailure?.attempts ?? 0) + 1;
+      return { ...cur, claimFailure: { reason, attempts, at: nowMs, retryAt: nowMs + claimRetryDelayMs(attempts) } };
+    });
+    failures.push({ channelId: c.channelId, receiver: receiverOf(c), reason, attempts });
+    deps.log?.warn('batch channel claim failed; retried with backoff, the other channels are claimed', {
+      channelId: c.channelId,
+      reason,
+      attempts,
+      withdrawing: c.withdrawRequestedAt !== 0,
+    });
+  };
+
+  const byReceiver = new Map<Address, StoredChannel[]>();
+  for (const c of due) byReceiver.set(receiverOf(c), [...(byReceiver.get(receiverOf(c)) ?? []), c]);
+  for (const [receiver, channels] of byReceiver) {
+    const manager = managerOf(deps, receiver);
+    for (let i = 0; i < channels.length; i += MAX_CLAIMS_PER_BATCH) {
+      const batch = channels.slice(i, i + MAX_CLAIMS_PER_BATCH);
+      try {
+        if (!manager) throw new Error(`no channel manager for receiver ${receiver}`);
+        await claimBatch(manager, batch);
+      } catch (err) {
+        if (batch.length === 1 || !manager) {
+          for (const c of batch) await recordFailure(c, err);
+          continue;
+        }
+        // Which channel fails the batch is not known: each is claimed on its own, after the chain
+        // says which of them the failed batch claimed all the same (never claimed twice).
+        await syncFromChain(deps);
+        for (const c of batch) {
+          const fresh = await deps.store.get(c.channelId);
+          if (!fresh || BigInt(fresh.chargedCumulativeAmount) <= BigInt(fresh.totalClaimed)) continue;
+          try {
+            await claimBatch(manager, [fresh]);
+          } catch (e) {
+            await recordFailure(c, e);
+          }
+        }
+      }
+    }
+  }
+  return { claims, failures, deferred: claimable.length - due.length, stamped };
+};
+
+/** Step 4: each receiver's claimed funds paid out; one receiver's failure does not stop another's. */
+const settleReceivers = async (deps: BatchSettlementDeps): Promise<BatchSettlementReport['settlements']> => {
+  const receivers = new Map<string, Address>([[deps.receiver.toLowerCase(), deps.receiver]]);
+  for (const c of await deps.store.list()) receivers.set(receiverOf(c).toLowerCase(), receiverOf(c));
+  const out: BatchSettlementReport['settlements'] = [];
+  for (const receiver of receivers.values()) {
+    try {
+      const totals = await deps.escrow.receiverTotals(receiver, deps.token);
+      if (totals.totalClaimed <= totals.totalSettled) continue;
+      const manager = managerOf(deps, receiver);
+      if (!manager) throw new Error(`no channel manager for receiver ${receiver}`);
+      out.push({ receiver, transaction: (await manager.settle()).transaction });
+    } catch (err) {
+      out.push({ receiver, error: errorText(err) });
+      deps.log?.warn('batch settle failed for a receiver; the next pass tries again', { receiver, error: errorText(err) });
+    }
+  }
+  return out;
+};
 
 /** Step 1: the store's mirror of every channel from the escrow. */
 const syncFromChain = async (deps: BatchSettlementDeps): Promise<{ synced: number; recovered: number }> => {
@@ -146,7 +292,9 @@ const refundIdle = async (deps: BatchSettlementDeps): Promise<{ refunds: RefundR
     });
     if (!fenced) continue;
     try {
-      refunds.push(...(await deps.manager.refund([c.channelId])));
+      const manager = managerOf(deps, receiverOf(c));
+      if (!manager) throw new Error(`no channel manager for receiver ${receiverOf(c)}`);
+      refunds.push(...(await manager.refund([c.channelId])));
     } catch (err) {
       failures++;
       deps.log?.warn('batch channel refund failed; the channel stays open', {
@@ -186,8 +334,9 @@ const stampSales = async (deps: BatchSettlementDeps, fromBlock: bigint): Promise
 };
 
 /**
- * One settlement pass. Throws when a step fails; what it did is on chain and in the store, and
- * the next pass resumes from there.
+ * One settlement pass. A channel's failed claim or a receiver's failed settle is recorded and the
+ * rest goes on; a failure of the store or the chain reader throws, and the next pass resumes from
+ * what is on chain and in the store.
  */
 const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettlementReport> => {
   // The cursor exists before anything is claimed, so a pass that dies after a claim is found by the next.
@@ -197,10 +346,12 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
     await deps.store.setJobCursor(cursor);
   }
   const { synced, recovered } = await syncFromChain(deps);
-  const claims = await deps.manager.claim({ maxClaimsPerBatch: MAX_CLAIMS_PER_BATCH });
+  const claimed = await claimAll(deps);
+  const { claims } = claimed;
   const { refunds, failures } = await refundIdle(deps);
-  const totals = await deps.escrow.receiverTotals(deps.receiver, deps.token);
-  const settle = totals.totalClaimed > totals.totalSettled ? await deps.manager.settle() : undefined;
+  const settlements = await settleReceivers(deps);
+  const current = settlements.find((x) => isAddressEqual(x.receiver, deps.receiver) && x.transaction);
+  const settle: SettleResult | undefined = current?.transaction ? { transaction: current.transaction as SettleResult['transaction'] } : undefined;
   const stamp = await stampSales(deps, cursor);
   if (stamp.unfound === 0) {
     cursor = stamp.toBlock;
@@ -215,10 +366,13 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
     synced,
     recovered,
     claims,
+    claimFailures: claimed.failures,
+    claimsDeferred: claimed.deferred,
     refunds,
     refundFailures: failures,
     ...(settle ? { settle } : {}),
-    stamped: stamp.stamped,
+    settlements,
+    stamped: claimed.stamped + stamp.stamped,
     open: stamp.open,
     cursor,
   };
@@ -227,10 +381,12 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
     recovered,
     claimTransactions: claims.length,
     vouchersClaimed: claims.reduce((n, c) => n + c.vouchers, 0),
+    claimFailures: claimed.failures.length,
+    claimsDeferred: claimed.deferred,
     refunds: refunds.length,
     refundFailures: failures,
-    settled: settle?.transaction ?? null,
-    stamped: stamp.stamped,
+    settlements,
+    stamped: claimed.stamped + stamp.stamped,
     open: stamp.open,
   });
   return report;
@@ -260,6 +416,7 @@ const batchSettlementDeps = (p: {
   return {
     store,
     manager: createChannelManager(store, p.facilitator, p.config),
+    managerFor: (receiver) => createChannelManager(store, p.facilitator, { X402_NETWORK: p.config.X402_NETWORK, X402_PAY_TO: receiver }),
     escrow: p.escrow ?? viemEscrowReader(p.config.X402_RPC_URL ?? DEFAULT_RPC_URLS[p.config.X402_NETWORK]),
     receiver: getAddress(p.config.X402_PAY_TO),
     token: usdcFor(p.config.X402_NETWORK).address,

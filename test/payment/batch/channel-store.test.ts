@@ -148,6 +148,19 @@ const contract = (name: string, setup: () => Promise<Harness>, teardown: () => P
       expect(txs).toEqual(['', '0xclaim1', '0xclaim1']);
     });
 
+    it('lists the channels and open sales of every shard (a channel id whose first byte is 0x00 to 0x1f: every shard twice)', async () => {
+      const [store] = h.stores;
+      const ids = Array.from({ length: 32 }, (_, n) => channelIdOf(n));
+      for (const id of ids) {
+        await store!.updateChannel(id, () => channel(id));
+        await chargeOnce(store!, id);
+      }
+      const listed = new Set((await store!.list()).map((c) => c.channelId));
+      expect(ids.filter((id) => !listed.has(id))).toEqual([]);
+      const open = new Set((await store!.openSales()).map((o) => o.channelId));
+      expect(ids.filter((id) => !open.has(id))).toEqual([]);
+    });
+
     it('keeps the job cursor', async () => {
       const [store] = h.stores;
       await store!.setJobCursor(12_345n);

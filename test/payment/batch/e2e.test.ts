@@ -10,6 +10,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme, InMemoryClientChannelStorage } from '@x402/evm/batch-settlement/client';
 import type { HDAccount } from 'viem';
+import { BATCH_SETTLEMENT_ADDRESS } from '@x402/evm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalPaymentNetwork, type LocalPaymentNetwork } from '../../../infra/local/chain';
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
@@ -111,7 +112,11 @@ describe('batch lane end to end (official clients, 2 s blocks)', () => {
     const report = await settlementPass();
     expect(report.claims).toHaveLength(1);
     expect(report.claims[0]!.vouchers).toBe(3);
-    expect(report.settle).toBeDefined();
+    // The settlement is a mined escrow transaction paying out to our receiver, the only one of the pass.
+    expect(report.settlements).toEqual([{ receiver: net.payTo, transaction: report.settle?.transaction }]);
+    const settled = await net.chain.publicClient.getTransactionReceipt({ hash: report.settle!.transaction as `0x${string}` });
+    expect(settled.status).toBe('success');
+    expect(settled.to?.toLowerCase()).toBe(BATCH_SETTLEMENT_ADDRESS.toLowerCase());
     expect((await net.chain.publicClient.getTransactionCount({ address: net.facilitator.account.address })) - sent0).toBe(2);
 
     // Chain == store: claimed, settled and received equal the booked sales, to the atomic unit.

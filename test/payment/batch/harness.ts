@@ -72,6 +72,11 @@ const startBatchHarness = async (opts: HarnessOptions): Promise<Harness> => {
     const t0 = process.hrtime.bigint();
     const auth = await opts.lane.authorize(payload, batch as unknown as PaymentRequirements, { route: route.id, path, requestId });
     const authMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (!auth.ok && auth.status === 200) {
+      // The same voucher again: the answer it paid for (kept with the commit), nothing charged again.
+      const kept = JSON.parse(Buffer.from(auth.answer).toString('utf8')) as { status: number; body: unknown; headers: Record<string, string> };
+      return send(kept.status, kept.body, kept.headers);
+    }
     if (!auth.ok) return challenge(auth.reason, auth.requirements, auth.status);
     if (url.searchParams.get('fail') === '1') {
       await opts.lane.release(auth.grant, 'handler_failed');
@@ -79,7 +84,9 @@ const startBatchHarness = async (opts: HarnessOptions): Promise<Harness> => {
     }
     const body = { instrument: path.split('/').pop(), value: 71.23, request_id: requestId };
     const t1 = process.hrtime.bigint();
-    const done = await opts.lane.commit(auth.grant);
+    const done = await opts.lane.commit(auth.grant, {
+      answerOf: (receipt) => Buffer.from(JSON.stringify({ status: 200, body, headers: { 'payment-response': encodePaymentResponseHeader(receipt) } })),
+    });
     const commitMs = Number(process.hrtime.bigint() - t1) / 1e6;
     if (!done.ok) return challenge(done.reason, undefined, done.status);
     // Deposits wait for the chain in commit: only voucher calls count as the lane's own work.

@@ -13,7 +13,7 @@ import { startLocalPaymentNetwork, type LocalPaymentNetwork } from '../../../inf
 import { localBaseSepolia } from '../../../infra/local/chain/chain';
 import type { BatchChannelStore } from '../../../shared/payment/batch/channel-store';
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
-import { BATCH_REASON, offer, type BatchGrant } from '../../../shared/payment/batch/lane';
+import { BATCH_REASON, createBatchLane, offer, type BatchGrant } from '../../../shared/payment/batch/lane';
 import { MemoryChannelStore } from '../../../shared/payment/batch/memory-channel-store';
 import { salesOfMonth } from '../../../shared/payment/sales';
 import { createDocumentClient } from '../../../shared/store/client';
@@ -187,6 +187,61 @@ describe('batch lane: money rules', () => {
     expect(await ch.lane.commit((dead as { grant: BatchGrant }).grant)).toMatchObject({ ok: false, reason: BATCH_REASON.busy });
     expect((await ch.store.get(ch.channelId))?.chargedCumulativeAmount).toBe('20000');
     expect(ch.store.sales()).toHaveLength(2);
+  });
+
+  it("a late release of an expired request leaves the newer request's reservation alone", async () => {
+    const ch = await openChannel(8);
+    const payload = await ch.buyer.pay(ch.required);
+    const late = await ch.lane.authorize(payload, payload.accepted, callOf());
+    ch.clock.advance(31_000);
+    const next = await ch.lane.authorize(payload, payload.accepted, callOf());
+    if (!late.ok || !next.ok) throw new Error('both reservations are granted in turn');
+    // The expired request answers an error after all and releases what it held.
+    await ch.lane.release(late.grant, 'handler_error');
+    expect((await ch.store.get(ch.channelId))?.pendingRequest?.pendingId).toBe(next.grant.pendingId);
+    expect(await ch.lane.authorize(payload, payload.accepted, callOf())).toMatchObject({ ok: false, reason: BATCH_REASON.busy });
+    expect((await ch.lane.commit(next.grant)).ok).toBe(true);
+    expect(ch.store.sales()).toHaveLength(2);
+  });
+
+  it('refuses a voucher the facilitator verified for another payer than the channel payer', async () => {
+    const env = laneOn(net, new MemoryChannelStore(), { config: { minDeposit: '1000000' } });
+    const other = net.chain.accounts[5]!.address;
+    const lane = createBatchLane({
+      config: laneConfigFor(net, { minDeposit: '1000000' }),
+      store: new MemoryChannelStore(),
+      facilitator: { verify: async (p, r) => ({ ...(await env.facilitator.verify(p, r)), payer: other }), settle: env.facilitator.settle },
+      now: () => new Date(),
+    });
+    const option = lane.offer(PRICE_ROUTE, '/v1/price/CL');
+    const buyer = officialBuyer(net, net.chain.accounts[6]!);
+    const payload = await buyer.pay(paymentRequiredFor(option, net));
+    expect(await lane.authorize(payload, payload.accepted, callOf())).toMatchObject({ ok: false, reason: BATCH_REASON.signature });
+    expect(env.facilitator.calls.settle).toBe(0);
+  });
+
+  it("gives the buyer the facilitator's reason code and a short text, never its own words (logged instead)", async () => {
+    const words = 'execution reverted: eth_call {"to":"0xe7f1…","data":"0x…"} at http://127.0.0.1:8545';
+    const logged: Array<Record<string, unknown> | undefined> = [];
+    const lane = createBatchLane({
+      config: laneConfigFor(net, { minDeposit: '1000000' }),
+      store: new MemoryChannelStore(),
+      facilitator: {
+        verify: async () => ({ isValid: false, invalidReason: 'invalid_batch_settlement_evm_deposit_simulation_failed', invalidMessage: words }),
+        settle: async () => {
+          throw new Error('not called');
+        },
+      },
+      now: () => new Date(),
+      log: { warn: (_m, extra) => logged.push(extra), error: () => undefined },
+    });
+    const buyer = officialBuyer(net, net.chain.accounts[6]!);
+    const payload = await buyer.pay(paymentRequiredFor(lane.offer(PRICE_ROUTE, '/v1/price/CL'), net));
+    const refused = await lane.authorize(payload, payload.accepted, callOf());
+    expect(refused).toMatchObject({ ok: false, status: 402, reason: 'invalid_batch_settlement_evm_deposit_simulation_failed' });
+    expect(JSON.stringify(refused)).not.toContain('127.0.0.1');
+    expect(JSON.stringify(refused)).not.toContain('eth_call');
+    expect(logged).toEqual([expect.objectContaining({ invalidMessage: words })]);
   });
 
   it('a deposit that fails on chain at commit is not charged: the reservation is released, nothing is booked', async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SETTLE_BATCHES_EVERY_MINUTES } from '../../../infra/stacks/api-stack';
 import { ENV } from '../../../shared/config/env-keys';
-import { DEFAULT_WITHDRAW_DELAY_S } from '../../../shared/payment/batch/config';
+import { batchLaneConfig, DEFAULT_WITHDRAW_DELAY_S } from '../../../shared/payment/batch/config';
 import { actionsOn, logicalId, PAY_TO, refersTo, synthService } from '../../infra/synth';
 
 describe('batch settler schedule (CDK)', () => {
@@ -21,6 +21,10 @@ describe('batch settler schedule (CDK)', () => {
     expect(schedules[0].Properties.Target.RetryPolicy.MaximumRetryAttempts).toBe(0);
     // Several passes fit in the delay a payer waits before a withdrawal completes.
     expect(SETTLE_BATCHES_EVERY_MINUTES * 60 * 6).toBeLessThan(DEFAULT_WITHDRAW_DELAY_S);
+    // A voucher is accepted on a mirror of the channel's withdrawal state no older than one pass
+    // interval (older, the lane asks the chain): a withdrawal requested is seen before the pass that claims it.
+    const lane = batchLaneConfig({ X402_NETWORK: 'eip155:84532', X402_PAY_TO: PAY_TO, X402_MAX_TIMEOUT_SECONDS: 60 }, PAY_TO);
+    expect(lane.onchainStateTtlMs).toBeLessThanOrEqual(SETTLE_BATCHES_EVERY_MINUTES * 60_000);
   });
 
   it('gets the stage settings (network, pay-to, RPC) and a timeout for a pass of chain calls', () => {

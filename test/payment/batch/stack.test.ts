@@ -12,6 +12,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme, InMemoryClientChannelStorage } from '@x402/evm/batch-settlement/client';
 import type { HDAccount } from 'viem';
+import { BATCH_SETTLEMENT_ADDRESS } from '@x402/evm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../../infra/local/stack';
 import { DynamoChannelStore } from '../../../shared/payment/batch/dynamo-channel-store';
@@ -128,7 +129,11 @@ describe('batch-settlement through the payment core (local runtime, 2 s blocks)'
       now: () => new Date(),
     });
     expect(report.claims).toHaveLength(1);
-    expect(report.settle).toBeDefined();
+    // The settlement is a mined escrow transaction paying out to our receiver, the only one of the pass.
+    expect(report.settlements).toEqual([{ receiver: net.payTo, transaction: report.settle?.transaction }]);
+    const settled = await net.chain.publicClient.getTransactionReceipt({ hash: report.settle!.transaction as `0x${string}` });
+    expect(settled.status).toBe('success');
+    expect(settled.to?.toLowerCase()).toBe(BATCH_SETTLEMENT_ADDRESS.toLowerCase());
     const receiver = await readReceiver(net);
     expect(receiver.totalClaimed - receiver0.totalClaimed).toBe(410_000n);
     expect((await net.chain.balanceOf(net.payTo)) - payTo0).toBe(410_000n);

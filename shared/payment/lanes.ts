@@ -1,0 +1,105 @@
+/**
+ * The lane registry: the one place a payment lane exists. Each entry is a lane's flow (lane.ts
+ * `Lane`: authorize, settle, release) plus what the rest of the service needs to know of it:
+ *
+ *   offer    the x402 option it offers for a route now, after its own capability check (the batch
+ *            lane only when the facilitator supports the scheme); null for a lane that is not paid
+ *            through a 402 (Pro keys)
+ *   booked   what a settled call books: USDC atomic units or Pro credits, and whether it was an
+ *            on-chain settlement of its own
+ *
+ * The 402 (payment-required.ts), the x402 catalog (/.well-known/x402), the MCP refusals (through
+ * the 402), the charge step and the business metrics are built from it, as x402's
+ * `x402ResourceServer` builds each 402 from the schemes registered with it. Adding a lane is one
+ * module plus one entry in the registry below (and its id in lane.ts LANE_IDS): `satisfies` makes the
+ * compiler name a lane id without an entry, or an entry without an offer or a booking.
+ */
+import type { RouteDef } from '../routes/table';
+import { batchLane, type BatchLaneGrant } from './batch-lane';
+import { batchLaneConfigForChallenge } from './batch-terms';
+import { batchOption, paymentOption, type BatchPaymentOption, type PaymentOption } from './challenge';
+import { termsOf } from './batch/config';
+import { exactLane, type ExactGrant } from './exact-lane';
+import type { Grant, Lane, LaneId, PaymentDeps } from './lane';
+import { proLane, type ProGrant } from './pro-lane';
+
+/** A payment option of a 402 (accepts[]). */
+type LaneOption = PaymentOption | BatchPaymentOption;
+
+/** What a settled call books, in the lane's own unit. */
+interface Booking {
+  unit: 'usdc_atomic' | 'credits';
+  amount: number;
+  /** The call's own on-chain settlement (exact); a batch voucher is claimed later, a credit is never on chain. */
+  settlement: boolean;
+}
+
+type OfferDeps = Pick<PaymentDeps, 'config' | 'facilitator' | 'now'>;
+type OfferRoute = Pick<RouteDef, 'priceUsd' | 'summary' | 'mimeType'>;
+
+/** A registered lane: its flow, its offer and its accounting. */
+interface RegisteredLane<G extends Grant = Grant> extends Lane<G> {
+  /** The x402 option this lane offers for the route now (null: not offered, or not an x402 lane). */
+  offerFor(route: OfferRoute, path: string, deps: OfferDeps): Promise<LaneOption | null>;
+  /** What a settled grant books (null: nothing new, e.g. data redelivered for an earlier payment). */
+  booked(grant: G): Booking | null;
+}
+
+/** Every lane, by id, in the order a 402 offers them (the spec's exact option first). */
+const buildRegistry = () =>
+  ({
+    'x402-exact': {
+      ...exactLane,
+      offerFor: async (route, path, deps) => paymentOption(route, path, deps.config),
+      booked: (g) => (g.mode === 'settle' ? { unit: 'usdc_atomic', amount: Number(g.amount), settlement: true } : null),
+    } satisfies RegisteredLane<ExactGrant>,
+    'x402-batch': {
+      ...batchLane,
+      // Offered only while the facilitator supports batch-settlement on our network (asked once per process).
+      offerFor: async (route, path, deps) => {
+        const config = await batchLaneConfigForChallenge(deps.facilitator, deps.config, deps.now);
+        return config ? batchOption(route, path, deps.config, termsOf(config)) : null;
+      },
+      booked: (g) => ({ unit: 'usdc_atomic', amount: Number(g.batch.amount), settlement: false }),
+    } satisfies RegisteredLane<BatchLaneGrant>,
+    pro: {
+      ...proLane,
+      offerFor: async () => null,
+      booked: (g) => ({ unit: 'credits', amount: g.usage.credits, settlement: false }),
+    } satisfies RegisteredLane<ProGrant>,
+  }) as const satisfies Record<LaneId, RegisteredLane<never>>;
+
+type LaneRegistry = ReturnType<typeof buildRegistry>;
+let registry: LaneRegistry | undefined;
+/**
+ * The registry, built on first use: the lanes import the 402 builder, which reads the registry, so
+ * the entries are made once every module of that circle has loaded.
+ */
+const laneRegistry = (): LaneRegistry => {
+  registry ??= buildRegistry();
+  return registry;
+};
+
+/** The lanes a process runs: the registry, or (tests) a list with a lane of their own. */
+type Lanes = readonly RegisteredLane<never>[];
+
+/** The lanes of these payment services. */
+const lanesOf = (deps: Pick<PaymentDeps, 'lanes'>): Lanes => deps.lanes ?? registeredLanes();
+
+/** The registry's lanes in order (what a process runs unless told otherwise). */
+const registeredLanes = (): Lanes => Object.values(laneRegistry()) as Lanes;
+
+/** The lane of a grant (by its id); undefined for a grant of a lane this process does not run. */
+const laneOfGrant = (deps: Pick<PaymentDeps, 'lanes'>, grant: Grant): RegisteredLane<Grant> | undefined =>
+  lanesOf(deps).find((l) => l.id === grant.lane) as RegisteredLane<Grant> | undefined;
+
+/** The x402 lane taking payloads of a scheme. */
+const laneOfScheme = (deps: Pick<PaymentDeps, 'lanes'>, scheme: string): RegisteredLane<Grant> | undefined =>
+  lanesOf(deps).find((l) => l.scheme === scheme) as RegisteredLane<Grant> | undefined;
+
+/** Every option the lanes offer for a route now, in registry order. */
+const offersFor = async (route: OfferRoute, path: string, deps: OfferDeps & Pick<PaymentDeps, 'lanes'>): Promise<LaneOption[]> =>
+  (await Promise.all(lanesOf(deps).map((l) => l.offerFor(route, path, deps)))).filter((o): o is LaneOption => o !== null);
+
+export { laneRegistry, lanesOf, laneOfGrant, laneOfScheme, offersFor, registeredLanes };
+export type { Booking, LaneOption, Lanes, RegisteredLane };
