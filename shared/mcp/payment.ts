@@ -15,6 +15,7 @@ import { Semaphore } from '../concurrency/semaphore';
 import { mapError } from '../errors/error-mapper';
 import type { HandlerResult } from '../http/types';
 import { charge, release, settle } from '../payment/charge';
+import { withDeliveryReceipt } from '../payment/delivery-receipt';
 import { REQUEST_BUDGET_MS, type Budget, type Credentials, type PaidCall, type Receipt, type Refusal } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
 import { bearerKey } from '../pro/keys';
@@ -28,6 +29,8 @@ const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 const LEGACY_PAYMENT_META_KEY = 'x402.payment';
 /** The Pro lane's budget after a paid tool call (what HTTP sends as X-Credits-* headers). */
 const PRO_BUDGET_META_KEY = 'commodity-data/credits';
+/** A Pro-key call's signed receipt, settlement-shaped (what HTTP sends as X-Credits-Receipt). */
+const PRO_RECEIPT_META_KEY = 'commodity-data/credits-receipt';
 
 /** Paid tool calls one POST may start; the rest of a batch gets a JSON-RPC error. */
 const MAX_PAID_CALLS_PER_POST = 32;
@@ -80,6 +83,7 @@ const refusalResult = (r: Refusal, requestId: string): CallToolResult => {
 const receiptMeta = (r: Receipt): Record<string, unknown> => ({
   ...(r.settlement ? { [PAYMENT_RESPONSE_META_KEY]: r.settlement } : {}),
   ...(r.budget ? budgetMeta(r.budget) : {}),
+  ...(r.credits ? { [PRO_RECEIPT_META_KEY]: r.credits } : {}),
 });
 
 /** What a tool call presents as payment: the POST's Pro key wins (as on HTTP), else the x402 payload in `_meta`. */
@@ -156,14 +160,18 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
     const released = await release(outcome.grant, { kind: 'not_charged' }, services.payment);
     return dataResult(result.body, released.budget ? budgetMeta(released.budget) : undefined);
   }
+  // The receipt (offer-receipt, in `_meta["x402/payment-response"]`) is signed over the text content served.
+  // Signed once: the stored answer (replays) and this answer carry the same receipt.
+  let signedOnce: Receipt | undefined;
+  const signed = (receipt: Receipt) => (signedOnce ??= withDeliveryReceipt(outcome.grant, receipt, url, JSON.stringify(result.body), services.payment));
   const settled = await settle(outcome.grant, services.payment, (receipt) =>
-    Buffer.from(JSON.stringify(dataResult(result.body, receiptMeta(receipt))), 'utf8'),
+    Buffer.from(JSON.stringify(dataResult(result.body, receiptMeta(signed(receipt)))), 'utf8'),
   );
   countSettlement(services.metrics, outcome.grant, settled, services.payment);
   // No confirmed payment, no data.
   if (settled.type === 'refused') return refusalResult(settled.refusal, call.requestId);
-  return dataResult(result.body, receiptMeta(settled.receipt));
+  return dataResult(result.body, receiptMeta(signed(settled.receipt)));
 };
 
-export { paidToolCall, dataResult, errorResult, PostPayments, MAX_PAID_CALLS_PER_POST, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY };
+export { paidToolCall, dataResult, errorResult, PostPayments, MAX_PAID_CALLS_PER_POST, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY, PRO_RECEIPT_META_KEY };
 export type { ToolCall };

@@ -15,6 +15,7 @@ import type { FacilitatorClient } from './facilitator';
 import type { ChannelLaneStore } from './batch/channel-store';
 import type { Lanes } from './lanes';
 import type { PaymentLedger } from './ledger';
+import type { ReceiptSigner } from './receipts';
 
 /**
  * Time a paid request may spend before its answer is due when the runtime gives no deadline (API
@@ -79,6 +80,8 @@ interface Settlement {
 interface Receipt {
   settlement?: Settlement;
   budget?: Budget;
+  /** A Pro-key call's signed receipt, settlement-shaped (delivery-receipt.ts): credits have no x402 settlement. */
+  credits?: Settlement & { extensions: Record<string, unknown> };
 }
 
 /** Why a call is not served, with what the buyer needs to pay again. */
@@ -127,6 +130,8 @@ interface PaymentDeps {
   log: PaymentLog;
   /** The lanes this process runs (default: the registry, lanes.ts); a test adds a lane of its own here. */
   lanes?: Lanes;
+  /** Signs the offers of every 402 and a receipt for every paid answer (receipts.ts); none: unsigned. */
+  receipts?: ReceiptSigner;
 }
 
 /**

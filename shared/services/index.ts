@@ -14,6 +14,7 @@ import { createFacilitatorClient } from '../payment/facilitator';
 import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoChannelLane } from '../payment/batch/dynamo-channel-store';
 import { DynamoPaymentLedger } from '../payment/ledger';
+import { jwsReceiptSigner, type ReceiptSigner } from '../payment/receipts';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
 import { ObservationReader, type NextReleaseOf } from '../store/observation-reader';
@@ -75,6 +76,12 @@ const commonServices = (config: Config, overrides: ServiceOverrides, doc: Dynamo
   return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, now, metrics };
 };
 
+/** The receipt signer: built once per process from the configured key (signing keys are per deployment, rotated by redeploying). */
+const receiptsOf = (config: Config, overrides: ServiceOverrides): { receipts?: ReceiptSigner } => {
+  const receipts = overrides.payment?.receipts ?? (config.RECEIPT_SIGNING_KEY ? jwsReceiptSigner(config.RECEIPT_SIGNING_KEY) : undefined);
+  return receipts ? { receipts } : {};
+};
+
 const facilitatorOf = (config: Config, overrides: ServiceOverrides) =>
   overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret));
 
@@ -97,6 +104,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
+    ...receiptsOf(config, overrides),
   };
   return { ...commonServices(config, overrides, doc, now), payment };
 };
@@ -125,6 +133,7 @@ const createFreeServices = (config: Config, overrides: ServiceOverrides = {}): S
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
+    ...receiptsOf(config, overrides),
   };
   return { ...commonServices(config, overrides, doc, now), payment };
 };

@@ -41,7 +41,7 @@ const x402Catalog = async (req: Pick<HandlerRequest, 'services' | 'domainName'>)
   const { config, payment } = req.services;
   const chargeable = PAID_ROUTES.filter((r) => isChargeable(r, config));
   const offers = new Map(await Promise.all(chargeable.map(async (r) => [r.id, await offersFor(r, r.path, payment)] as const)));
-  return { body: buildX402Catalog(config, baseUrlOf(req), (r) => offers.get(r.id) ?? []) };
+  return { body: buildX402Catalog(config, baseUrlOf(req), (r) => offers.get(r.id) ?? [], payment.receipts) };
 };
 
 const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({

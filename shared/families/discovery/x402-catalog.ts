@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import type { Config } from '../../config';
 import type { LaneOption } from '../../payment/lanes';
+import type { ReceiptSigner } from '../../payment/receipts';
 import { isChargeable, PAID_ROUTES, type RouteDef } from '../../routes/table';
 import { typicalBodyKb } from '../../routes/body-sizes';
 import { usdToAtomic } from '../../routes/pricing';
@@ -16,8 +17,15 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   return rest;
 };
 
+/**
+ * Who signs this service's offers and receipts (offer-receipt): the current key's kid (a did:jwk, the
+ * public key itself) and the kids of keys rotated out, whose receipts stay attributable. Null: unsigned.
+ */
+const receiptSigningOf = (config: Config, signer: ReceiptSigner | undefined) =>
+  signer ? { format: signer.published.format, kid: signer.published.kid, previous_kids: config.RECEIPT_PREVIOUS_KIDS } : null;
+
 /** Pure: the payment resource catalog for a configuration, public base URL and the options the lanes offer per route. */
-const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: RouteDef) => readonly LaneOption[]) => ({
+const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: RouteDef) => readonly LaneOption[], signer?: ReceiptSigner) => ({
   x402Version: 2,
   enforced: config.X402_ENFORCE,
   resources: PAID_ROUTES.filter((r) => isChargeable(r, config)).map((r) => ({
@@ -34,6 +42,7 @@ const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: Rou
     output: jsonSchema(r.output, 'output'),
   })),
   free_while_stubbed: PAID_ROUTES.filter((r) => !isChargeable(r, config)).map((r) => r.id),
+  receipt_signing: receiptSigningOf(config, signer),
 });
 
 export { buildX402Catalog };
