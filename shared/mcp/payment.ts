@@ -4,7 +4,9 @@
  * travels in `params._meta["x402/payment"]`, a refusal is a tool result whose structuredContent is
  * the PaymentRequired object (never an HTTP 402 on the MCP POST), and the settlement receipt goes
  * back in `result._meta["x402/payment-response"]`. A Pro key in the POST's Authorization header
- * pays instead; its budget comes back in `result._meta["commodity-data/credits"]`.
+ * pays instead; its budget comes back in `result._meta["commodity-data/credits"]`. Either way the
+ * settlement carries the answer's signed receipt (offer-receipt; a Pro call's in
+ * `_meta["commodity-data/credits-receipt"]`), signed over the text content served.
  *
  * One POST can carry a JSON-RPC batch: the paid work it can start is bounded (MAX_PAID_CALLS_PER_POST
  * calls, PAID_CALLS_AT_ONCE charged at once), so one request cannot fan out into hundreds of claims

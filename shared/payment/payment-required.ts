@@ -7,7 +7,28 @@
 import { buildPaymentRequired, type PaymentRequiredBody } from './challenge';
 import type { PaidCall, PaymentDeps } from './lane';
 import { offersFor } from './lanes';
-import { withSignedOffers } from './receipts';
+import { type ReceiptSigner, withSignedOffers } from './receipts';
+
+/**
+ * Signed challenges, reused for a minute per signer: an offer stays valid for 300 s, so each one
+ * served still has four minutes (a payment's own timeout is 60 s), and most 402s cost no signature.
+ */
+const SIGNED = new WeakMap<ReceiptSigner, WeakMap<PaymentRequiredBody, { doc: PaymentRequiredBody; until: number }>>();
+const RESIGN_AFTER_MS = 60_000;
+
+/** @param now the package stamps offers with the wall clock, so this is the wall clock too */
+const signedChallenge = async (signer: ReceiptSigner, required: PaymentRequiredBody, now = Date.now()): Promise<PaymentRequiredBody> => {
+  let bySigner = SIGNED.get(signer);
+  if (!bySigner) {
+    bySigner = new WeakMap();
+    SIGNED.set(signer, bySigner);
+  }
+  const hit = bySigner.get(required);
+  if (hit && hit.until > now) return hit.doc;
+  const doc = await withSignedOffers(signer, required);
+  bySigner.set(required, { doc, until: now + RESIGN_AFTER_MS });
+  return doc;
+};
 
 /**
  * @param error PAYMENT_REQUIRED, or the reason a presented payment was refused
@@ -27,7 +48,7 @@ const paymentRequiredFor = async (
     await offersFor(call.route, call.resource.path, deps),
   );
   // Every option offered under the service's signature (offer-receipt), on every 402 of either transport.
-  return deps.receipts ? withSignedOffers(deps.receipts, required) : required;
+  return deps.receipts ? signedChallenge(deps.receipts, required) : required;
 };
 
 export { paymentRequiredFor };
