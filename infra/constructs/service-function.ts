@@ -153,7 +153,10 @@ class ServiceFunction extends LambdaFunction {
    * Grants read access to a secret and sets its ARN (never its value) under `envKey`.
    * @returns this, for chaining
    */
-  bindSecret(secret: ISecret, envKey: typeof ENV.SOURCE_KEYS_SECRET_ARN | typeof ENV.STRIPE_SECRET_ARN | typeof ENV.X402_FACILITATOR_SECRET_ARN): this {
+  bindSecret(
+    secret: ISecret,
+    envKey: typeof ENV.SOURCE_KEYS_SECRET_ARN | typeof ENV.STRIPE_SECRET_ARN | typeof ENV.X402_FACILITATOR_SECRET_ARN | typeof ENV.RECEIPT_SIGNING_SECRET_ARN,
+  ): this {
     secret.grantRead(this);
     this.addEnvironment(envKey, secret.secretArn);
     return this;

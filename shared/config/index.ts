@@ -75,6 +75,8 @@ const ConfigSchema = z
     // Signs the offers of every 402 and a receipt for every paid answer (offer-receipt, JWS): an
     // Ed25519 private key, PKCS#8 PEM (a secret). Absent: nothing is signed (npm start makes one per data folder).
     [ENV.RECEIPT_SIGNING_KEY]: z.string().trim().startsWith('-----BEGIN PRIVATE KEY-----', 'expected an Ed25519 private key in PKCS#8 PEM').optional(),
+    // In AWS: the secret holding it, read on the first paid call (shared/payment/receipt-secret.ts).
+    [ENV.RECEIPT_SIGNING_SECRET_ARN]: z.string().startsWith('arn:').optional(),
     // Rotation: the kids (did:jwk) of earlier signing keys, comma-separated, still published so their receipts stay attributable.
     [ENV.RECEIPT_PREVIOUS_KIDS]: z
       .string()

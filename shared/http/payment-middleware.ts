@@ -94,6 +94,8 @@ const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMid
   const service = request.context.service;
   if (!service?.route || !service.request) return undefined;
   const services = opts.services();
+  // The receipt key, read from its secret on a process's first paid call (offers and receipts are signed with it).
+  await services.payment.receiptsReady?.();
   const headers = service.request.headers;
   const outcome = await charge(credentialsOf(headers), paidCallOf(request, services), services.payment, {
     challenge: headers['x-force-402']?.trim() === '1',

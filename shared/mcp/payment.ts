@@ -135,6 +135,7 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
         start + REQUEST_BUDGET_MS - services.now().getTime()
     )(services.now().getTime()),
   };
+  await services.payment.receiptsReady?.();
   const credentials = credentialsOf(call.meta, call.authorization);
   const chargeable = isChargeable(tool.route, services.config) && (credentials.kind !== 'none' || services.config.X402_ENFORCE);
   if (chargeable && !call.post.admit()) {

@@ -132,6 +132,10 @@ interface PaymentDeps {
   lanes?: Lanes;
   /** Signs the offers of every 402 and a receipt for every paid answer (receipts.ts); none: unsigned. */
   receipts?: ReceiptSigner;
+  /** Kids of rotated-out receipt keys, published beside the current one. */
+  previousReceiptKids?: string[];
+  /** Reads the receipt key from its secret once (receipt-secret.ts); transports await it before signing. */
+  receiptsReady?: () => Promise<void>;
 }
 
 /**

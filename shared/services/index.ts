@@ -14,7 +14,8 @@ import { createFacilitatorClient } from '../payment/facilitator';
 import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoChannelLane } from '../payment/batch/dynamo-channel-store';
 import { DynamoPaymentLedger } from '../payment/ledger';
-import { jwsReceiptSigner, type ReceiptSigner } from '../payment/receipts';
+import { jwsReceiptSigner } from '../payment/receipts';
+import { receiptSecretLoader } from '../payment/receipt-secret';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
 import { ObservationReader, type NextReleaseOf } from '../store/observation-reader';
@@ -76,10 +77,17 @@ const commonServices = (config: Config, overrides: ServiceOverrides, doc: Dynamo
   return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, now, metrics };
 };
 
-/** The receipt signer: built once per process from the configured key (signing keys are per deployment, rotated by redeploying). */
-const receiptsOf = (config: Config, overrides: ServiceOverrides): { receipts?: ReceiptSigner } => {
+/**
+ * The receipt signer, built once per process: from the configured key, or (AWS) read from its
+ * secret on the first paid call (`receiptsReady` sets it on these payment services).
+ */
+const withReceipts = (payment: PaymentDeps, config: Config, overrides: ServiceOverrides): PaymentDeps => {
   const receipts = overrides.payment?.receipts ?? (config.RECEIPT_SIGNING_KEY ? jwsReceiptSigner(config.RECEIPT_SIGNING_KEY) : undefined);
-  return receipts ? { receipts } : {};
+  if (receipts) payment.receipts = receipts;
+  payment.previousReceiptKids = config.RECEIPT_PREVIOUS_KIDS;
+  const ready = receipts ? undefined : receiptSecretLoader(config, payment, overrides.readSecret);
+  if (ready) payment.receiptsReady = ready;
+  return payment;
 };
 
 const facilitatorOf = (config: Config, overrides: ServiceOverrides) =>
@@ -104,9 +112,8 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
-    ...receiptsOf(config, overrides),
   };
-  return { ...commonServices(config, overrides, doc, now), payment };
+  return { ...commonServices(config, overrides, doc, now), payment: withReceipts(payment, config, overrides) };
 };
 
 /** A ledger a free function does not have: any use is a bug (a priced route is refused in a free family at build). */
@@ -133,9 +140,8 @@ const createFreeServices = (config: Config, overrides: ServiceOverrides = {}): S
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
-    ...receiptsOf(config, overrides),
   };
-  return { ...commonServices(config, overrides, doc, now), payment };
+  return { ...commonServices(config, overrides, doc, now), payment: withReceipts(payment, config, overrides) };
 };
 
 /** Entries of the past-instant cache: a decision pack at one instant reads about 200. */

@@ -29,8 +29,39 @@ describe('receipt signing settings', () => {
     // The kid is a did:jwk of the public key: the one derived from the configured private key.
     expect(kid).toBe(jwsReceiptSigner(key).published.kid);
     expect(kid).not.toBe(old);
-    const catalog = buildX402Catalog(config, 'https://api.example.com', () => [], services.payment.receipts);
+    const catalog = buildX402Catalog(config, 'https://api.example.com', () => [], {
+      signer: services.payment.receipts!,
+      previousKids: services.payment.previousReceiptKids!,
+    });
     expect(catalog.receipt_signing).toEqual({ format: 'jws', kid, previous_kids: [old] });
+    services.doc?.destroy();
+  });
+
+  it('AWS: the key is read from its secret once, on the first paid call; an unreadable secret leaves answers unsigned and is read again', async () => {
+    const key = pem();
+    const old = jwsReceiptSigner(pem()).published.kid;
+    const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:commodity-data-prod/receipt-signing';
+    let reads = 0;
+    let fail = true;
+    const readSecret = async (id: string) => {
+      reads++;
+      expect(id).toBe(ARN);
+      if (fail) throw Object.assign(new Error('AccessDenied'), { name: 'AccessDeniedException' });
+      return JSON.stringify({ RECEIPT_SIGNING_KEY: key, RECEIPT_PREVIOUS_KIDS: [old] });
+    };
+    const errors: string[] = [];
+    const log = { info: () => undefined, warn: () => undefined, error: (m: string) => errors.push(m) };
+    const services = createServices(loadConfig({ ...base, RECEIPT_SIGNING_SECRET_ARN: ARN }), { readSecret, payment: { log } });
+    expect(services.payment.receipts).toBeUndefined();
+    await services.payment.receiptsReady!();
+    expect(services.payment.receipts).toBeUndefined();
+    expect(errors).toEqual([expect.stringMatching(/unsigned/)]);
+    fail = false;
+    await Promise.all([services.payment.receiptsReady!(), services.payment.receiptsReady!()]);
+    await services.payment.receiptsReady!();
+    expect(reads).toBe(2);
+    expect(services.payment.receipts?.published.kid).toBe(jwsReceiptSigner(key).published.kid);
+    expect(services.payment.previousReceiptKids).toEqual([old]);
     services.doc?.destroy();
   });
 
@@ -38,7 +69,7 @@ describe('receipt signing settings', () => {
     const config = loadConfig(base);
     const services = createServices(config);
     expect(services.payment.receipts).toBeUndefined();
-    expect(buildX402Catalog(config, 'https://api.example.com', () => [], services.payment.receipts).receipt_signing).toBeNull();
+    expect(buildX402Catalog(config, 'https://api.example.com', () => []).receipt_signing).toBeNull();
     services.doc?.destroy();
   });
 });

@@ -21,11 +21,16 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
  * Who signs this service's offers and receipts (offer-receipt): the current key's kid (a did:jwk, the
  * public key itself) and the kids of keys rotated out, whose receipts stay attributable. Null: unsigned.
  */
-const receiptSigningOf = (config: Config, signer: ReceiptSigner | undefined) =>
-  signer ? { format: signer.published.format, kid: signer.published.kid, previous_kids: config.RECEIPT_PREVIOUS_KIDS } : null;
+const receiptSigningOf = (signer: ReceiptSigner | undefined, previousKids: readonly string[]) =>
+  signer ? { format: signer.published.format, kid: signer.published.kid, previous_kids: [...previousKids] } : null;
 
 /** Pure: the payment resource catalog for a configuration, public base URL and the options the lanes offer per route. */
-const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: RouteDef) => readonly LaneOption[], signer?: ReceiptSigner) => ({
+const buildX402Catalog = (
+  config: Config,
+  baseUrl: string,
+  offersOf: (route: RouteDef) => readonly LaneOption[],
+  signing: { signer?: ReceiptSigner; previousKids?: readonly string[] } = {},
+) => ({
   x402Version: 2,
   enforced: config.X402_ENFORCE,
   resources: PAID_ROUTES.filter((r) => isChargeable(r, config)).map((r) => ({
@@ -42,7 +47,7 @@ const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: Rou
     output: jsonSchema(r.output, 'output'),
   })),
   free_while_stubbed: PAID_ROUTES.filter((r) => !isChargeable(r, config)).map((r) => r.id),
-  receipt_signing: receiptSigningOf(config, signer),
+  receipt_signing: receiptSigningOf(signing.signer, signing.previousKids ?? []),
 });
 
 export { buildX402Catalog };
