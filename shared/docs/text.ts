@@ -81,6 +81,7 @@ const PAYMENT_FLOWS = [
   '3. Retry the same request with the base64 payment payload in PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1).',
   '   x402 v1 clients (x402-fetch 1.x) read only the 402 body: send the request header X402-Version: 1 and the body is x402 v1 (network "base"/"base-sepolia", absolute resource URL); the PAYMENT-REQUIRED header stays v2.',
   '4. The answer carries the data and the settlement receipt {success, transaction, network, payer} base64-encoded in PAYMENT-RESPONSE (v2) and X-PAYMENT-RESPONSE (v1).',
+  'Proof of delivery: the 402 carries offers signed by the service (extensions["offer-receipt"].info.offers) and every paid answer a signed receipt (JWS: resource, payer, transaction, amount, SHA-256 of the body) in PAYMENT-RESPONSE extensions["offer-receipt"].info.receipt (Pro keys: X-Credits-Receipt; MCP: the same in _meta); verify it with verifyReceiptSignatureJWS of @x402/extensions/offer-receipt; /.well-known/x402.json receipt_signing names the signing key.',
   'Nothing is settled unless data is delivered. A 504 SETTLEMENT_PENDING means: retry the same request with the same payment header to receive the data; do not sign a new payment.',
   'A refused payment answers 402 INVALID_PAYMENT with a fresh PAYMENT-REQUIRED header whose error names the reason.',
   '',
