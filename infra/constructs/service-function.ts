@@ -155,7 +155,12 @@ class ServiceFunction extends LambdaFunction {
    */
   bindSecret(
     secret: ISecret,
-    envKey: typeof ENV.SOURCE_KEYS_SECRET_ARN | typeof ENV.STRIPE_SECRET_ARN | typeof ENV.X402_FACILITATOR_SECRET_ARN | typeof ENV.ETAG_SECRET_ARN,
+    envKey:
+      | typeof ENV.SOURCE_KEYS_SECRET_ARN
+      | typeof ENV.STRIPE_SECRET_ARN
+      | typeof ENV.X402_FACILITATOR_SECRET_ARN
+      | typeof ENV.ETAG_SECRET_ARN
+      | typeof ENV.RECEIPT_SIGNING_SECRET_ARN,
   ): this {
     secret.grantRead(this);
     this.addEnvironment(envKey, secret.secretArn);

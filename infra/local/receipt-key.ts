@@ -25,4 +25,8 @@ const localReceiptKey = (dataDir: string): string => {
   return pem;
 };
 
-export { localReceiptKey };
+/** The key of a local stack: its data folder's, or a new one for a stack held in memory. */
+const receiptKeyOf = (dataDir: string | undefined): string =>
+  dataDir ? localReceiptKey(dataDir) : generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+
+export { localReceiptKey, receiptKeyOf };

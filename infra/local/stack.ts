@@ -13,6 +13,7 @@ import type { LocalPaymentNetwork } from './chain';
 import { startLocalPaymentsIfEnabled } from './chain/hook';
 import { ensureTables, startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { localEtagKey } from './etag-secret';
+import { receiptKeyOf } from './receipt-key';
 import { startLocalSchedules } from './schedules';
 import { type LocalWatches, type LocalWatchOptions, startLocalWatches } from './watches';
 import { startLocalServer, type LocalServer } from './server';
@@ -65,7 +66,14 @@ const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack
   let config: Config;
   try {
     payments = await startLocalPaymentsIfEnabled(opts.env ?? {}, log);
-    config = loadConfig({ ...DEFAULT_TABLES, ...opts.env, ...payments?.env, DYNAMODB_ENDPOINT: store.endpoint });
+    config = loadConfig({
+      ...DEFAULT_TABLES,
+      // Receipts signed locally too: with the data folder's own key (kept across restarts), or a key for this run.
+      RECEIPT_SIGNING_KEY: opts.env?.RECEIPT_SIGNING_KEY ?? receiptKeyOf(opts.dataDir),
+      ...opts.env,
+      ...payments?.env,
+      DYNAMODB_ENDPOINT: store.endpoint,
+    });
     checkCurveConfig(config); // the curve Lambda refuses to start the same way
   } catch (err) {
     await store.close();

@@ -77,6 +77,8 @@ interface ApiStackProps extends StackProps {
   stripe?: ISecret;
   /** The functions that call the facilitator read its credentials from it. */
   facilitator?: ISecret;
+  /** The functions that sign offers and receipts (every charging one), and discovery, which publishes its kid. */
+  receiptSigning?: ISecret;
   /** Every alarm notifies it. */
   alarmTopic: ITopic;
   /** Issue 37: the ETag secret (paid answers' tags, webhook watches); absent in stand-alone stack tests. */
@@ -207,6 +209,7 @@ class ApiStack extends Stack {
       if (family === 'pro' && props.stripe) fn.bindSecret(props.stripe, ENV.STRIPE_SECRET_ARN);
       if (familyCharges(family) && props.facilitator) fn.bindSecret(props.facilitator, ENV.X402_FACILITATOR_SECRET_ARN);
       if (familyCharges(family) && props.etagSecret) fn.bindSecret(props.etagSecret, ENV.ETAG_SECRET_ARN);
+      if ((familyCharges(family) || family === 'discovery') && props.receiptSigning) fn.bindSecret(props.receiptSigning, ENV.RECEIPT_SIGNING_SECRET_ARN);
       functions.set(family, fn);
     }
     this.functions = functions;

@@ -68,6 +68,8 @@ class DataStack extends Stack {
   readonly stripe: ISecret;
   /** Credentials of a hosted x402 facilitator (shared/payment/facilitator-auth.ts); "{}": none are sent. */
   readonly facilitator: ISecret;
+  /** The key that signs offers and receipts (shared/payment/receipt-secret.ts); "{}": nothing is signed. */
+  readonly receiptSigning: ISecret;
   /** Where every alarm of the stage notifies: the topic of -c alarmTopicArn, or the stage's own. */
   readonly alarmTopic: ITopic;
   /** Issue 37: the server secret of the paid answers' ETags (generated; rotate it with the other secrets and a new secretsRevision). */
@@ -120,6 +122,18 @@ class DataStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason: 'rotated by operators with the other secrets (a new value and -c secretsRevision, so every function reads it again); no rotation Lambda needed',
     });
+    this.receiptSigning = new Secret(this, 'ReceiptSigning', {
+      secretName: `${props.config.stackPrefix}/receipt-signing`,
+      description:
+        'Signs x402 offers and receipts: JSON {"RECEIPT_SIGNING_KEY": "<Ed25519 PKCS#8 PEM>", "RECEIPT_PREVIOUS_KIDS": ["did:jwk:…"]}; {} signs nothing',
+      secretObjectValue: {},
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.receiptSigning).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'rotating the receipt key also publishes the old kid (RECEIPT_PREVIOUS_KIDS) so receipts signed with it stay attributable: an operator step (README), not a rotation Lambda',
+    });
 
     for (const secret of [...sourceKeys.values(), this.stripe, this.facilitator]) {
       Validations.of(secret).acknowledge({
@@ -147,6 +161,7 @@ class DataStack extends Stack {
     new CfnOutput(this, 'CreditsTableName', { value: this.credits.tableName });
     new CfnOutput(this, 'StripeSecretName', { value: `${props.config.stackPrefix}/stripe` });
     new CfnOutput(this, 'FacilitatorSecretName', { value: `${props.config.stackPrefix}/facilitator` });
+    new CfnOutput(this, 'ReceiptSigningSecretName', { value: `${props.config.stackPrefix}/receipt-signing` });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn });
   }
 }

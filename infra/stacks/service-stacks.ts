@@ -70,6 +70,7 @@ const addServiceStacks = (app: App, config: DeployConfig, opts: ServiceStacksOpt
     credits: data.credits,
     stripe: data.stripe,
     facilitator: data.facilitator,
+    receiptSigning: data.receiptSigning,
     alarmTopic: data.alarmTopic,
     etagSecret: data.etagSecret,
     entry: opts.entry,

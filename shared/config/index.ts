@@ -82,6 +82,22 @@ const ConfigSchema = z
     [ENV.STRIPE_SECRET_ARN]: z.string().startsWith('arn:').optional(), // Pro function: JSON secret {STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET}
     [ENV.STRIPE_SECRET_KEY]: z.string().startsWith('sk_').optional(),
     [ENV.STRIPE_WEBHOOK_SECRET]: z.string().startsWith('whsec_').optional(),
+    // Signs the offers of every 402 and a receipt for every paid answer (offer-receipt, JWS): an
+    // Ed25519 private key, PKCS#8 PEM (a secret). Absent: nothing is signed (npm start makes one per data folder).
+    [ENV.RECEIPT_SIGNING_KEY]: z.string().trim().startsWith('-----BEGIN PRIVATE KEY-----', 'expected an Ed25519 private key in PKCS#8 PEM').optional(),
+    // In AWS: the secret holding it, read on the first paid call (shared/payment/receipt-secret.ts).
+    [ENV.RECEIPT_SIGNING_SECRET_ARN]: z.string().startsWith('arn:').optional(),
+    // Rotation: the kids (did:jwk) of earlier signing keys, comma-separated, still published so their receipts stay attributable.
+    [ENV.RECEIPT_PREVIOUS_KIDS]: z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().startsWith('did:')))
+      .default([]),
     [ENV.STRIPE_PRICE_MONTHLY]: z.string().startsWith('price_').optional(),
     [ENV.STRIPE_PRICE_YEARLY]: z.string().startsWith('price_').optional(),
     [ENV.STRIPE_API_URL]: z.string().url().optional(), // a Stripe-compatible API on another host (tests: a loopback fake)

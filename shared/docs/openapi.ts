@@ -162,8 +162,11 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>, config: D
   // Issue 37: a paid answer's ETag is a keyed hash of its data (shared/http/conditional.ts).
   if (paid) okHeaders.ETag = header('Keyed validator of the data served (not of the per-call provenance); If-None-Match with it answers 304, charged nothing.');
   if (paid) {
-    okHeaders['PAYMENT-RESPONSE'] = header('x402 v2: base64 settlement receipt {success, transaction, network, payer}.');
+    okHeaders['PAYMENT-RESPONSE'] = header(
+      'x402 v2: base64 settlement receipt {success, transaction, network, payer}, with the signed receipt of this answer (offer-receipt, JWS: resource, payer, transaction, amount, SHA-256 of the body) in extensions["offer-receipt"].info.receipt.',
+    );
     okHeaders['X-PAYMENT-RESPONSE'] = header('x402 v1: the same receipt under the v1 name.');
+    okHeaders['X-Credits-Receipt'] = header('Pro key: the signed receipt of the credits charged, base64 JSON shaped as PAYMENT-RESPONSE.');
   }
   const body = r.mimeType === 'application/json' ? json(toSchema(r.output, 'output', components)) : { [r.mimeType]: { schema: { type: 'string' } } };
   // The route's own other answers (202 pending, 303 redirect, 405 refusals): below 400 with its body, from 400 the error body.

@@ -19,7 +19,8 @@ import * as z from 'zod';
 import { logger } from '../observability/logger';
 import { resourceUrl, V1_BODY_HEADER } from '../payment/challenge';
 import { charge, release, settle } from '../payment/charge';
-import { REQUEST_BUDGET_MS, type Grant, type PaidCall } from '../payment/lane';
+import { withDeliveryReceipt } from '../payment/delivery-receipt';
+import { REQUEST_BUDGET_MS, type Grant, type PaidCall, type Receipt } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
 import { budgetOf } from '../payment/pro-lane';
 import { hashKey, parseKey } from '../pro/keys';
@@ -93,6 +94,8 @@ const paymentMiddlewareBefore = async (request: PaymentRequest, opts: PaymentMid
   const service = request.context.service;
   if (!service?.route || !service.request) return undefined;
   const services = opts.services();
+  // The receipt key, read from its secret on a process's first paid call (offers and receipts are signed with it).
+  await services.payment.receiptsReady?.();
   const headers = service.request.headers;
   const credentials = credentialsOf(headers);
   const outcome = await charge(credentials, paidCallOf(request, services), services.payment, {
@@ -127,10 +130,15 @@ const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMidd
     if (response && budget) request.response = { ...response, headers: { ...response.headers, ...budgetHeaders(budget, services.now()) } };
     return;
   }
-  const withReceipt = (receipt: Parameters<typeof receiptHeaders>[0]): Result => ({
-    ...response,
-    headers: { ...response.headers, ...receiptHeaders(receipt, services.now()) },
-  });
+  // The receipt is signed over the body served (offer-receipt, in PAYMENT-RESPONSE), also in the stored answer.
+  const served = response.isBase64Encoded ? Buffer.from(response.body ?? '', 'base64') : (response.body ?? '');
+  const resourceUrl = paidCallOf(request, services).resource.url;
+  // Signed once: the stored answer (replays) and this answer carry the same receipt.
+  let signed: Receipt | undefined;
+  const withReceipt = (receipt: Receipt): Result => {
+    signed ??= withDeliveryReceipt(grant, receipt, resourceUrl, served, services.payment);
+    return { ...response, headers: { ...response.headers, ...receiptHeaders(signed, services.now()) } };
+  };
   const outcome = await settle(grant, services.payment, (receipt) => serializeAnswer(withReceipt(receipt)));
   countSettlement(services.metrics, grant, outcome, services.payment);
   // No confirmed payment, no data: the handler's answer is dropped.

@@ -15,12 +15,16 @@ type Result = APIGatewayProxyStructuredResultV2;
 /** The Pro lane's budget headers. */
 const BUDGET_HEADERS = ['x-credits-charged', 'x-credits-remaining', 'x-credits-limit', 'x-credits-reset'] as const;
 
+/** A Pro-key answer's signed receipt: base64 JSON shaped as a PAYMENT-RESPONSE (shared/payment/delivery-receipt.ts). */
+const CREDITS_RECEIPT_HEADER = 'x-credits-receipt';
+
 /** Response headers of the payment lanes, readable by browser clients. */
 const EXPOSE_HEADERS = [
   'PAYMENT-REQUIRED',
   'PAYMENT-RESPONSE',
   'X-PAYMENT-RESPONSE',
   ...BUDGET_HEADERS.map((h) => h.toUpperCase()),
+  CREDITS_RECEIPT_HEADER.toUpperCase(),
   'RATELIMIT',
   'RATELIMIT-POLICY',
   'RETRY-AFTER',
@@ -105,6 +109,7 @@ const receiptHeaders = (receipt: Receipt, now: Date): Record<string, string> => 
   'access-control-expose-headers': EXPOSE_HEADERS,
   ...(receipt.settlement ? settlementHeaders(receipt.settlement) : {}),
   ...(receipt.budget ? budgetHeaders(receipt.budget, now) : {}),
+  ...(receipt.credits ? { [CREDITS_RECEIPT_HEADER]: encodeX402Header(receipt.credits) } : {}),
 });
 
 /** Headers that are per request and never part of a stored answer. */
@@ -125,5 +130,5 @@ const replayAnswer = (data: Uint8Array, requestId: string): Result => {
   return { ...stored, headers: { ...stored.headers, 'x-request-id': requestId } };
 };
 
-export { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer, BUDGET_HEADERS, EXPOSE_HEADERS };
+export { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer, BUDGET_HEADERS, CREDITS_RECEIPT_HEADER, EXPOSE_HEADERS };
 export type { RenderContext };

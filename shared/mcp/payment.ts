@@ -4,7 +4,9 @@
  * travels in `params._meta["x402/payment"]`, a refusal is a tool result whose structuredContent is
  * the PaymentRequired object (never an HTTP 402 on the MCP POST), and the settlement receipt goes
  * back in `result._meta["x402/payment-response"]`. A Pro key in the POST's Authorization header
- * pays instead; its budget comes back in `result._meta["commodity-data/credits"]`.
+ * pays instead; its budget comes back in `result._meta["commodity-data/credits"]`. Either way the
+ * settlement carries the answer's signed receipt (offer-receipt; a Pro call's in
+ * `_meta["commodity-data/credits-receipt"]`), signed over the text content served.
  *
  * One POST can carry a JSON-RPC batch: the paid work it can start is bounded (MAX_PAID_CALLS_PER_POST
  * calls, PAID_CALLS_AT_ONCE charged at once), so one request cannot fan out into hundreds of claims
@@ -16,6 +18,7 @@ import { mapError } from '../errors/error-mapper';
 import { ifNoneMatches, tagOfResult } from '../http/conditional';
 import type { HandlerResult } from '../http/types';
 import { charge, release, settle } from '../payment/charge';
+import { withDeliveryReceipt } from '../payment/delivery-receipt';
 import { REQUEST_BUDGET_MS, type Budget, type Credentials, type PaidCall, type Receipt, type Refusal } from '../payment/lane';
 import { countRefusal, countSettlement } from '../payment/payment-metrics';
 import { bearerKey } from '../pro/keys';
@@ -29,6 +32,8 @@ const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 const LEGACY_PAYMENT_META_KEY = 'x402.payment';
 /** The Pro lane's budget after a paid tool call (what HTTP sends as X-Credits-* headers). */
 const PRO_BUDGET_META_KEY = 'commodity-data/credits';
+/** A Pro-key call's signed receipt, settlement-shaped (what HTTP sends as X-Credits-Receipt). */
+const PRO_RECEIPT_META_KEY = 'commodity-data/credits-receipt';
 
 /** Issue 37: the ETag of a paid tool's answer (what HTTP sends as the ETag header), for its `if_none_match` argument. */
 const ETAG_META_KEY = 'commodity-data/etag';
@@ -91,6 +96,7 @@ const refusalResult = (r: Refusal, requestId: string): CallToolResult => {
 const receiptMeta = (r: Receipt): Record<string, unknown> => ({
   ...(r.settlement ? { [PAYMENT_RESPONSE_META_KEY]: r.settlement } : {}),
   ...(r.budget ? budgetMeta(r.budget) : {}),
+  ...(r.credits ? { [PRO_RECEIPT_META_KEY]: r.credits } : {}),
 });
 
 /** What a tool call presents as payment: the POST's Pro key wins (as on HTTP), else the x402 payload in `_meta`. */
@@ -142,6 +148,7 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
         start + REQUEST_BUDGET_MS - services.now().getTime()
     )(services.now().getTime()),
   };
+  await services.payment.receiptsReady?.();
   // Issue 37: a call naming the current data's tag is answered before any lane is asked (nothing charged).
   let precomputed: HandlerResult | undefined;
   const tagOf = (r: HandlerResult) => (call.conditional ? tagOfResult(services.etagKey, { route: tool.route, ...call.conditional }, r) : Promise.resolve(null));
@@ -180,14 +187,18 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
     const released = await release(outcome.grant, { kind: 'not_charged' }, services.payment);
     return dataResult(result.body, released.budget ? { ...budgetMeta(released.budget), ...tagMeta } : undefined);
   }
+  // The receipt (offer-receipt, in `_meta["x402/payment-response"]`) is signed over the text content served.
+  // Signed once: the stored answer (replays) and this answer carry the same receipt.
+  let signedOnce: Receipt | undefined;
+  const signed = (receipt: Receipt) => (signedOnce ??= withDeliveryReceipt(outcome.grant, receipt, url, JSON.stringify(result.body), services.payment));
   const settled = await settle(outcome.grant, services.payment, (receipt) =>
-    Buffer.from(JSON.stringify(dataResult(result.body, { ...receiptMeta(receipt), ...tagMeta })), 'utf8'),
+    Buffer.from(JSON.stringify(dataResult(result.body, { ...receiptMeta(signed(receipt)), ...tagMeta })), 'utf8'),
   );
   countSettlement(services.metrics, outcome.grant, settled, services.payment);
   // No confirmed payment, no data.
   if (settled.type === 'refused') return refusalResult(settled.refusal, call.requestId);
-  return dataResult(result.body, { ...receiptMeta(settled.receipt), ...tagMeta });
+  return dataResult(result.body, { ...receiptMeta(signed(settled.receipt)), ...tagMeta });
 };
 
-export { paidToolCall, dataResult, errorResult, PostPayments, MAX_PAID_CALLS_PER_POST, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY };
+export { paidToolCall, dataResult, errorResult, PostPayments, MAX_PAID_CALLS_PER_POST, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY, PRO_RECEIPT_META_KEY };
 export type { ToolCall };

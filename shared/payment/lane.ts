@@ -16,6 +16,7 @@ import type { ChannelLaneStore } from './batch/channel-store';
 import type { Lanes } from './lanes';
 import type { PaymentLedger } from './ledger';
 import type { DeferredLedger } from './exact/deferred-store';
+import type { ReceiptSigner } from './receipts';
 
 /**
  * Time a paid request may spend before its answer is due when the runtime gives no deadline (API
@@ -82,6 +83,8 @@ interface Settlement {
 interface Receipt {
   settlement?: Settlement;
   budget?: Budget;
+  /** A Pro-key call's signed receipt, settlement-shaped (delivery-receipt.ts): credits have no x402 settlement. */
+  credits?: Settlement & { extensions: Record<string, unknown> };
 }
 
 /** Why a call is not served, with what the buyer needs to pay again. */
@@ -132,6 +135,12 @@ interface PaymentDeps {
   log: PaymentLog;
   /** The lanes this process runs (default: the registry, lanes.ts); a test adds a lane of its own here. */
   lanes?: Lanes;
+  /** Signs the offers of every 402 and a receipt for every paid answer (receipts.ts); none: unsigned. */
+  receipts?: ReceiptSigner;
+  /** Kids of rotated-out receipt keys, published beside the current one. */
+  previousReceiptKids?: string[];
+  /** Reads the receipt key from its secret once (receipt-secret.ts); transports await it before signing. */
+  receiptsReady?: () => Promise<void>;
 }
 
 /**

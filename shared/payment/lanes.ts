@@ -34,6 +34,8 @@ interface RegisteredLane<G extends Grant = Grant> extends Lane<G> {
   offerFor: Offer;
   /** What a settled grant books (null: nothing new, e.g. data redelivered for an earlier payment). */
   booked(grant: G): Booking | null;
+  /** What the buyer paid for this answer, as its signed receipt states it (default: `booked`; differs for data paid earlier). */
+  paid?(grant: G): Booking | null;
 }
 
 /** Every lane, by id, in the order a 402 offers them (the spec's exact option first). */
@@ -43,6 +45,7 @@ const buildRegistry = () =>
       ...exactLane,
       offerFor: LANE_OFFERS['x402-exact'],
       booked: (g) => (g.mode === 'settle' ? { unit: 'usdc_atomic', amount: Number(g.amount), settlement: true } : null),
+      paid: (g) => ({ unit: 'usdc_atomic', amount: Number(g.amount), settlement: g.mode === 'settle' }),
     } satisfies RegisteredLane<ExactGrant>,
     'x402-batch': {
       ...batchLane,

@@ -18,8 +18,8 @@
  */
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import {
+  canonicalize,
   createEIP712OfferReceiptIssuer,
-  createJWS,
   createJWSOfferReceiptIssuer,
   type JWSSigner,
   OFFER_RECEIPT,
@@ -37,8 +37,11 @@ const OFFER_VALIDITY_S = 300;
 /** The service's receipt signer, and what a verifier needs to know about it. */
 interface ReceiptSigner {
   readonly issuer: OfferReceiptIssuer;
-  /** For JWS: the Ed25519 key the JWS receipts with extra claims are signed with. */
-  readonly jws?: JWSSigner;
+  /**
+   * For JWS: signs the receipts with extra claims, synchronously (Ed25519 in node:crypto), because a
+   * receipt is signed while a lane stores the answer it is part of (lane.ts AnswerToStore is sync).
+   */
+  readonly jws?: { kid: string; sign: (input: Uint8Array) => string };
   /** Published in /.well-known/x402.json: the kid (a DID) and, for EIP-712, the signing address. */
   readonly published: { format: 'jws' | 'eip712'; kid: string; address?: string };
 }
@@ -53,8 +56,9 @@ const jwsReceiptSigner = (privateKeyPem: string): ReceiptSigner => {
   const key: KeyObject = createPrivateKey(privateKeyPem);
   const jwk = createPublicKey(key).export({ format: 'jwk' });
   const kid = `did:jwk:${b64url(Buffer.from(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })))}#0`;
-  const jws: JWSSigner = { kid, format: 'jws', algorithm: 'EdDSA', sign: async (payload) => b64url(sign(null, payload, key)) };
-  return { issuer: createJWSOfferReceiptIssuer(kid, jws), jws, published: { format: 'jws', kid } };
+  const signSync = (input: Uint8Array) => b64url(sign(null, input, key));
+  const jws: JWSSigner = { kid, format: 'jws', algorithm: 'EdDSA', sign: async (input) => signSync(input) };
+  return { issuer: createJWSOfferReceiptIssuer(kid, jws), jws: { kid, sign: signSync }, published: { format: 'jws', kid } };
 };
 
 /** An EIP-712 signer from a secp256k1 private key (0x hex): kid `did:pkh:eip155:<chain>:<address>`. */
@@ -108,11 +112,19 @@ interface Delivery {
 const sha256Hex = (body: Uint8Array | string): string => createHash('sha256').update(body).digest('hex');
 
 /**
- * The receipt of one paid answer. JWS: the extension's receipt fields plus amount, asset, lane and
- * bodySha256 (one signature over all of them); EIP-712: the extension's fixed receipt type.
+ * A compact JWS exactly as the package's createJWS makes it (header {alg, kid}, the JCS-canonical
+ * payload), signed synchronously.
  */
-const signedReceiptOf = async (signer: ReceiptSigner, d: Delivery, now: Date = new Date()): Promise<SignedReceipt> => {
-  if (!signer.jws) return signer.issuer.issueReceipt(d.resourceUrl, d.payer, d.network, d.transaction);
+const jwsOf = (jws: NonNullable<ReceiptSigner['jws']>, payload: object): string => {
+  const input = `${b64url(Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: jws.kid })))}.${b64url(Buffer.from(canonicalize(payload)))}`;
+  return `${input}.${jws.sign(Buffer.from(input))}`;
+};
+
+/**
+ * The JWS receipt of one paid answer, signed synchronously: the extension's receipt fields plus
+ * amount, asset, lane and bodySha256, under one signature.
+ */
+const jwsReceiptOf = (jws: NonNullable<ReceiptSigner['jws']>, d: Delivery, now: Date): SignedReceipt => {
   const payload = {
     version: 1,
     network: d.network,
@@ -125,8 +137,15 @@ const signedReceiptOf = async (signer: ReceiptSigner, d: Delivery, now: Date = n
     asset: d.asset,
     bodySha256: sha256Hex(d.body),
   };
-  return { format: 'jws', signature: await createJWS(payload, signer.jws) };
+  return { format: 'jws', signature: jwsOf(jws, payload) };
 };
+
+/**
+ * The receipt of one paid answer. JWS: the extension's receipt fields plus amount, asset, lane and
+ * bodySha256 (one signature over all of them); EIP-712: the extension's fixed receipt type.
+ */
+const signedReceiptOf = async (signer: ReceiptSigner, d: Delivery, now: Date = new Date()): Promise<SignedReceipt> =>
+  signer.jws ? jwsReceiptOf(signer.jws, d, now) : signer.issuer.issueReceipt(d.resourceUrl, d.payer, d.network, d.transaction);
 
 /** The settlement a PAYMENT-RESPONSE (or MCP's `_meta`) carries, with the receipt where the package's client reads it. */
 const withReceipt = (settlement: Settlement, receipt: SignedReceipt): Settlement & { extensions: Record<string, unknown> } => ({
@@ -134,5 +153,5 @@ const withReceipt = (settlement: Settlement, receipt: SignedReceipt): Settlement
   extensions: { [OFFER_RECEIPT]: { info: { receipt } } },
 });
 
-export { jwsReceiptSigner, eip712ReceiptSigner, withSignedOffers, signedReceiptOf, withReceipt, sha256Hex };
+export { jwsReceiptSigner, eip712ReceiptSigner, withSignedOffers, signedReceiptOf, jwsReceiptOf, withReceipt, sha256Hex };
 export type { ReceiptSigner, Delivery };

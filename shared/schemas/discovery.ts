@@ -160,6 +160,8 @@ const X402CatalogBody = z.strictObject({
     status_url: z.string(),
     policy: z.string(),
   }),
+  /** Who signs the offers of every 402 and the receipt of every paid answer (offer-receipt); null when nothing is signed. */
+  receipt_signing: z.strictObject({ format: z.enum(['jws', 'eip712']), kid: z.string(), previous_kids: z.array(z.string()) }).nullable(),
 });
 
 /** GET /api/mcp: the tools with their routes and prices (null: free under this configuration). */

@@ -15,6 +15,8 @@ import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoChannelLane } from '../payment/batch/dynamo-channel-store';
 import { DynamoPaymentLedger } from '../payment/ledger';
 import { DynamoDeferredLedger } from '../payment/exact/deferred-store';
+import { jwsReceiptSigner } from '../payment/receipts';
+import { receiptSecretLoader } from '../payment/receipt-secret';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
 import { createDocumentClient } from '../store/client';
 import { ObservationReader, type NextReleaseOf } from '../store/observation-reader';
@@ -82,6 +84,19 @@ const commonServices = (config: Config, overrides: ServiceOverrides, doc: Dynamo
   return { config, doc, store, reader: new ObservationReader(store, cache, now, createNextReleaseOf()), cache, pointInTimeCache, now, metrics, etagKey };
 };
 
+/**
+ * The receipt signer, built once per process: from the configured key, or (AWS) read from its
+ * secret on the first paid call (`receiptsReady` sets it on these payment services).
+ */
+const withReceipts = (payment: PaymentDeps, config: Config, overrides: ServiceOverrides): PaymentDeps => {
+  const receipts = overrides.payment?.receipts ?? (config.RECEIPT_SIGNING_KEY ? jwsReceiptSigner(config.RECEIPT_SIGNING_KEY) : undefined);
+  if (receipts) payment.receipts = receipts;
+  payment.previousReceiptKids = config.RECEIPT_PREVIOUS_KIDS;
+  const ready = receipts ? undefined : receiptSecretLoader(config, payment, overrides.readSecret);
+  if (ready) payment.receiptsReady = ready;
+  return payment;
+};
+
 const facilitatorOf = (config: Config, overrides: ServiceOverrides) =>
   overrides.payment?.facilitator ?? createFacilitatorClient(config, facilitatorAuth(config, overrides.readSecret));
 
@@ -109,7 +124,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
   };
-  return { ...commonServices(config, overrides, doc, now), payment };
+  return { ...commonServices(config, overrides, doc, now), payment: withReceipts(payment, config, overrides) };
 };
 
 /** A ledger a free function does not have: any use is a bug (a priced route is refused in a free family at build). */
@@ -137,7 +152,7 @@ const createFreeServices = (config: Config, overrides: ServiceOverrides = {}): S
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
   };
-  return { ...commonServices(config, overrides, doc, now), payment };
+  return { ...commonServices(config, overrides, doc, now), payment: withReceipts(payment, config, overrides) };
 };
 
 /** Entries of the past-instant cache: a decision pack at one instant reads about 200. */

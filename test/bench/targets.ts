@@ -6,6 +6,8 @@
  *                answering the same bytes (the ceiling of the machine), same client, same concurrency
  *   pro debit    latency a Pro key adds to the in-process handler (one atomic debit + usage entry),
  *                as a ratio to one bare TransactWriteItems of the same two items on the same store
+ *   receipts     (issue 36) the same Pro-key call's added latency with its signed receipt vs the
+ *                same services without a receipt signer, interleaved call by call
  *   bundles      every Lambda entry bundled as CDK does (infra/bundle/options.ts: esbuild,
  *                minified, AWS SDK external): size, and import time in a fresh Node process
  *   tails        p99 of /v1/snapshot/all and /v1/decision/all vs /v1/price/CL at 10 concurrent, and
@@ -237,6 +239,8 @@ const PAY_TO = '0x1111111111111111111111111111111111111111';
  * own transaction holds on a loaded machine, where a figure in ms does not.
  */
 const PRO_DEBIT_RATIO = 2;
+/** Issue 36: signing a Pro call's receipt (one Ed25519 signature, one SHA-256 of the body) adds at most 10 % to the call's own work. */
+const RECEIPT_SIGNING_RATIO = 1.1;
 
 const main = async () => {
   const id = Math.random().toString(36).slice(2, 8);
@@ -283,6 +287,9 @@ const main = async () => {
     const key = generateKey();
     await ledger.put({ ...newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() }), creditsLeft: 1_000_000 });
     const handler = createFamilyHandler(PRICE_ROUTES, priceHandlers, () => stack.services);
+    // The same services without a receipt signer: what a Pro call costs unsigned.
+    const unsignedServices = { ...stack.services, payment: { ...stack.services.payment, receipts: undefined } };
+    const unsigned = createFamilyHandler(PRICE_ROUTES, priceHandlers, () => unsignedServices);
     const ROUTE = 'GET /v1/price/{code}' as const;
     const uncharged = createFamilyHandler(
       PRICE_ROUTES,
@@ -294,7 +301,7 @@ const main = async () => {
     );
     const buyer = privateKeyToAccount(generatePrivateKey());
     const ctx = { awsRequestId: 'bench' } as Context;
-    const times = { unpaid: [] as number[], pro: [] as number[], verify: [] as number[], bare: [] as number[] };
+    const times = { unpaid: [] as number[], pro: [] as number[], proUnsigned: [] as number[], verify: [] as number[], bare: [] as number[] };
     // The floor of a debit: one TransactWriteItems of the same two items (the key's PLAN update under
     // the debit's condition, a usage entry put) on the same store, through the same client settings.
     const doc = createDocumentClient(stack.config);
@@ -342,6 +349,7 @@ const main = async () => {
       for (const [xs, h, call] of [
         [times.unpaid, {}, handler],
         [times.pro, { authorization: `Bearer ${key}` }, handler],
+        [times.proUnsigned, { authorization: `Bearer ${key}` }, unsigned],
         [times.verify, { 'x-payment': payment }, uncharged],
       ] as const) {
         const t0 = process.hrtime.bigint();
@@ -361,6 +369,13 @@ const main = async () => {
       `${added.toFixed(2)} / ${bareMedian.toFixed(2)} ms = ${(added / bareMedian).toFixed(2)}x`,
       `<= ${PRO_DEBIT_RATIO}x`,
       added / bareMedian <= PRO_DEBIT_RATIO,
+    );
+    const unsignedAdded = quantile(times.proUnsigned, 0.5) - unpaidMedian;
+    record(
+      'Pro-key call with its signed receipt: median latency added vs the same call unsigned (in-process)',
+      `${added.toFixed(2)} / ${unsignedAdded.toFixed(2)} ms = ${(added / unsignedAdded).toFixed(2)}x`,
+      `<= ${RECEIPT_SIGNING_RATIO}x`,
+      added / unsignedAdded <= RECEIPT_SIGNING_RATIO,
     );
     const verifyAdded = quantile(times.verify, 0.5) - unpaidMedian;
     // The floor of a verify: one EIP-712 recovery and one conditional put on the same store, timed here.

@@ -253,12 +253,13 @@ describe('CDK app (staging)', () => {
       ]);
     });
 
-    it('has exactly the two tables, and retained secrets created without any key in them: one per required source key, Stripe, the facilitator', () => {
+    it('has exactly the two tables, and retained secrets created without any key in them: one per required source key, Stripe, the facilitator, the receipt key', () => {
       s.templates.data.resourceCountIs('AWS::DynamoDB::Table', 2);
       const secrets = Object.values(s.templates.data.findResources('AWS::SecretsManager::Secret')) as any[];
       expect(secrets.map((x) => String(x.Properties.Name).replace(/^commodity-data-staging\//, '')).sort()).toEqual([
         'etag',
         'facilitator',
+        'receipt-signing',
         'source-keys/EIA_API_KEY',
         'source-keys/FAS_API_KEY',
         'source-keys/NASS_API_KEY',
@@ -391,6 +392,25 @@ describe('CDK app (staging)', () => {
     for (const family of FAMILIES.filter((f) => !familyCharges(f))) {
       expect(envOf(s.templates.api.toJSON().Resources[fnId(family)])[ENV.X402_FACILITATOR_SECRET_ARN], family).toBeUndefined();
       expect(actionsOn(s.templates.api, fnId(family), secretId, s.templates.data), family).toEqual([]);
+    }
+  });
+
+  it('gives the receipt key secret (read permission and RECEIPT_SIGNING_SECRET_ARN) to the charging functions and discovery only', () => {
+    const secretId = logicalId(s.data, s.data.receiptSigning);
+    const readers = FAMILIES.filter((f) => familyCharges(f) || f === 'discovery');
+    expect(readers).toEqual(expect.arrayContaining(['price', 'mcp', 'discovery']));
+    for (const family of FAMILIES) {
+      const id = fnId(family);
+      const env = envOf(s.templates.api.toJSON().Resources[id]);
+      if (readers.includes(family)) {
+        expect(refersTo(env[ENV.RECEIPT_SIGNING_SECRET_ARN], secretId, s.templates.data), family).toBe(true);
+        expect(actionsOn(s.templates.api, id, secretId, s.templates.data), family).toContain('secretsmanager:GetSecretValue');
+      } else {
+        expect(env[ENV.RECEIPT_SIGNING_SECRET_ARN], family).toBeUndefined();
+        expect(actionsOn(s.templates.api, id, secretId, s.templates.data), family).toEqual([]);
+      }
+      // The key itself never in an environment.
+      expect(env[ENV.RECEIPT_SIGNING_KEY], family).toBeUndefined();
     }
   });
 

@@ -180,7 +180,14 @@ describe('x402 lane over HTTP (fake facilitator)', () => {
       // WTI spot on 2026-08-18, the last row of ../shared/fixtures/eia/daily.RWTC.2024-01-02_2026-08-18.csv.
       expect(res.body).toMatchObject({ instrument: 'CL', value: 86.48 });
       const settled = unb64(res.headers.get('payment-response'));
-      expect(settled).toEqual({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: 'eip155:84532', payer: sent.buyer.address });
+      expect(settled).toEqual({
+        success: true,
+        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        network: 'eip155:84532',
+        payer: sent.buyer.address,
+        // The signed receipt of this answer (offer-receipt; verified in test/payment/receipts-wired.test.ts).
+        extensions: { 'offer-receipt': { info: { receipt: { format: 'jws', signature: expect.any(String) } } } },
+      });
       expect(unb64(res.headers.get('x-payment-response'))).toEqual(settled);
       expect(fake.calls.verify).toHaveLength(1);
       expect(fake.calls.settle).toHaveLength(1);

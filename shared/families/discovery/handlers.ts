@@ -39,9 +39,11 @@ const health = async ({ services }: Pick<HandlerRequest, 'services'>) => {
 /** The payment catalog: per chargeable route, the options the payment lanes offer now (as its 402 states them). */
 const x402Catalog = async (req: Pick<HandlerRequest, 'services' | 'domainName'>) => {
   const { config, payment } = req.services;
+  await payment.receiptsReady?.();
   const chargeable = PAID_ROUTES.filter((r) => isChargeable(r, config));
   const offers = new Map(await Promise.all(chargeable.map(async (r) => [r.id, await offersFor(r, r.path, payment)] as const)));
-  return { body: buildX402Catalog(config, baseUrlOf(req), (r) => offers.get(r.id) ?? []) };
+  const signing = { ...(payment.receipts ? { signer: payment.receipts } : {}), previousKids: payment.previousReceiptKids ?? [] };
+  return { body: buildX402Catalog(config, baseUrlOf(req), (r) => offers.get(r.id) ?? [], signing) };
 };
 
 const discoveryHandlers: FamilyHandlers<'discovery'> = Object.freeze({

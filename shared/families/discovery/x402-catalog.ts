@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import type { Config } from '../../config';
 import type { LaneOption } from '../../payment/lane-offers';
+import type { ReceiptSigner } from '../../payment/receipts';
 import { isChargeable, PAID_ROUTES, type RouteDef } from '../../routes/table';
 import { typicalBodyKb } from '../../routes/body-sizes';
 import { usdToAtomic } from '../../routes/pricing';
@@ -17,8 +18,20 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   return rest;
 };
 
+/**
+ * Who signs this service's offers and receipts (offer-receipt): the current key's kid (a did:jwk, the
+ * public key itself) and the kids of keys rotated out, whose receipts stay attributable. Null: unsigned.
+ */
+const receiptSigningOf = (signer: ReceiptSigner | undefined, previousKids: readonly string[]) =>
+  signer ? { format: signer.published.format, kid: signer.published.kid, previous_kids: [...previousKids] } : null;
+
 /** Pure: the payment resource catalog for a configuration, public base URL and the options the lanes offer per route. */
-const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: RouteDef) => readonly LaneOption[]) => ({
+const buildX402Catalog = (
+  config: Config,
+  baseUrl: string,
+  offersOf: (route: RouteDef) => readonly LaneOption[],
+  signing: { signer?: ReceiptSigner; previousKids?: readonly string[] } = {},
+) => ({
   x402Version: 2,
   enforced: config.X402_ENFORCE,
   resources: PAID_ROUTES.filter((r) => isChargeable(r, config)).map((r) => ({
@@ -39,6 +52,7 @@ const buildX402Catalog = (config: Config, baseUrl: string, offersOf: (route: Rou
     config,
     PAID_ROUTES.filter((r) => isChargeable(r, config)),
   ),
+  receipt_signing: receiptSigningOf(signing.signer, signing.previousKids ?? []),
 });
 
 export { buildX402Catalog };
