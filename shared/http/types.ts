@@ -61,6 +61,8 @@ interface ServiceState {
   grant?: Grant;
   /** Headers the payment layer adds to an answer another layer renders (a keyed request's budget on an error). */
   answerHeaders?: Record<string, string>;
+  /** The answer the conditional layer computed before payment (its tag did not match): what the handler returns. */
+  precomputed?: HandlerResult;
 }
 
 type ServiceContext = Context & { service: ServiceState };

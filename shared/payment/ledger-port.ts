@@ -32,7 +32,8 @@
  */
 import type { SaleRecord } from './sales';
 
-type ClaimState = 'CLAIMED' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'UNPAID';
+/** DEFERRED and DEFERRED_LOSS: answered before settlement (exact/deferred-store.ts). */
+type ClaimState = 'CLAIMED' | 'SETTLED' | 'PENDING' | 'FAILED' | 'RELEASED' | 'UNPAID' | 'DEFERRED' | 'DEFERRED_LOSS';
 
 /**
  * How long a request can hold a claim: the Lambda timeout (28 s) plus a margin. The reconciler

@@ -3,7 +3,6 @@
  * authorize.ts (terms, /verify, payment id, claim), claim.ts (a proof claimed before), settle.ts
  * (/settle before the data leaves), refusals.ts, and the per-payer verify slots (slots.ts).
  */
-import { paymentOption } from '../challenge';
 import type { Lane } from '../lane';
 import { authorize } from './authorize';
 import type { ExactGrant } from './grant';
@@ -12,7 +11,6 @@ import { release, settle } from './settle';
 const exactLane: Lane<ExactGrant> = {
   id: 'x402-exact',
   scheme: 'exact',
-  offer: paymentOption,
   authorize,
   settle,
   release,
