@@ -150,5 +150,5 @@ class DeferredSettlement extends Construct {
   }
 }
 
-export { DeferredSettlement, STREAM_RETRIES };
+export { DeferredSettlement };
 export type { DeferredSettlementProps };

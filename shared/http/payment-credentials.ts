@@ -54,4 +54,4 @@ const credentialsOf = (headers: Readonly<Record<string, string | undefined>>): C
   return payment;
 };
 
-export { bearerOf, credentialsOf, decodeX402Header, MAX_PAYMENT_HEADER_CHARS };
+export { bearerOf, credentialsOf, MAX_PAYMENT_HEADER_CHARS };

@@ -130,5 +130,5 @@ const replayAnswer = (data: Uint8Array, requestId: string): Result => {
   return { ...stored, headers: { ...stored.headers, 'x-request-id': requestId } };
 };
 
-export { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer, BUDGET_HEADERS, CREDITS_RECEIPT_HEADER, EXPOSE_HEADERS };
+export { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer };
 export type { RenderContext };

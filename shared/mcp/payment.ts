@@ -200,5 +200,5 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
   return dataResult(result.body, { ...receiptMeta(signed(settled.receipt)), ...tagMeta });
 };
 
-export { paidToolCall, dataResult, errorResult, PostPayments, MAX_PAID_CALLS_PER_POST, PAYMENT_RESPONSE_META_KEY, PRO_BUDGET_META_KEY, PRO_RECEIPT_META_KEY };
+export { paidToolCall, errorResult, PostPayments };
 export type { ToolCall };

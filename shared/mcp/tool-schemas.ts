@@ -193,5 +193,5 @@ const bodySchemaOf = (output: z.ZodType, budget = OUTPUT_BODY_BUDGET_BYTES): Jso
   return summarizeBody(full, 0);
 };
 
-export { jsonSchemaOf, strictInputSchema, isOptionalInput, portable, summarize, summarizeBody, inlineSingleUse, bodySchemaOf, OUTPUT_BODY_BUDGET_BYTES };
+export { jsonSchemaOf, strictInputSchema, isOptionalInput, summarizeBody, inlineSingleUse, bodySchemaOf, OUTPUT_BODY_BUDGET_BYTES };
 export type { JsonSchema };

@@ -194,5 +194,5 @@ const isSameAddress = (a: string, b: string): boolean => {
 
 const safeBigInt = (s: string): bigint | null => (/^\d{1,78}$/.test(s) ? BigInt(s) : null);
 
-export { checkPayment, checkSignature, checkSignatureForm, checkTerms, MIN_REMAINING_VALIDITY_S };
+export { checkPayment, checkSignature, checkSignatureForm, checkTerms };
 export type { ExpectedPayment };

@@ -169,5 +169,5 @@ const salesOfMonth = async (doc: DynamoDBDocumentClient, table: string, month: s
   return shards.flat(2).sort((a, b) => (a.settledAt < b.settledAt ? -1 : a.settledAt > b.settledAt ? 1 : 0));
 };
 
-export { SALE_SHARDS, hashShard, saleShard, salePk, saleKey, saleItem, saleFromItem, saleAttributesOfClaim, salesOfMonth };
+export { hashShard, saleShard, saleKey, saleItem, saleAttributesOfClaim, salesOfMonth };
 export type { SaleRecord, SaleKey, SaleLane };

@@ -29,10 +29,11 @@ import {
   SectorParam,
   ViewQuery,
   SlugParam,
+  PaymentIdParam,
 } from './params';
 import * as S from '../schemas';
 import { PRICES_USD, type PriceKey } from './pricing';
-import { PaymentIdParam, PaymentStatusBody } from '../payment/exact/payment-status';
+import { PaymentStatusBody } from '../schemas/payment-status';
 import * as W from '../schemas/watches';
 
 /** One Lambda function per family (DESIGN.md "functions/"). */

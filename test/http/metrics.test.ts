@@ -26,7 +26,14 @@ describe('business metrics', () => {
     fake = await startFakeFacilitator();
     const id = Math.random().toString(36).slice(2, 8);
     stack = await startLocalStack({
-      env: { OBSERVATIONS_TABLE: `m-obs-${id}`, CREDITS_TABLE: `m-cred-${id}`, X402_ENFORCE: '1', X402_PAY_TO: PAY_TO, X402_FACILITATOR_URL: fake.url, X402_DEFER_MAX_USD: '0' },
+      env: {
+        OBSERVATIONS_TABLE: `m-obs-${id}`,
+        CREDITS_TABLE: `m-cred-${id}`,
+        X402_ENFORCE: '1',
+        X402_PAY_TO: PAY_TO,
+        X402_FACILITATOR_URL: fake.url,
+        X402_DEFER_MAX_USD: '0',
+      },
       overrides: {
         metrics: recorder,
         payment: { log: { info: (m, e) => logged.push({ m, e }), warn: (m, e) => logged.push({ m, e }), error: (m, e) => logged.push({ m, e }) } },

@@ -249,7 +249,9 @@ describe('alarms (staging)', () => {
     // The deferred settle worker: falling behind its stream, and its dead-letter queue.
     const deferredFn = logicalId(s.api, s.api.deferredSettlement.fn);
     expect(lambdaAlarms(api, deferredFn).map((a) => a.MetricName)).toEqual(['IteratorAge']);
-    expect(api.filter((a) => a.Namespace === 'AWS/SQS' && refersTo(a.Dimensions[0].Value, logicalId(s.api, s.api.deferredSettlement.deadLetterQueue)))).toHaveLength(1);
+    expect(
+      api.filter((a) => a.Namespace === 'AWS/SQS' && refersTo(a.Dimensions[0].Value, logicalId(s.api, s.api.deferredSettlement.deadLetterQueue))),
+    ).toHaveLength(1);
     // Issue 37: the watches' queues and functions (test/infra/watches.test.ts).
     const watchFns = [s.api.watches!.fanOut, s.api.watches!.delivery].map((fn) => lambdaAlarms(api, logicalId(s.api, fn)).map((a) => a.MetricName));
     expect(watchFns).toEqual([['Errors'], ['Errors']]);

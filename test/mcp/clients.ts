@@ -87,5 +87,5 @@ const rawRpc = async (url: string, era: Era, method: string, params: Record<stri
   return { status: res.status, headers: res.headers, text: await res.text() };
 };
 
-export { ERAS, connect, argsFor, sampleCalls, rawRpc, SAMPLE_ARGS };
+export { ERAS, connect, argsFor, sampleCalls, rawRpc };
 export type { Era, McpClient };

@@ -25,7 +25,7 @@ import type { MetricsSink } from '../../shared/observability/metrics';
 import { deferredWorkerDeps } from '../../shared/payment/exact/deferred-job';
 import { DynamoDeferredLedger } from '../../shared/payment/exact/deferred-store';
 import { leaseMsFor, runDeferredSettlement, type DeferredWorkerDeps } from '../../shared/payment/exact/deferred-worker';
-import { PaymentStatusBody } from '../../shared/payment/exact/payment-status';
+import { PaymentStatusBody } from '../../shared/schemas/payment-status';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
 import { createServices } from '../../shared/services';

@@ -158,14 +158,5 @@ const voucherSignedByAuthorizer = (config: ChannelConfig, voucher: VoucherFields
   return 'signer' in recovered && isAddressEqual(recovered.signer, config.payerAuthorizer as Address);
 };
 
-export {
-  BatchPayloadSchema,
-  MIN_WITHDRAW_DELAY_S,
-  MAX_WITHDRAW_DELAY_S,
-  channelIdOf,
-  checkChannel,
-  escrowDomain,
-  voucherSignedByAuthorizer,
-  CHANNEL_CONFIG_TYPES,
-};
+export { BatchPayloadSchema, channelIdOf, checkChannel, escrowDomain, voucherSignedByAuthorizer, CHANNEL_CONFIG_TYPES };
 export type { BatchPayload, ChannelConfig, ChannelTerms, VoucherFields };

@@ -116,5 +116,5 @@ const tryDefer = async (g: ExactGrant, deps: PaymentDeps, answer?: AnswerToStore
   }
 };
 
-export { DEFERRAL_POLICY_TEXT, deferralPolicyOf, deferralTerms, mayDefer, MIN_SETTLE_WINDOW_S, paymentStatusId, pendingSettlement, tryDefer };
+export { deferralTerms, tryDefer };
 export type { DeferralPolicy };

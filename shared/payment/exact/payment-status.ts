@@ -8,27 +8,11 @@
  *   failed    not settled and never will be (a deferred settlement refused: booked as a loss)
  *   unpaid    the authorization was not used (refused, released, expired unused): nothing moved
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import { NotFoundError } from '../../errors/errors';
 import type { ClaimRecord, PaymentLedger } from '../ledger';
+import type { PaymentStatusBody } from '../../schemas/payment-status';
 
-const PaymentIdParam = z
-  .string()
-  .max(140)
-  .transform((s) => s.trim().toLowerCase())
-  .pipe(z.string().regex(/^0x[0-9a-f]{40}-0x[0-9a-f]{64}$/, 'a payment id: <payer address>-<authorization nonce>, as PAYMENT-RESPONSE extra.status names it'));
-
-const PaymentStatusBody = z.strictObject({
-  id: z.string(),
-  status: z.enum(['pending', 'settled', 'failed', 'unpaid']),
-  payer: z.string(),
-  route: z.string(),
-  /** USDC atomic units, decimal string. */
-  amount: z.string(),
-  network: z.string(),
-  transaction: z.string().nullable(),
-  settled_at: z.string().nullable(),
-});
 type PaymentStatus = z.infer<typeof PaymentStatusBody>;
 
 const statusOf = (state: ClaimRecord['state']): PaymentStatus['status'] => {
@@ -68,5 +52,5 @@ const paymentStatus = async (ledger: Pick<PaymentLedger, 'get'>, id: string): Pr
   };
 };
 
-export { PaymentIdParam, PaymentStatusBody, paymentStatus };
+export { paymentStatus };
 export type { PaymentStatus };
