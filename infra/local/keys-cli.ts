@@ -14,7 +14,7 @@ import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { PLAN_IDS, type PlanId } from '../../shared/pro/plans';
 import { createDocumentClient } from '../../shared/store/client';
 import { parseCliArgs } from './cli-args';
-import { printEarnings } from './earnings-cli';
+import { printEarnings } from './earnings-report';
 import { ensureTables } from './embedded-store';
 import { connectLocalStore, StoreHeldError } from './store-connection';
 

@@ -313,7 +313,13 @@ class ApiStack extends Stack {
         accessLogs,
         namespace: props.config.metricsNamespace,
         topic: props.alarmTopic,
-        functions: [...functions.values(), this.reconciler, this.batchSettler],
+        functions: [
+          ...functions.values(),
+          this.reconciler,
+          this.batchSettler,
+          this.deferredSettlement.fn,
+          ...(this.watches ? [this.watches.fanOut, this.watches.delivery] : []),
+        ],
         tables: [
           { table: props.credits, indexes: CREDITS_TABLE.globalIndexes?.map((i) => i.name) ?? [] },
           { table: props.observations, indexes: [] },

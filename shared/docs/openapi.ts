@@ -176,7 +176,9 @@ const operationOf = (r: RouteDef, components: Record<string, unknown>, config: D
       Number(status) >= 400 ? errorResponse(description) : { description, headers: { 'X-Request-Id': REQUEST_ID }, content: body },
     ]),
   );
-  if (r.id === 'POST /api/mcp') Object.assign(answers, MCP_REFUSALS);
+  // The MCP endpoint's 400 is the transport's (JSON-RPC) or the route's own refusal of a query parameter.
+  if (r.id === 'POST /api/mcp')
+    Object.assign(answers, MCP_REFUSALS, { 400: { ...MCP_REFUSALS[400], description: `${MCP_REFUSALS[400].description} ${unknownQueryRule(r)}` } });
   return {
     operationId: operationIdOf(r),
     summary: r.summary,

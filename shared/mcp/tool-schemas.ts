@@ -15,7 +15,7 @@ import * as z from 'zod';
 type JsonSchema = { [key: string]: unknown };
 
 /** What a summary of a body may weigh; the list then fits 48 KB (test/mcp/tool-list.test.ts). */
-const OUTPUT_BODY_BUDGET_BYTES = 1400;
+const OUTPUT_BODY_BUDGET_BYTES = 1100;
 
 /** Enums longer than this are left out of summaries (they are in /openapi.json). */
 const SUMMARY_ENUM_MAX = 8;

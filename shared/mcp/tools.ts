@@ -28,8 +28,8 @@ interface McpTool {
 const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> => (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {});
 /** Issue 37: a paid tool's ETag argument (`_meta["commodity-data/etag"]` of an earlier answer); not a route parameter. */
 const IF_NONE_MATCH_ARG = 'if_none_match';
-// Explained once in the server's instructions (tools/list must stay small): an etag, or null.
-const IfNoneMatchArg = z.string().nullable().optional();
+// Explained once in the server's instructions (tools/list must stay small): an etag, or null (strictInputSchema makes it nullable).
+const IfNoneMatchArg = z.string().optional();
 const argsShapeOf = (route: RouteDef): Record<string, z.ZodType> => ({
   ...shapeOf(route.params),
   ...shapeOf(route.query),

@@ -50,8 +50,12 @@ const CREDITS_WATCH_INDEX = 'gsi1';
  */
 const CREDITS_SALES_INDEX = 'gsi2';
 
-/** What the reconciler reads from the watch index (DynamoReconcileLedger.listWatched): payer and nonce, then the claim itself by key. */
-const WATCH_INDEX_ATTRIBUTES = Object.freeze(['payer', 'nonce']);
+/**
+ * What the watch index's readers use: payer and nonce (the reconciler, DynamoReconcileLedger.listWatched,
+ * then reads the claim itself by key), and the state the deferred settle worker filters on
+ * (DynamoDeferredLedger.listDeferred: DEFERRED claims, oldest first).
+ */
+const WATCH_INDEX_ATTRIBUTES = Object.freeze(['payer', 'nonce', 'state']);
 /** What finance reads from the sales index (salesOfMonth -> saleFromItem without extras): the sale's core fields. */
 const SALES_INDEX_ATTRIBUTES = Object.freeze([
   'sale_id',

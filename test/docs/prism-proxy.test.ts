@@ -15,7 +15,10 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { examplePath } from '../../shared/docs/text';
+import { newKeyRecord, DynamoCreditLedger } from '../../shared/pro/credit-ledger';
+import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { ROUTES } from '../../shared/routes/table';
+import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
 
 const PRISM = resolve('node_modules/.bin/prism');
@@ -45,6 +48,8 @@ const startPrism = (spec: string, upstream: string, port: number): Promise<Child
   });
 
 interface Call {
+  /** Sent with the test's Pro key: the route is a Pro key's own (webhook watches). */
+  proKey?: boolean;
   what: string;
   method: string;
   path: string;
@@ -62,7 +67,7 @@ const MCP_INIT = JSON.stringify({
 /** One request with good inputs per documented operation. */
 const goodCalls = (): Call[] =>
   ROUTES.map((r) => {
-    const call: Call = { what: `${r.id} (good)`, method: r.method, path: examplePath(r) };
+    const call: Call = { what: `${r.id} (good)`, method: r.method, path: examplePath(r), ...(r.proKey && !r.priceKey ? { proKey: true } : {}) };
     if (r.id === 'POST /api/mcp')
       return { ...call, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: MCP_INIT };
     if (r.id === 'GET /pro/success') return { ...call, path: '/pro/success?session_id=cs_test_123' };
@@ -72,7 +77,12 @@ const goodCalls = (): Call[] =>
 
 /** Bad inputs: a value no parameter takes, a bound broken, and each payment lane's malformed credential. */
 const badCalls = (): Call[] => [
-  ...ROUTES.filter((r) => r.path.includes('{')).map((r) => ({ what: `${r.id} (unknown value)`, method: r.method, path: r.path.replace(/\{\w+\}/, 'NOPE1') })),
+  ...ROUTES.filter((r) => r.path.includes('{')).map((r) => ({
+    what: `${r.id} (unknown value)`,
+    method: r.method,
+    path: r.path.replace(/\{\w+\}/, 'NOPE1'),
+    ...(r.proKey && !r.priceKey ? { proKey: true } : {}),
+  })),
   { what: 'history limit 0', method: 'GET', path: '/v1/history/CL?limit=0' },
   { what: 'history start not a date', method: 'GET', path: '/v1/history/CL?start=yesterday' },
   { what: 'prices without codes', method: 'GET', path: '/v1/prices' },
@@ -113,7 +123,15 @@ const laneCalls = (): Call[] => [
   { what: 'the curve stub (free while indicative futures are off)', method: 'GET', path: '/v1/curve/CL' },
 ];
 
-const send = (base: string, c: Call) => fetch(`${base}${c.path}`, { method: c.method, headers: c.headers, body: c.body, redirect: 'manual' });
+/** The Pro key of the watch routes' calls (issued in beforeAll). */
+let proKey = '';
+const send = (base: string, c: Call) =>
+  fetch(`${base}${c.path}`, {
+    method: c.method,
+    headers: { ...c.headers, ...(c.proKey ? { authorization: `Bearer ${proKey}` } : {}) },
+    body: c.body,
+    redirect: 'manual',
+  });
 
 describe('Stoplight Prism as a validating proxy (prism proxy --errors) over /openapi.json', () => {
   let stack: LocalStack;
@@ -122,6 +140,10 @@ describe('Stoplight Prism as a validating proxy (prism proxy --errors) over /ope
   let dir: string;
   beforeAll(async () => {
     stack = await startTestStack({ X402_ENFORCE: '1' });
+    proKey = generateKey();
+    await new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE).put(
+      newKeyRecord({ hash: hashKey(proKey), hint: keyHint(proKey), plan: 'monthly', now: new Date() }),
+    );
     dir = mkdtempSync(join(tmpdir(), 'prism-'));
     const spec = join(dir, 'openapi.json');
     writeFileSync(spec, await (await fetch(`${stack.url}/openapi.json`)).text());

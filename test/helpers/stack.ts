@@ -21,12 +21,20 @@ const seedRunDir = (): string | undefined => {
  * @param env extra environment such as { X402_ENFORCE: '1' }
  * @param overrides injected parts (a fixed clock …)
  */
+/** Exact calls settle first unless a test opts into deferred settlement (X402_DEFER_MAX_USD). */
+const SETTLE_FIRST = { X402_DEFER_MAX_USD: '0' };
+
 const startTestStack = async (env: Record<string, string | undefined> = {}, seed = true, overrides?: ServiceOverrides): Promise<LocalStack> => {
   const runDir = seed ? seedRunDir() : undefined;
   if (runDir) {
     // A copy of the seed written once for the run: the same data, without seconds of ingestion per stack.
     const copy = copySeededStore(await seededStore(runDir));
-    const stack = await startLocalStack({ env: { ...SEEDED_TABLES, ...env }, seed, dataDir: copy.dir, ...(overrides ? { overrides } : {}) }).catch((err) => {
+    const stack = await startLocalStack({
+      env: { ...SEEDED_TABLES, ...SETTLE_FIRST, ...env },
+      seed,
+      dataDir: copy.dir,
+      ...(overrides ? { overrides } : {}),
+    }).catch((err) => {
       copy.remove();
       throw err;
     });
@@ -40,8 +48,7 @@ const startTestStack = async (env: Record<string, string | undefined> = {}, seed
   }
   const id = randomUUID().slice(0, 8);
   return startLocalStack({
-    // Exact calls settle first unless a test opts into deferred settlement (X402_DEFER_MAX_USD).
-    env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, X402_DEFER_MAX_USD: '0', ...env },
+    env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, ...SETTLE_FIRST, ...env },
     seed,
     ...(overrides ? { overrides } : {}),
   });
