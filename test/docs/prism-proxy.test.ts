@@ -71,6 +71,10 @@ const goodCalls = (): Call[] =>
     if (r.id === 'POST /api/mcp')
       return { ...call, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: MCP_INIT };
     if (r.id === 'GET /pro/success') return { ...call, path: '/pro/success?session_id=cs_test_123' };
+    // A watch id of the documented form (none such exists: the server's 404), and a watch the route table takes.
+    if (r.path === '/v1/watches/{id}') return { ...call, path: '/v1/watches/w0123456789abcdef0123' };
+    if (r.id === 'POST /v1/watches')
+      return { ...call, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/v1/price/CL', url: 'https://agent.example/hook' }) };
     if (r.method === 'POST') return { ...call, headers: { 'content-type': 'application/json' }, body: '{}' };
     return call;
   });

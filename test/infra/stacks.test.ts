@@ -210,7 +210,7 @@ describe('CDK app (staging)', () => {
       );
     });
 
-    it('credit table: the watch index (reconciler: payer and nonce) and the sales index (finance: the sale fields of settled exact-lane claims), nothing else projected', () => {
+    it('credit table: the watch index (reconciler: payer and nonce; deferred worker: state) and the sales index (finance: the sale fields of settled exact-lane claims), nothing else projected', () => {
       const table = s.data.node.findChild(CREDITS_TABLE.id);
       const resource = s.templates.data.toJSON().Resources[logicalId(s.data, table)];
       const indexes = (resource.Properties.GlobalSecondaryIndexes as any[]).map((i) => ({ name: i.IndexName, keys: i.KeySchema, projection: i.Projection }));
@@ -222,7 +222,7 @@ describe('CDK app (staging)', () => {
             { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
           ],
           // what DynamoReconcileLedger.listWatched reads; the claim itself (its payment payload) is read by key
-          projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['payer', 'nonce'] },
+          projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['payer', 'nonce', 'state'] },
         },
         {
           name: 'gsi2',

@@ -191,7 +191,7 @@ describe('as_known_at never serves a figure before its release (replay store, ev
   it('WTI at 2025-06-18T14:45Z: the Monday of the 6/18 workbook (stamped 10:40:51 ET), not Tuesday 6/17; its legs in the basis too', async () => {
     const price = await get('/v1/price/CL', '2025-06-18T14:45:00Z');
     expect(price.body).toMatchObject({ as_of: '2025-06-16', published_at: '2025-06-18T14:40:51.000Z', attributes: { published_at_estimated: false } });
-    const basis = await get('/v1/spreads/basis?view=full', '2025-06-18T14:45:00Z');
+    const basis = await get('/v1/spreads/basis', '2025-06-18T14:45:00Z');
     expect(lookAhead(basis.body, '2025-06-18T14:45:00Z')).toEqual([]);
     expect((walkObservations(basis.body) as any[]).filter((o) => o.instrument === 'CL').map((o) => o.as_of)).toEqual(['2025-06-16']);
     // A minute before the workbook's stamp, the release of 6/11 (to Monday 6/9, dated by the end of its day).
