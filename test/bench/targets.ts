@@ -608,35 +608,18 @@ const main = async () => {
   }
   agent.destroy();
 
-  // Issue 23: the x402 lanes on the local chain with 2 s blocks, in their own process (its own stack and chain).
-  {
-    const r = spawnSync(join('node_modules', '.bin', 'tsx'), ['test/bench/batch-lane.ts', '--json'], { encoding: 'utf8', maxBuffer: 2 ** 24 });
+  // Benches with a stack (and chain, or receivers) of their own, each in its own process: their rows join the table.
+  const subBench = (script: string, name: string) => {
+    const r = spawnSync(join('node_modules', '.bin', 'tsx'), [script, '--json'], { encoding: 'utf8', maxBuffer: 2 ** 24 });
     const lines = r.stdout.trimEnd().split('\n');
     const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
     console.log(lines.join('\n'));
-    if (r.status !== 0) record('x402 batch bench (test/bench/batch-lane.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
+    if (r.status !== 0) record(`${name} (${script})`, `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
     for (const row of rows) record(row.what, row.value, row.target, row.ok);
-  }
-
-  // Issue 38: deferred exact settlement on the local chain with 2 s blocks, in its own process.
-  {
-    const r = spawnSync(join('node_modules', '.bin', 'tsx'), ['test/bench/deferred-exact.ts', '--json'], { encoding: 'utf8', maxBuffer: 2 ** 24 });
-    const lines = r.stdout.trimEnd().split('\n');
-    const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
-    console.log(lines.join('\n'));
-    if (r.status !== 0) record('x402 deferred exact bench (test/bench/deferred-exact.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
-    for (const row of rows) record(row.what, row.value, row.target, row.ok);
-  }
-
-  // Issue 37: pay only for news (304s, webhook deliveries), in its own process (its own stack and receiver).
-  {
-    const r = spawnSync(join('node_modules', '.bin', 'tsx'), ['test/bench/news.ts', '--json'], { encoding: 'utf8', maxBuffer: 2 ** 24 });
-    const lines = r.stdout.trimEnd().split('\n');
-    const rows = r.status === 0 ? (JSON.parse(lines.pop()!) as typeof results) : [];
-    console.log(lines.join('\n'));
-    if (r.status !== 0) record('news bench (test/bench/news.ts)', `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
-    for (const row of rows) record(row.what, row.value, row.target, row.ok);
-  }
+  };
+  subBench('test/bench/batch-lane.ts', 'x402 batch bench'); // issue 23: the x402 lanes on the local chain, 2 s blocks
+  subBench('test/bench/deferred-exact.ts', 'x402 deferred exact bench'); // issue 38
+  subBench('test/bench/news.ts', 'news bench'); // issue 37: 304s and webhook deliveries
 
   // Bundles, as CDK builds them.
   // Inside node_modules so that the bundles resolve the AWS SDK (external, as on Lambda) from the project.
