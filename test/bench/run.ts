@@ -83,7 +83,9 @@ const printTable = (title: string, times: Record<string, number[]>, baseline: st
 const main = async (): Promise<void> => {
   const id = randomUUID().slice(0, 8);
   const stack = await startLocalStack({
-    env: { OBSERVATIONS_TABLE: `bench-obs-${id}`, CREDITS_TABLE: `bench-credits-${id}`, X402_ENFORCE: '0', X402_LOCAL_CHAIN: '1' },
+    // Settle first (X402_DEFER_MAX_USD 0): this table is the block wait of a settled call; deferred calls have
+    // their own bench (test/bench/deferred-exact.ts).
+    env: { OBSERVATIONS_TABLE: `bench-obs-${id}`, CREDITS_TABLE: `bench-credits-${id}`, X402_ENFORCE: '0', X402_LOCAL_CHAIN: '1', X402_DEFER_MAX_USD: '0' },
   });
   try {
     const net = stack.payments!;
