@@ -343,19 +343,6 @@ class DynamoReconcileLedger extends DynamoPaymentLedger implements ReconcileLedg
 }
 
 export { DynamoPaymentLedger, DynamoReconcileLedger, CLAIM_LIFETIME_MS, REPLAY_WINDOW_MS, WATCH_SHARDS };
-export type {
-  PaymentLedger,
-  ReconcileLedger,
-  ClaimKey,
-  ClaimRecord,
-  ClaimState,
-  NewClaim,
-  ClaimResult,
-  WatchEntry,
-  Resolution,
-  PaymentIdUse,
-  PaymentIdBinding,
-  StoredAnswer,
-  SettleWrite,
-};
+// The port's types, for importers of the adapter (the port, ledger-port.ts, is where they live).
+export type * from './ledger-port';
 export type { SaleRecord } from './sales';
