@@ -37,13 +37,15 @@ import type { RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { errorResult, paidToolCall, PostPayments } from './payment';
 import { findTool, IF_NONE_MATCH_ARG, priceOf, TOOL_ANNOTATIONS, TOOLS, toolDescription, type McpTool } from './tools';
+import { callWatchTool, findWatchTool, WATCH_TOOLS } from './watch-tools';
 
 const SERVER_INFO = { name: 'commodity-data', title: 'Commodity data service', version: '0.1.0' };
 const INSTRUCTIONS =
   'Primary-source commodity observations (EIA, FRED, World Bank, CFTC, USDA, USGS). Free tools: get_catalog, get_release_calendar, get_health. ' +
   'Paid tools: pay per call with x402 (retry the call with the payment payload in params._meta["x402/payment"]) or send Authorization: Bearer <Pro key>. ' +
   'Output schemas of large answers are summaries; /openapi.json has every field. ' +
-  'A paid answer names its etag in result._meta["commodity-data/etag"]: pass it as if_none_match and an unchanged answer is {not_modified: true, etag}, charged nothing.';
+  'A paid answer names its etag in result._meta["commodity-data/etag"]: pass it as if_none_match and an unchanged answer is {not_modified: true, etag}, charged nothing. ' +
+  "With a Pro key, create_watch POSTs a paid path's new answer to your URL at each release (signed, Standard Webhooks; each delivery charged once).";
 
 /**
  * How long a 2026-07-28 client may reuse tools/list and server/discover: the same for every caller
@@ -63,7 +65,7 @@ const splitArgs = (tool: McpTool, args: Record<string, unknown>) => {
   return { params, query };
 };
 
-/** Runs a route's own handler in-process (given by the composition, so MCP does not depend on the families). */
+/** Runs a route's own handler in-process, data or watch routes (given by the composition, so MCP does not depend on the families). */
 type RouteRunner = (route: RouteDef, req: HandlerRequest) => Promise<HandlerResult>;
 
 /** What every tool call of one MCP POST shares. */
@@ -94,6 +96,9 @@ const callTool = async (
   post: PostState,
 ): Promise<CallToolResult> => {
   const { requestId, services, runRoute } = ctx;
+  // Issue 37: the watch tools run their free /v1/watches routes with the POST's Pro key.
+  const watchTool = findWatchTool(name);
+  if (watchTool) return callWatchTool(watchTool, args, ctx);
   const tool = findTool(name);
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`);
   let input: { params: unknown; query: unknown };
@@ -159,15 +164,26 @@ const NO_ELICITATION: jsonSchemaValidator = {
 
 /** tools/list: every tool with its schemas, annotations, title and price (`_meta`, null while free). */
 const listTools = (config: Services['config']) => ({
-  tools: TOOLS.map((t) => ({
-    name: t.name,
-    title: t.route.mcp.title,
-    description: toolDescription(t, config),
-    inputSchema: t.inputSchema as { type: 'object' },
-    outputSchema: t.outputSchema as { type: 'object' },
-    annotations: TOOL_ANNOTATIONS,
-    _meta: { route: t.route.id, price_usd: priceOf(t, config) },
-  })),
+  tools: [
+    ...TOOLS.map((t) => ({
+      name: t.name,
+      title: t.route.mcp.title,
+      description: toolDescription(t, config),
+      inputSchema: t.inputSchema as { type: 'object' },
+      outputSchema: t.outputSchema as { type: 'object' },
+      annotations: TOOL_ANNOTATIONS,
+      _meta: { route: t.route.id, price_usd: priceOf(t, config) },
+    })),
+    ...WATCH_TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as { type: 'object' },
+      outputSchema: t.outputSchema as { type: 'object' },
+      annotations: t.annotations,
+      _meta: { route: t.route.id, price_usd: null },
+    })),
+  ],
 });
 
 /** One server for one POST, whichever era it speaks. */

@@ -15,6 +15,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { TOOLS } from '../../shared/mcp/tools';
+import { WATCH_TOOLS } from '../../shared/mcp/watch-tools';
 import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { createDocumentClient } from '../../shared/store/client';
@@ -119,7 +120,7 @@ describe('MCP endpoint, demo mode (SDK client over HTTP)', () => {
   it('a plain GET lists the tools; an event-stream GET and DELETE get 405 with Allow: POST', async () => {
     const list = await getJson(stack.url, '/api/mcp');
     expect(list.status).toBe(200);
-    expect(list.body.tools.length).toBe(TOOLS.length);
+    expect(list.body.tools.length).toBe(TOOLS.length + WATCH_TOOLS.length);
     for (const init of [{ headers: { accept: 'text/event-stream' } }, { method: 'DELETE' }]) {
       const res = await fetch(`${stack.url}/api/mcp`, init);
       expect(res.status).toBe(405);
@@ -163,7 +164,7 @@ describe('MCP x402 lane on the local chain (enforced; official x402 client build
   const buyerFor = (era: Era, n: number) => stack.payments!.chain.accounts[2 + n + (era === '2025-11-25' ? 0 : 3)]!;
 
   it.each(ERAS)('%s: discovery and free tools cost nothing under enforcement', async (era) => {
-    expect((await clients[era].listTools()).tools.length).toBe(TOOLS.length);
+    expect((await clients[era].listTools()).tools.length).toBe(TOOLS.length + WATCH_TOOLS.length);
     expect((await clients[era].callTool({ name: 'get_health', arguments: {} })).isError).toBeFalsy();
   });
 

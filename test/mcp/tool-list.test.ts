@@ -10,6 +10,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { TOOLS } from '../../shared/mcp/tools';
+import { WATCH_TOOLS } from '../../shared/mcp/watch-tools';
 import { SPEC_PAID_ROUTES } from '../helpers/spec-prices';
 import { startTestStack } from '../helpers/stack';
 import { connect, ERAS, type McpClient, rawRpc, sampleCalls } from './clients';
@@ -49,7 +50,7 @@ describe.each(ERAS)('tools/list, protocol %s', (era) => {
     expect(res.status).toBe(200);
     console.info(`tools/list (${era}): ${Buffer.byteLength(res.text)} bytes`);
     expect(Buffer.byteLength(res.text)).toBeLessThanOrEqual(TOOL_LIST_MAX_BYTES);
-    expect(JSON.parse(res.text).result.tools.map((t: { name: string }) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    expect(JSON.parse(res.text).result.tools.map((t: { name: string }) => t.name)).toEqual([...TOOLS, ...WATCH_TOOLS].map((t) => t.name));
   });
 
   it('has no MCP Inspector schema-portability finding (errors or warnings)', () => {
@@ -65,7 +66,15 @@ describe.each(ERAS)('tools/list, protocol %s', (era) => {
 
   it('gives every tool a title, annotations, a description and _meta stating its price', () => {
     const specPrice = new Map(SPEC_PAID_ROUTES.map(([path, , usd]) => [`GET ${path}`, usd]));
-    for (const tool of tools) {
+    const watchTools = new Map(WATCH_TOOLS.map((t) => [t.name, t]));
+    for (const tool of tools.filter((t) => watchTools.has(t.name))) {
+      // Issue 37: the watch tools change state (annotations of their own); free, a delivery is what is charged.
+      expect(tool.title, tool.name).toMatch(/\S/);
+      expect(tool.annotations, tool.name).toEqual(watchTools.get(tool.name)!.annotations);
+      expect(tool._meta, tool.name).toEqual({ route: watchTools.get(tool.name)!.route.id, price_usd: null });
+      expect(tool.description, tool.name).toContain('Pro key');
+    }
+    for (const tool of tools.filter((t) => !watchTools.has(t.name))) {
       expect(tool.title, tool.name).toMatch(/\S/);
       expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
       const route = tool._meta?.route as string;
@@ -75,7 +84,9 @@ describe.each(ERAS)('tools/list, protocol %s', (era) => {
       expect(tool.description, tool.name).toContain(price ? `Price: ${price} USD per call` : 'Free.');
     }
     // Every paid route of SPEC.md is a tool.
-    expect(new Set(tools.map((t) => t._meta?.route))).toEqual(new Set([...specPrice.keys(), 'GET /v1/catalog', 'GET /v1/calendar', 'GET /health']));
+    expect(new Set(tools.map((t) => t._meta?.route))).toEqual(
+      new Set([...specPrice.keys(), 'GET /v1/catalog', 'GET /v1/calendar', 'GET /health', ...WATCH_TOOLS.map((t) => t.route.id)]),
+    );
   });
 
   it('input schemas are objects that refuse undeclared arguments; output schemas are objects; all compile under strict Ajv 2020', () => {

@@ -11,12 +11,15 @@ import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/t
 import { handleMcpPost, type RouteRunner } from '../../mcp/server';
 import { buildServerJson } from '../../mcp/server-json';
 import { priceOf, TOOLS } from '../../mcp/tools';
+import { WATCH_TOOLS } from '../../mcp/watch-tools';
 import { DATA_FAMILY_HANDLERS, type DataFamily } from '../data-handlers';
+import { watchHandlers } from '../watches/handlers';
 import { baseUrlOf } from '../discovery/base-url';
 
-/** Tools run the data families' own handlers. */
+/** Tools run the data families' own handlers; the watch tools (issue 37) the /v1/watches handlers. */
 const runRoute: RouteRunner = (route, req) => {
-  const handlers = DATA_FAMILY_HANDLERS[route.family as DataFamily] as unknown as Record<string, (r: HandlerRequest) => Promise<HandlerResult>>;
+  const family = route.family === 'watches' ? watchHandlers : DATA_FAMILY_HANDLERS[route.family as DataFamily];
+  const handlers = family as unknown as Record<string, (r: HandlerRequest) => Promise<HandlerResult>>;
   return handlers[route.id]!(req);
 };
 
@@ -40,12 +43,15 @@ const mcpHandlers: FamilyHandlers<'mcp'> = Object.freeze({
       body: {
         transport: 'streamable-http',
         endpoint: '/api/mcp',
-        tools: TOOLS.map((t) => ({
-          name: t.name,
-          route: t.route.id,
-          price_usd: priceOf(t, services.config),
-          description: t.route.mcp.description,
-        })),
+        tools: [
+          ...TOOLS.map((t) => ({
+            name: t.name,
+            route: t.route.id,
+            price_usd: priceOf(t, services.config),
+            description: t.route.mcp.description,
+          })),
+          ...WATCH_TOOLS.map((t) => ({ name: t.name, route: t.route.id, price_usd: null, description: t.description })),
+        ],
       },
     };
   },
