@@ -2,8 +2,10 @@
  * Ingestion: one function per source of the registry (all from functions/ingest.ts, told apart by
  * SOURCE_ID) and its EventBridge Scheduler schedules, built from the source's release schedule in
  * the publisher's time zone: the regular run plus a run in each slot the publisher's holiday rule
- * can move a release to (shared/calendar). The schedules come from SOURCES, not from ADAPTERS, so a
- * source is scheduled as soon as it is registered.
+ * can move a release to (shared/calendar), each twice: at the release instant with `until_new`
+ * (issue 37: re-polls the publisher, bounded, until the new figure is out, so watches hear of it
+ * within a minute) and 15 minutes later as the catch-up of a publisher later than that bound. The
+ * schedules come from SOURCES, not from ADAPTERS, so a source is scheduled as soon as it is registered.
  *
  * Failures have two layers, both ending in one retained, encrypted queue:
  * - the scheduler retries a delivery it could not make (throttling, missing permission) and then
@@ -22,7 +24,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
 import { SOURCES } from '../../shared/sources/registry';
-import { scheduleExpressions } from '../../shared/sources/schedule';
+import { releaseInstantExpressions, scheduleExpressions } from '../../shared/sources/schedule';
 import { functionEntry, schedulerRoleFor, ServiceFunction } from '../constructs/service-function';
 import type { DeployConfig } from './deploy-config';
 import { addIngestAlarms, FRESHNESS_CHECK_EVERY_MINUTES } from './observability';
@@ -54,6 +56,8 @@ class IngestStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   /** Per source: the regular run first, then its holiday-shift runs. */
   readonly schedules: ReadonlyMap<string, readonly Schedule[]>;
+  /** Per source: the runs at the release instants (`until_new`), in the same order (issue 37). */
+  readonly releaseSchedules: ReadonlyMap<string, readonly Schedule[]>;
   readonly deadLetterQueue: Queue;
   /** Judges every source's freshness on a timer and emits SourceStale (the stale alarms read it). */
   readonly freshnessCheck: ServiceFunction;
@@ -77,6 +81,7 @@ class IngestStack extends Stack {
 
     const functions = new Map<string, ServiceFunction>();
     const schedules = new Map<string, readonly Schedule[]>();
+    const releaseSchedules = new Map<string, readonly Schedule[]>();
     for (const source of SOURCES) {
       const name = pascal(source.id);
       const fn = new ServiceFunction(this, `Ingest${name}Function`, {
@@ -103,24 +108,40 @@ class IngestStack extends Stack {
       // The regular run, then a run in each slot a holiday can move the release to (the day
       // after a holiday shift), all through one role.
       const role = schedulerRoleFor(this, `Ingest${name}ScheduleRole`, fn);
-      const runs = scheduleExpressions(source.schedule).map(
-        (cron, i) =>
-          new Schedule(this, i === 0 ? `Ingest${name}Schedule` : `Ingest${name}HolidaySchedule${i}`, {
-            description: `${source.id}: ${i === 0 ? source.releaseText : 'holiday-shifted release run'}`.slice(0, 512),
-            schedule: ScheduleExpression.expression(cron, TimeZone.of(source.schedule.timeZone)),
-            target: new LambdaInvoke(fn, {
-              input: ScheduleTargetInput.fromObject({ source: source.id }),
-              retryAttempts: RETRY_ATTEMPTS,
-              maxEventAge: MAX_EVENT_AGE,
-              deadLetterQueue: this.deadLetterQueue,
-              role,
-            }),
+      const scheduleOf = (id: string, description: string, cron: string, input: Record<string, unknown>) =>
+        new Schedule(this, id, {
+          description: `${source.id}: ${description}`.slice(0, 512),
+          schedule: ScheduleExpression.expression(cron, TimeZone.of(source.schedule.timeZone)),
+          target: new LambdaInvoke(fn, {
+            input: ScheduleTargetInput.fromObject(input),
+            retryAttempts: RETRY_ATTEMPTS,
+            maxEventAge: MAX_EVENT_AGE,
+            deadLetterQueue: this.deadLetterQueue,
+            role,
           }),
+        });
+      schedules.set(
+        source.id,
+        scheduleExpressions(source.schedule).map((cron, i) =>
+          i === 0
+            ? scheduleOf(`Ingest${name}Schedule`, source.releaseText, cron, { source: source.id })
+            : scheduleOf(`Ingest${name}HolidaySchedule${i}`, 'holiday-shifted release run', cron, { source: source.id }),
+        ),
       );
-      schedules.set(source.id, runs);
+      // Issue 37: at the release instant, re-polled until the new figure is out (the function's until_new path).
+      releaseSchedules.set(
+        source.id,
+        releaseInstantExpressions(source.schedule).map((cron, i) =>
+          scheduleOf(`Ingest${name}ReleaseSchedule${i}`, 'at the release instant, re-polled until the new figure is out', cron, {
+            source: source.id,
+            until_new: true,
+          }),
+        ),
+      );
     }
     this.functions = functions;
     this.schedules = schedules;
+    this.releaseSchedules = releaseSchedules;
 
     this.freshnessCheck = new ServiceFunction(this, 'SourceFreshnessFunction', {
       entry: entry('source-freshness'),

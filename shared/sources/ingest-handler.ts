@@ -1,7 +1,8 @@
 /**
  * The handler of every ingestion function (entry: functions/ingest.ts). CDK deploys one function
  * per registry source and tells it which one with SOURCE_ID. EventBridge Scheduler invokes it asynchronously with
- * `{"source": "<id>"}`; an operator may add `"since": "YYYY-MM-DD"` to backfill by hand.
+ * `{"source": "<id>"}` after each release, and with `{"source": "<id>", "until_new": true}` at the
+ * release instant (re-polled until the new figure is out); an operator may add `"since": "YYYY-MM-DD"` to backfill by hand.
  *
  * A failed run throws, so Lambda's async retries and the on-failure queue see it (the runner has
  * already recorded the error under META#<source> and kept the last good data). A run skipped for
@@ -18,7 +19,9 @@ import { createMetrics, METRIC, METRIC_SERVICE, type MetricsSink } from '../obse
 import { redactSecrets, runSource, type RunResult } from './runner';
 import type { FetchLike, SourceAdapter } from './types';
 import { createDocumentClient } from '../store/client';
-import { runUntilNew, type UntilNewOptions } from './until-new';
+import { findRelease } from './releases';
+import { releaseDueAt } from './schedule';
+import { runUntilNew, UNTIL_NEW, type UntilNewOptions } from './until-new';
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
 
 /** The scheduler's input; a console test event may be `{}` and carry other fields. */
@@ -99,9 +102,12 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
 
     const store = storeOf(cfg);
     const runOnce = () => runSource(adapter, { mode: 'live', store, config: cfg, fetch: opts.fetch, now: opts.now?.(), since: parsed.data?.since });
-    const raw = parsed.data?.until_new
-      ? await runUntilNew(runOnce, async () => (await store.getRunStatus(id))?.data_newest?.as_of ?? null, opts.untilNew)
-      : await runOnce();
+    // A release-instant run (issue 37) re-polls only when its calendar has a release due now: the
+    // holiday slots' runs fire every week, and on a regular week nothing is coming.
+    const schedule = findRelease(id)?.schedule;
+    const due = parsed.data?.until_new === true && schedule !== undefined && releaseDueAt(schedule, opts.now?.() ?? new Date()) !== null;
+    const untilNew = { ...(opts.untilNew ?? UNTIL_NEW), ...(context ? { timeLeftMs: () => context.getRemainingTimeInMillis() } : {}) };
+    const raw = due ? await runUntilNew(runOnce, async () => (await store.getRunStatus(id))?.data_newest?.as_of ?? null, untilNew) : await runOnce();
     const result: RunResult = { ...raw, message: redactSecrets(raw.message, cfg) };
     const fields = { source: result.source, status: result.status, items: result.items, since: parsed.data?.since ?? null };
     // Only an ok run counts as one: a skipped run brought no data (infra/stacks/observability.ts).

@@ -83,5 +83,28 @@ const scheduleExpressions = (s: ReleaseSchedule): string[] => {
   return [cronOf(s), ...extra];
 };
 
-export { nextRelease, releaseOfPeriod, calendarSchedule, scheduleExpression, scheduleExpressions, zonedToUtc };
+/**
+ * Issue 37: the runs CDK deploys at the release instants themselves (lag 0, the same slots as
+ * scheduleExpressions), each invoked with `until_new`: it re-polls the publisher, bounded, until the
+ * new figure is out (shared/sources/until-new.ts), so a watch's delivery leaves within a minute of
+ * the release. The lagged runs stay, as the catch-up of a publisher later than the bound.
+ * @example releaseInstantExpressions(findSource('eia-petroleum')!.schedule) // ['cron(30 10 ? * WED *)', 'cron(0 12 ? * THU *)']
+ */
+const releaseInstantExpressions = (s: ReleaseSchedule): string[] => scheduleExpressions({ ...s, ingestLagMinutes: 0 });
+
+/** How far around a release instant a release-instant run still re-polls for it (the scheduler's own retries come within minutes). */
+const RELEASE_DUE_WINDOW = Object.freeze({ earlyMs: 5 * 60_000, lateMs: 30 * 60_000 });
+
+/**
+ * Pure: the release of the source's publisher calendar due at `now` (5 minutes ahead to 30 minutes
+ * past), or null. A holiday slot's run on a regular week, or a day-window run on a day without a
+ * release, has none: it runs once instead of re-polling for a figure that is not coming.
+ * @example releaseDueAt(findSource('eia-petroleum')!.schedule, new Date('2026-11-25T15:30:20Z'))?.at // '2026-11-25T15:30:00.000Z'
+ */
+const releaseDueAt = (s: ReleaseSchedule, now: Date): ScheduledRelease | null => {
+  const r = nextRelease(s, new Date(now.getTime() - RELEASE_DUE_WINDOW.lateMs));
+  return r && Date.parse(r.at) <= now.getTime() + RELEASE_DUE_WINDOW.earlyMs ? r : null;
+};
+
+export { nextRelease, releaseOfPeriod, calendarSchedule, scheduleExpression, scheduleExpressions, releaseInstantExpressions, releaseDueAt, zonedToUtc };
 export type { ScheduledRelease };

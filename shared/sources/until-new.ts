@@ -11,6 +11,14 @@ interface UntilNewOptions {
   /** Wait between runs. */
   everyMs: number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Time left to the invocation (Lambda's getRemainingTimeInMillis): no wait starts unless the wait
+   * and another run (counted twice the slowest so far) still fit, so a slow source (a workbook that
+   * takes a minute) ends its polls with a result instead of a timeout.
+   */
+  timeLeftMs?: () => number;
+  /** The clock the runs are timed with (tests). */
+  nowMs?: () => number;
 }
 
 /** Five runs 45 s apart: inside an ingestion function's 5 minutes, about 3 minutes of the publisher's delay. */
@@ -18,7 +26,7 @@ const UNTIL_NEW: Readonly<UntilNewOptions> = Object.freeze({ attempts: 5, everyM
 
 /**
  * Runs `run` until `newest()` (the as_of of the source's newest stored figure) differs from before
- * the first run, a run fails, or the attempts are spent.
+ * the first run, a run fails, the attempts are spent or another would not fit the time left.
  * @returns the last run's result and how many runs it took
  */
 const runUntilNew = async (
@@ -27,14 +35,19 @@ const runUntilNew = async (
   opts: UntilNewOptions = UNTIL_NEW,
 ): Promise<RunResult & { polls: number }> => {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const nowMs = opts.nowMs ?? Date.now;
   const before = await newest();
+  let slowestMs = 0;
   for (let polls = 1; ; polls++) {
+    const started = nowMs();
     const result = await run();
+    slowestMs = Math.max(slowestMs, nowMs() - started);
     const after = await newest();
     if (result.status !== 'ok' || (after !== null && after !== before) || polls >= opts.attempts) return { ...result, polls };
+    if (opts.timeLeftMs && opts.timeLeftMs() < opts.everyMs + 2 * slowestMs) return { ...result, polls };
     await sleep(opts.everyMs);
   }
 };
 
-export { runUntilNew };
+export { runUntilNew, UNTIL_NEW };
 export type { UntilNewOptions };

@@ -7,7 +7,7 @@ import { ENTRY_NAMES } from '../../infra/stacks/service-stacks';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES, ROUTES } from '../../shared/routes/table';
 import { SOURCES } from '../../shared/sources/registry';
-import { scheduleExpressions } from '../../shared/sources/schedule';
+import { releaseInstantExpressions, scheduleExpressions } from '../../shared/sources/schedule';
 import { CREDITS_TABLE, OBSERVATIONS_TABLE } from '../../shared/store/tables';
 import { actionsOn, logicalId, PAY_TO, refersTo, synthService, type Synthesized } from './synth';
 
@@ -292,10 +292,11 @@ describe('CDK app (staging)', () => {
 
     it('schedules every source with its registry crons (regular run + holiday-shift runs) and time zone, retries and a dead-letter queue', () => {
       const schedules = Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[];
-      // + the freshness check's
-      expect(schedules).toHaveLength(SOURCES.reduce((n, source) => n + scheduleExpressions(source.schedule).length, 0) + 1);
+      // + the freshness check's; + the release-instant runs (issue 37, the next test)
+      const runs = (source: (typeof SOURCES)[number]) => scheduleExpressions(source.schedule).length + releaseInstantExpressions(source.schedule).length;
+      expect(schedules).toHaveLength(SOURCES.reduce((n, source) => n + runs(source), 0) + 1);
       for (const source of SOURCES) {
-        const mine = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId(source.id)));
+        const mine = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId(source.id)) && !sch.Properties.Target.Input.includes('until_new'));
         expect(mine.map((m) => m.Properties.ScheduleExpression).sort(), source.id).toEqual([...scheduleExpressions(source.schedule)].sort());
         for (const m of mine) {
           expect(m.Properties, source.id).toMatchObject({
@@ -308,8 +309,34 @@ describe('CDK app (staging)', () => {
       }
     });
 
-    it('runs the petroleum ingestion on the Thursday after a holiday shift (Thursday 12:00 ET + 15 min), besides its Wednesday run', () => {
+    it('runs every source at its release instants too (issue 37: lag 0, each slot), invoked with until_new, retried, dead-lettered', () => {
       const schedules = Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[];
+      const untilNew = (id: string) =>
+        schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId(id)) && JSON.parse(sch.Properties.Target.Input).until_new === true);
+      for (const source of SOURCES) {
+        const mine = untilNew(source.id);
+        expect(mine.map((m) => m.Properties.ScheduleExpression).sort(), source.id).toEqual([...releaseInstantExpressions(source.schedule)].sort());
+        for (const m of mine) {
+          expect(m.Properties, source.id).toMatchObject({
+            ScheduleExpressionTimezone: source.schedule.timeZone,
+            State: 'ENABLED',
+            Target: { RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 }, Input: JSON.stringify({ source: source.id, until_new: true }) },
+          });
+          expect(refersTo(m.Properties.Target.DeadLetterConfig.Arn, dlqId()), source.id).toBe(true);
+        }
+      }
+      // The publishers' own times (New York): the WPSR Wednesday 10:30, or Thursday 12:00 in a holiday week;
+      // the gas storage report Thursday 10:30 (Wednesday 12:00 or Friday 10:30 around a holiday); the COT Friday 15:30.
+      const crons = (id: string) => untilNew(id).map((m) => m.Properties.ScheduleExpression);
+      expect(crons('eia-petroleum').sort()).toEqual(['cron(0 12 ? * THU *)', 'cron(30 10 ? * WED *)']);
+      expect(crons('eia-gas-storage').sort()).toEqual(['cron(0 12 ? * WED *)', 'cron(30 10 ? * FRI *)', 'cron(30 10 ? * THU *)']);
+      expect(crons('cftc-cot').sort()).toEqual(['cron(30 15 ? * FRI *)', 'cron(30 15 ? * MON *)']);
+    });
+
+    it('runs the petroleum ingestion on the Thursday after a holiday shift (Thursday 12:00 ET + 15 min), besides its Wednesday run', () => {
+      const schedules = (Object.values(s.templates.ingest.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
+        (sch) => !sch.Properties.Target.Input?.includes('until_new'),
+      );
       const pet = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId('eia-petroleum'))).map((m) => m.Properties.ScheduleExpression);
       expect(pet.sort()).toEqual(['cron(15 12 ? * THU *)', 'cron(45 10 ? * WED *)']);
       const cot = schedules.filter((sch) => refersTo(sch.Properties.Target.Arn, ingestId('cftc-cot'))).map((m) => m.Properties.ScheduleExpression);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findSource, SOURCES } from '../../shared/sources/registry';
-import { nextRelease, scheduleExpression, scheduleExpressions, zonedToUtc } from '../../shared/sources/schedule';
+import { nextRelease, releaseDueAt, releaseInstantExpressions, scheduleExpression, scheduleExpressions, zonedToUtc } from '../../shared/sources/schedule';
 import type { ReleaseSchedule } from '../../shared/sources/types';
 
 const ET = 'America/New_York';
@@ -72,5 +72,26 @@ describe('release schedules', () => {
     // Day windows without weekly slots run once a day in the window, as before.
     expect(crons('usda-wasde')).toEqual(['cron(15 12 8,9,10,11,12,13,14,15 * ? *)']);
     expect(crons('worldbank')).toEqual(['cron(15 12 2,3,4,5,6 * ? *)']);
+  });
+
+  it("deploys release-instant runs (issue 37) at the publishers' own times, in the same slots", () => {
+    const crons = (id: string) => releaseInstantExpressions(findSource(id)!.schedule);
+    // WPSR Wednesday 10:30 ET, Thursday 12:00 in a holiday week (EIA's schedule).
+    expect(crons('eia-petroleum')).toEqual(['cron(30 10 ? * WED *)', 'cron(0 12 ? * THU *)']);
+    // H.10 Monday 16:15 ET (Tuesday after a Monday holiday): FRED's own lag is the catch-up run's.
+    expect(crons('fred')).toEqual(['cron(15 16 ? * MON *)', 'cron(15 16 ? * TUE *)']);
+    expect(crons('usda-wasde')).toEqual(['cron(0 12 8,9,10,11,12,13,14,15 * ? *)']);
+  });
+
+  it('re-polls only when the calendar has a release due: a holiday slot on a regular week has none', () => {
+    const wpsr = findSource('eia-petroleum')!.schedule;
+    // Wednesday 25 November 2026, 10:30 EST: the WPSR is out (seconds after the instant, and a retry minutes later).
+    expect(releaseDueAt(wpsr, new Date('2026-11-25T15:30:20Z'))?.at).toBe('2026-11-25T15:30:00.000Z');
+    expect(releaseDueAt(wpsr, new Date('2026-11-25T15:52:00Z'))?.at).toBe('2026-11-25T15:30:00.000Z');
+    // The Thursday-12:00 slot of that (regular) week: nothing due.
+    expect(releaseDueAt(wpsr, new Date('2026-11-26T17:00:20Z'))).toBeNull();
+    // Labor Day week 2026: the Wednesday slot has nothing, the release is Thursday 10 September 12:00 EDT.
+    expect(releaseDueAt(wpsr, new Date('2026-09-09T14:30:20Z'))).toBeNull();
+    expect(releaseDueAt(wpsr, new Date('2026-09-10T16:00:20Z'))?.at).toBe('2026-09-10T16:00:00.000Z');
   });
 });
