@@ -11,6 +11,7 @@ import { chargedUsd, type DocsConfig, freeText } from './charge';
 import { SERVICE_NAME, SERVICE_SUMMARY } from './identity';
 import { buildMethodsText } from './methods';
 import { MAX_WATCHES_PER_KEY } from '../schemas/watches';
+import { UNTIL_NEW } from '../sources/until-new';
 
 /** A value each path or query parameter accepts, for example requests. */
 const SAMPLE_ARGS: Readonly<Record<string, string>> = { code: 'CL', root: 'CL', pair: 'EURUSD', series: 'crude_ex_spr', sector: 'energy', codes: 'CL,NG,GC' };
@@ -53,7 +54,7 @@ const buildLlmsTxt = (baseUrl: string, config: DocsConfig) =>
     '',
     'Point in time: every data route takes as_known_at=<ISO 8601 instant> and answers as published then (no look-ahead; same price).',
     '',
-    'Pay only for news: every paid answer has an ETag; send it back in If-None-Match and an unchanged answer is 304, charged nothing (MCP tools: if_none_match). Pro keys can watch a paid path (POST /v1/watches {"path", "url"}): each release that changes it is POSTed to your URL, signed per Standard Webhooks, charged once.',
+    'Pay only for news: every paid answer has an ETag; send it back in If-None-Match and an unchanged answer is 304, charged nothing (MCP tools: if_none_match). Pro keys can watch a paid path (POST /v1/watches {"path", "url"}, or the MCP tool create_watch): each release that changes it is POSTed to your URL within about a minute of the publisher\'s release, signed per Standard Webhooks, charged once.',
     '',
     '## Docs',
     `- [llms-full.txt](${baseUrl}/llms-full.txt): every route with parameters, price, example request and response; both payment flows; methods; glossary; errors`,
@@ -106,11 +107,13 @@ const PAYMENT_FLOWS = [
   'POST /api/mcp speaks MCP Streamable HTTP (stateless). Every paid route is a tool (tools/list gives names, schemas and prices). An unpaid paid call returns a tool',
   'result with isError true and the PaymentRequired object as structuredContent (resource.url mcp://tool/<name>); retry the call with the payment payload in',
   'params._meta["x402/payment"]; the receipt comes back in result._meta["x402/payment-response"]. A Pro key goes in the Authorization header of the POST.',
+  'Webhook watches are tools too (Pro key on the POST; free, a delivery is what is charged): create_watch {"path", "url"} (answers the id and the signing secret, shown once), list_watches {}, get_watch {"id"}, delete_watch {"id"}; the same rules and limits as /v1/watches. Without a Pro key they answer an isError result INVALID_API_KEY.',
   '',
   '## Pay only for news (ETag, webhook watches)',
   '- Every paid answer carries an ETag of its data (a keyed hash: it cannot be guessed from a figure). Send it in If-None-Match: while the data is unchanged the answer is 304 with no body and nothing is charged, whatever payment is attached (the payment is neither verified nor settled, no credits are taken). as_known_at answers have their own tags.',
   '- MCP: a paid tool result names its etag in result._meta["commodity-data/etag"]; pass it as the if_none_match argument and an unchanged answer is {"not_modified": true, "etag"}, charged nothing.',
   `- Watches (Pro keys, at most ${MAX_WATCHES_PER_KEY} per key): POST /v1/watches {"path": "/v1/inventory/eia", "url": "https://agent.example/hook"} answers 201 with the watch id and its signing secret (shown once). GET /v1/watches, GET /v1/watches/{id} (state, reason, deliveries, dead letters), DELETE /v1/watches/{id}.`,
+  `- Timing: ingestion runs at each release instant of the publisher calendar (GET /v1/calendar) and re-polls the publisher (every ${UNTIL_NEW.everyMs / 1000} s, at most ${UNTIL_NEW.attempts} times) until the new figure is out, so a delivery leaves within about a minute of the publisher's release; a run 15 minutes later catches a publisher later than that (FRED posts the H.10's FX up to 30 minutes after it).`,
   '- When ingestion changes what the path answers (a new figure, a revision), the answer is POSTed to the URL: {"type": "watch.release", "timestamp", "watch_id", "path", "etag", "credits_charged", "release", "data": <the GET answer>}, with webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks; verify with the standardwebhooks package and the secret).',
   "- Each delivery is charged once, the route's price in credits, only when your receiver answers 2xx; retries of a delivery (same webhook-id) are never charged again. Failed deliveries are retried with exponential backoff for about 24 h, then dead-lettered; a watch whose deliveries keep dying is disabled, and a key without credits has its watches paused (the reason is on the watch; nothing unpaid is sent).",
   '- Receivers: https on a public address (private, loopback, link-local and metadata addresses are refused when the watch is created and at every delivery).',
@@ -228,6 +231,8 @@ const buildSkillMd = (baseUrl: string, config: DocsConfig) =>
     `curl -s -X POST -H 'Authorization: Bearer cds_live_...' -H 'content-type: application/json' -d '{"path":"/v1/inventory/eia","url":"https://agent.example/hook"}' '${baseUrl}/v1/watches'`,
     '```',
     "The watch's secret verifies each delivery: new Webhook(secret).verify(body, headers) (npm standardwebhooks). A delivery costs the route's credits, once, on your 2xx.",
+    'Deliveries leave at the release: ingestion runs at each release instant (GET /v1/calendar) and re-polls the publisher until the new figure is out, so expect one within about a minute of it.',
+    'Over MCP (Pro key in the Authorization header of the POST): create_watch {"path": "/v1/inventory/eia", "url": "https://agent.example/hook"}, then list_watches, get_watch {"id"}, delete_watch {"id"}.',
     '',
     '## Worked example: MCP',
     `Connect an MCP client to ${baseUrl}/api/mcp (Streamable HTTP). tools/list gives every tool with its price; call get_price {"code":"CL"}.`,

@@ -8,6 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
+import { buildLlmsFullTxt, buildSkillMd } from '../../shared/docs/text';
 import { WATCH_TOOLS } from '../../shared/mcp/watch-tools';
 import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
@@ -71,6 +72,12 @@ describe('webhook watch tools', () => {
     expect(create._meta).toEqual({ route: 'POST /v1/watches', price_usd: null });
     expect(create.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     expect(listed[3]!.annotations).toMatchObject({ destructiveHint: true });
+  });
+
+  it('are documented for agents: llms-full.txt and SKILL.md name every one', () => {
+    const config = { INDICATIVE_FUTURES: false, X402_NETWORK: 'eip155:84532' } as const;
+    const docs = [buildLlmsFullTxt('https://data.example', config), buildSkillMd('https://data.example', config)];
+    for (const doc of docs) for (const tool of WATCH_TOOLS) expect(doc).toContain(tool.name);
   });
 
   it.each(ERAS)('%s: without a Pro key every watch tool is refused INVALID_API_KEY (a tool error, the body HTTP answers)', async (era) => {
