@@ -1,5 +1,5 @@
 /**
- * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]`
+ * `npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws] [--until-new]`
  * `npm run ingest -- <source> --file PATH [--file PATH …] [--aws]`
  * `npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]`
  * `npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]`
@@ -19,6 +19,10 @@
  * `--file` ingests payload files in the publisher's wire format (the format of the bundled samples,
  * each named as its sample is, e.g. PET.WCESTUS1.W.json) instead of the samples or the live API: an
  * operator loads a download by hand, a test simulates a release.
+ *
+ * `--until-new` (with --live or --aws) is the release-instant run the scheduler starts on AWS (issue
+ * 37), with the same code: while the source's calendar has a release due, the publisher is re-polled
+ * until the new figure is out (shared/sources/until-new.ts).
  */
 import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../../shared/config';
@@ -26,13 +30,14 @@ import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { releaseHeld } from '../../shared/sources/release';
 import { runSource } from '../../shared/sources/runner';
+import { runAtReleaseInstant } from '../../shared/sources/until-new';
 import { parseCliArgs } from './cli-args';
 import { ensureTables } from './embedded-store';
 import { withPayloadFiles } from './payload-files';
 import { connectLocalStore } from './store-connection';
 
 const USAGE =
-  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws]\n       npm run ingest -- <source> --file PATH [--file PATH …] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n       npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
+  'usage: npm run ingest -- <source|all> [--live] [--since YYYY-MM-DD] [--concurrency N] [--aws] [--until-new]\n       npm run ingest -- <source> --file PATH [--file PATH …] [--aws]\n       npm run ingest -- repair --series <key> --from YYYY-MM-DD --to YYYY-MM-DD [--aws]\n       npm run ingest -- release --series <key> --as-of YYYY-MM-DD [--aws]\n  --aws: the deployed stage of OBSERVATIONS_TABLE and AWS_REGION, from live data';
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const { values, positionals } = parseCliArgs(`${USAGE}\nsources: ${Object.keys(ADAPTERS).join(', ')}`, {
@@ -45,6 +50,7 @@ const { values, positionals } = parseCliArgs(`${USAGE}\nsources: ${Object.keys(A
   to: { type: 'string' },
   'as-of': { type: 'string' },
   file: { type: 'string', multiple: true },
+  'until-new': { type: 'boolean', default: false },
 });
 
 const fail = (msg: string): never => {
@@ -100,6 +106,7 @@ for (const id of ids) if (!ADAPTERS[id]) fail(`unknown source ${id}; sources: ${
 
 const files = values.file ?? [];
 if (files.length > 0 && (target === 'all' || values.live)) fail(`--file loads one source's payload files; not with 'all' or --live\n${USAGE}`);
+if (values['until-new'] && (files.length > 0 || !(values.live || values.aws))) fail(`--until-new re-polls the publishers: with --live or --aws, not --file\n${USAGE}`);
 const { config, close: closeStore } = await openStore();
 const { store } = createServices(config);
 // --file: the files stand in for the source's samples (same wire format, read the same way).
@@ -112,18 +119,21 @@ const bar = new cliProgress.SingleBar({ format: '{source} [{bar}] {value}/{total
 let failed = false;
 for (const id of ids) {
   let started = false;
-  const result = await runSource(adapterOf(id), {
-    mode: live ? 'live' : 'replay',
-    store,
-    config,
-    since: values.since,
-    concurrency,
-    onProgress: (done, total) => {
-      if (!started) bar.start(total, 0, { source: id });
-      started = true;
-      bar.update(done, { source: id });
-    },
-  });
+  const runOnce = () =>
+    runSource(adapterOf(id), {
+      mode: live ? 'live' : 'replay',
+      store,
+      config,
+      since: values.since,
+      concurrency,
+      onProgress: (done, total) => {
+        if (!started) bar.start(total, 0, { source: id });
+        started = true;
+        bar.update(done, { source: id });
+      },
+    });
+  const newest = async () => (await store.getRunStatus(id))?.data_newest?.as_of ?? null;
+  const result = values['until-new'] ? await runAtReleaseInstant(id, new Date(), runOnce, newest) : await runOnce();
   if (started) bar.stop();
   console.log(`${result.status.padEnd(7)} ${result.message}`);
   // A backfill of a deployed stage that skipped a source (no API key) did not fill it: not ok.

@@ -19,9 +19,7 @@ import { createMetrics, METRIC, METRIC_SERVICE, type MetricsSink } from '../obse
 import { redactSecrets, runSource, type RunResult } from './runner';
 import type { FetchLike, SourceAdapter } from './types';
 import { createDocumentClient } from '../store/client';
-import { findRelease } from './releases';
-import { releaseDueAt } from './schedule';
-import { runUntilNew, UNTIL_NEW, type UntilNewOptions } from './until-new';
+import { runAtReleaseInstant, UNTIL_NEW, type UntilNewOptions } from './until-new';
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
 
 /** The scheduler's input; a console test event may be `{}` and carry other fields. */
@@ -102,12 +100,10 @@ const createIngestHandler = (opts: IngestHandlerOptions = {}): IngestHandler => 
 
     const store = storeOf(cfg);
     const runOnce = () => runSource(adapter, { mode: 'live', store, config: cfg, fetch: opts.fetch, now: opts.now?.(), since: parsed.data?.since });
-    // A release-instant run (issue 37) re-polls only when its calendar has a release due now: the
-    // holiday slots' runs fire every week, and on a regular week nothing is coming.
-    const schedule = findRelease(id)?.schedule;
-    const due = parsed.data?.until_new === true && schedule !== undefined && releaseDueAt(schedule, opts.now?.() ?? new Date()) !== null;
+    // A release-instant run (issue 37) re-polls while its calendar has a release due, inside the invocation's time.
     const untilNew = { ...(opts.untilNew ?? UNTIL_NEW), ...(context ? { timeLeftMs: () => context.getRemainingTimeInMillis() } : {}) };
-    const raw = due ? await runUntilNew(runOnce, async () => (await store.getRunStatus(id))?.data_newest?.as_of ?? null, untilNew) : await runOnce();
+    const newest = async () => (await store.getRunStatus(id))?.data_newest?.as_of ?? null;
+    const raw = parsed.data?.until_new ? await runAtReleaseInstant(id, opts.now?.() ?? new Date(), runOnce, newest, untilNew) : await runOnce();
     const result: RunResult = { ...raw, message: redactSecrets(raw.message, cfg) };
     const fields = { source: result.source, status: result.status, items: result.items, since: parsed.data?.since ?? null };
     // Only an ok run counts as one: a skipped run brought no data (infra/stacks/observability.ts).

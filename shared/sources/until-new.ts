@@ -3,7 +3,9 @@
  * (bounded) until the source's newest figure moves on, so a watch's delivery leaves within a minute
  * of the publisher's release rather than at the next scheduled run.
  */
+import { findRelease } from './releases';
 import type { RunResult } from './runner';
+import { releaseDueAt } from './schedule';
 
 interface UntilNewOptions {
   /** Runs at most, the first included. */
@@ -49,5 +51,21 @@ const runUntilNew = async (
   }
 };
 
-export { runUntilNew, UNTIL_NEW };
+/**
+ * A run at a release instant (`until_new`, from the scheduler or `npm run ingest -- <source> --live
+ * --until-new`): re-polled when the source's publisher calendar has a release due at `now`, else one
+ * run (a holiday slot's run on a regular week has nothing coming).
+ */
+const runAtReleaseInstant = (
+  source: string,
+  now: Date,
+  run: () => Promise<RunResult>,
+  newest: () => Promise<string | null>,
+  opts: UntilNewOptions = UNTIL_NEW,
+): Promise<RunResult & { polls?: number }> => {
+  const schedule = findRelease(source)?.schedule;
+  return schedule && releaseDueAt(schedule, now) ? runUntilNew(run, newest, opts) : run();
+};
+
+export { runUntilNew, runAtReleaseInstant, UNTIL_NEW };
 export type { UntilNewOptions };
