@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { mapError } from '../errors/error-mapper';
 import { parseRouteInput } from '../http/family-handler';
 import type { HandlerRequest } from '../http/types';
+import { logger } from '../observability/logger';
 import { findRoute, type RouteDef } from '../routes/table';
 import { MAX_WATCHES_PER_KEY } from '../schemas/watches';
 import type { Services } from '../services';
@@ -59,14 +60,15 @@ const outputSchemaOf = (route: RouteDef): JsonSchema => {
 };
 
 const watchTool = (spec: Omit<WatchTool, 'args' | 'inputSchema' | 'outputSchema'>): WatchTool => {
+  const args = argsOf(spec.route);
   let input: JsonSchema | undefined;
   let output: JsonSchema | undefined;
   return Object.freeze({
     ...spec,
-    args: argsOf(spec.route),
+    args,
     // Converted on first read, as the data tools are: only tools/list needs them.
     get inputSchema() {
-      input ??= strictInputSchema(jsonSchemaOf(z.strictObject(argsOf(spec.route).shape), 'input'));
+      input ??= strictInputSchema(jsonSchemaOf(z.strictObject(args.shape), 'input'));
       return input;
     },
     get outputSchema() {
@@ -147,7 +149,10 @@ const callWatchTool = async (
     const { body } = await ctx.runRoute(tool.route, requestOf(tool, args, ctx));
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
   } catch (err) {
-    return errorResult(mapError(err, ctx.requestId, ctx.services.config.STAGE === 'dev').body);
+    const mapped = mapError(err, ctx.requestId, ctx.services.config.STAGE === 'dev');
+    // The INTERNAL body says it was logged with the request id.
+    if (mapped.statusCode >= 500) logger.error('MCP watch tool failed', { requestId: ctx.requestId, tool: tool.name, error: err as Error });
+    return errorResult(mapped.body);
   }
 };
 
