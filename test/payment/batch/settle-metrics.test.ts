@@ -27,6 +27,7 @@ const report = (over: Partial<BatchSettlementReport> = {}): BatchSettlementRepor
   stamped: 0,
   open: 0,
   cursor: 1n,
+  stopped: false,
   ...over,
 });
 
