@@ -4,10 +4,13 @@ import { backlogOfScan, emitSettleMetrics } from '../shared/payment/batch/settle
 import { settlePassSettings } from '../shared/payment/batch/settle-settings';
 import { assertRpcChain } from '../shared/payment/evm/rpc-chain';
 import { batchSettlementDeps, runBatchSettlement, type BatchSettlementReport } from '../shared/payment/batch/settle-job';
+import { withRpcUrlFromSecret } from '../shared/config/rpc-secret';
 import { servicesFromEnvironment } from '../shared/services';
 
 export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
-  const { config, doc, payment, metrics } = servicesFromEnvironment();
+  const services = servicesFromEnvironment();
+  const { doc, payment, metrics } = services;
+  const config = await withRpcUrlFromSecret(services.config);
   const settings = settlePassSettings(process.env);
   // A pass near its timeout stops taking work and saves where it stopped; the next pass continues.
   const shouldStop = context ? () => context.getRemainingTimeInMillis() < settings.stopMarginMs : undefined;

@@ -5,7 +5,7 @@
  * charge get write access to the credits table (nonce claims, Pro credits, payment records).
  */
 import { DeferredSettlement } from '../constructs/deferred-settlement';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -301,6 +301,12 @@ class ApiStack extends Stack {
     // Issue 37: webhook watches (stream -> fan-out -> queue -> delivery).
     if (props.etagSecret) {
       this.watches = new Watches(this, 'Watches', { ...props, etagSecret: props.etagSecret, entry, environment, logRetention: props.config.logRetention });
+    }
+
+    // The chain-reading functions get the RPC secret's ARN (read at cold start), never the URL.
+    if (props.config.rpcUrlSecretArn) {
+      const rpc = Secret.fromSecretCompleteArn(this, 'RpcUrlSecret', props.config.rpcUrlSecretArn);
+      for (const fn of [this.reconciler, this.batchSettler, this.deferredSettlement.fn]) fn.bindSecret(rpc, ENV.X402_RPC_SECRET_ARN);
     }
 
     this.alarms = addApiAlarms(this, {
