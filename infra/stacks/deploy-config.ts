@@ -44,7 +44,11 @@ const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/
  * An RPC URL that carries a credential: user:password@, a key or token in the query, or a path
  * segment long enough to be an API key (Alchemy /v2/<32>, Infura /v3/<32 hex>, QuickNode /<token>/).
  */
-const KEYED_URL = [/^[a-z]+:\/\/[^/?#]*@/i, /[?&](api[-_]?key|key|token|access[-_]?token|secret)=/i, /^[a-z]+:\/\/[^/?#]+(\/[^?#]*)?\/[A-Za-z0-9_-]{20,}(\/|$|[?#])/i];
+const KEYED_URL = [
+  /^[a-z]+:\/\/[^/?#]*@/i,
+  /[?&](api[-_]?key|key|token|access[-_]?token|secret)=/i,
+  /^[a-z]+:\/\/[^/?#]+(\/[^?#]*)?\/[A-Za-z0-9_-]{20,}(\/|$|[?#])/i,
+];
 
 /** Context keys this app reads; everything else in the context belongs to CDK. */
 const CONTEXT_KEYS = [
@@ -185,7 +189,9 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
   }
   if (ctx.rpcUrl && rpcUrlSecretArn) problems.push('rpcUrl and rpcUrlSecretArn: give one (the secret is read instead of the URL)');
   if (rpcUrlSecretArn && !SECRET_ARN.test(rpcUrlSecretArn)) {
-    problems.push(`rpcUrlSecretArn: not the complete ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 chars>), got "${rpcUrlSecretArn}"`);
+    problems.push(
+      `rpcUrlSecretArn: not the complete ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 chars>), got "${rpcUrlSecretArn}"`,
+    );
   }
   if (ctx.rpcUrl && KEYED_URL.some((re) => re.test(ctx.rpcUrl!))) {
     // Never echo it: the message is printed and logged.

@@ -51,8 +51,12 @@ describe('prod RPC URL: a secret, never in the template', () => {
     expect(problemsOf({ stage: 'staging', payTo: PROD.payTo, rpcUrl: `https://base-sepolia.g.alchemy.com/v2/${KEY}` })).toEqual([
       expect.stringMatching(/^rpcUrl: the URL carries a key/),
     ]);
-    expect(problemsOf({ ...PROD, rpcUrl: 'https://base.rpc.example.com', rpcUrlSecretArn: ARN })).toEqual(['rpcUrl and rpcUrlSecretArn: give one (the secret is read instead of the URL)']);
-    expect(problemsOf({ ...PROD, rpcUrlSecretArn: 'commodity/rpc' })).toEqual([expect.stringMatching(/^rpcUrlSecretArn: not the complete ARN of a Secrets Manager secret/)]);
+    expect(problemsOf({ ...PROD, rpcUrl: 'https://base.rpc.example.com', rpcUrlSecretArn: ARN })).toEqual([
+      'rpcUrl and rpcUrlSecretArn: give one (the secret is read instead of the URL)',
+    ]);
+    expect(problemsOf({ ...PROD, rpcUrlSecretArn: 'commodity/rpc' })).toEqual([
+      expect.stringMatching(/^rpcUrlSecretArn: not the complete ARN of a Secrets Manager secret/),
+    ]);
   });
 
   it('the prod templates carry no RPC URL: the reconciler, the batch settler and the deferred worker get the secret ARN and read access, no other function', () => {
@@ -70,7 +74,9 @@ describe('prod RPC URL: a secret, never in the template', () => {
     const policies = Object.values(s.templates.api.findResources('AWS::IAM::Policy')) as any[];
     const readers = policies.filter((p) =>
       // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON
-      p.Properties.PolicyDocument.Statement.some((st: any) => JSON.stringify(st.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource) === JSON.stringify(ARN)),
+      p.Properties.PolicyDocument.Statement.some(
+        (st: any) => JSON.stringify(st.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource) === JSON.stringify(ARN),
+      ),
     );
     const roles = readers.flatMap((p) => p.Properties.Roles.map((r: { Ref: string }) => r.Ref));
     for (const [id, f] of fns) {
@@ -93,7 +99,9 @@ describe('prod RPC URL: a secret, never in the template', () => {
     expect(reads).toBe(1);
     expect(parseRpcSecret(JSON.stringify({ X402_RPC_URL: url }), ARN)).toBe(url);
     // without the ARN: the environment's URL, no read
-    expect(await withRpcUrlFromSecret({ AWS_REGION: 'us-east-1', X402_RPC_URL: 'https://mainnet.base.org' }, read)).toMatchObject({ X402_RPC_URL: 'https://mainnet.base.org' });
+    expect(await withRpcUrlFromSecret({ AWS_REGION: 'us-east-1', X402_RPC_URL: 'https://mainnet.base.org' }, read)).toMatchObject({
+      X402_RPC_URL: 'https://mainnet.base.org',
+    });
     expect(reads).toBe(1);
     for (const bad of [`{"X402_RPC_URL": "${KEY}"`, KEY, '{"rpc": "x"}']) {
       let message = '';
