@@ -139,9 +139,9 @@ describe('alarms (staging)', () => {
         await captureStdout(async () => {
           countRefusal(metrics, { error: new PaymentError('PAYMENT_REQUIRED', 'pay') } as Refusal, 'price');
           const settled: SettleOutcome = { type: 'settled', receipt: {} };
-          countSettlement(metrics, { lane: 'x402-exact', callId: 'c1', mode: 'settle', amount: '10000' } as Grant, settled);
-          countSettlement(metrics, { lane: 'pro', callId: 'c2', usage: { credits: 1 } } as Grant, settled);
-          countSettlement(metrics, { lane: 'x402-batch', callId: 'c4', batch: { amount: '10000' } } as Grant, settled);
+          countSettlement(metrics, { lane: 'x402-exact', callId: 'c1', mode: 'settle', amount: '10000' } as Grant, settled, {}, 'GET /v1/price/{code}');
+          countSettlement(metrics, { lane: 'pro', callId: 'c2', usage: { credits: 1 } } as Grant, settled, {}, 'GET /v1/history/{code}');
+          countSettlement(metrics, { lane: 'x402-batch', callId: 'c4', batch: { amount: '10000' } } as Grant, settled, {}, 'GET /v1/price/{code}');
           countSettlement(metrics, { lane: 'x402-exact', callId: 'c3', mode: 'settle' } as Grant, {
             type: 'refused',
             refusal: { error: new SettlementPendingError('pending') },
@@ -163,6 +163,7 @@ describe('alarms (staging)', () => {
               stamped: 3,
               open: 1,
               cursor: 1n,
+              stopped: false,
             },
             { sales: 1, atomic: 10_000n, oldestSeconds: 120 },
           );
@@ -307,6 +308,14 @@ describe('alarms (staging)', () => {
     // SEARCH expressions: their dimension schema is exactly the emitted point's dimension names
     const searches = metrics.map((m) => (m[0] as { expression?: string })?.expression).filter((e): e is string => typeof e === 'string');
     expect(searches.length).toBeGreaterThan(0);
+    // "What did we earn today, per route and lane": a table per money metric over {lane, route, service}, summed over the range
+    for (const name of [METRIC.revenueAtomic, METRIC.creditsDebited, METRIC.paidCalls]) {
+      const table = body.widgets.find(
+        (w: any) => w.type === 'metric' && w.properties.view === 'table' && JSON.stringify(w.properties.metrics).includes(`lane,route,service} service=\\"commodity-data\\" MetricName=\\"${name}\\"`),
+      );
+      expect(table, name).toBeDefined();
+      expect(table.properties.table).toMatchObject({ summaryColumns: ['SUM'] });
+    }
     for (const e of searches) {
       const [, schema, name] = /\{[^,]+,([^}]*)\}.*MetricName="([^"]+)"/.exec(e)!;
       const names = schema!.split(',').sort();
