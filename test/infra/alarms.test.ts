@@ -311,7 +311,10 @@ describe('alarms (staging)', () => {
     // "What did we earn today, per route and lane": a table per money metric over {lane, route, service}, summed over the range
     for (const name of [METRIC.revenueAtomic, METRIC.creditsDebited, METRIC.paidCalls]) {
       const table = body.widgets.find(
-        (w: any) => w.type === 'metric' && w.properties.view === 'table' && JSON.stringify(w.properties.metrics).includes(`lane,route,service} service=\\"commodity-data\\" MetricName=\\"${name}\\"`),
+        (w: any) =>
+          w.type === 'metric' &&
+          w.properties.view === 'table' &&
+          JSON.stringify(w.properties.metrics).includes(`lane,route,service} service=\\"commodity-data\\" MetricName=\\"${name}\\"`),
       );
       expect(table, name).toBeDefined();
       expect(table.properties.table).toMatchObject({ summaryColumns: ['SUM'] });

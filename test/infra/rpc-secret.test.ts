@@ -64,16 +64,13 @@ describe('prod RPC URL: a secret, never in the template', () => {
     const all = JSON.stringify([s.templates.data.toJSON(), s.templates.api.toJSON(), s.templates.ingest.toJSON()]);
     expect(all).not.toContain(ENV.X402_RPC_URL);
     expect(all).not.toMatch(/https:\/\/[^"]*(alchemy|infura|quiknode|\/v[23]\/[A-Za-z0-9]{20,})/i);
-    // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON
     const fns = Object.entries(s.templates.api.findResources('AWS::Lambda::Function')) as Array<[string, any]>;
     const withSecret = fns.filter(([, f]) => f.Properties.Environment?.Variables?.[ENV.X402_RPC_SECRET_ARN] === ARN).map(([id]) => id);
     const idOf = (c: { node: { defaultChild?: unknown } }) => s.api.getLogicalId(c.node.defaultChild as never);
     expect(withSecret.sort()).toEqual([idOf(s.api.reconciler), idOf(s.api.batchSettler), idOf(s.api.deferredSettlement.fn)].sort());
     // each of them may read exactly that secret
-    // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON
     const policies = Object.values(s.templates.api.findResources('AWS::IAM::Policy')) as any[];
     const readers = policies.filter((p) =>
-      // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON
       p.Properties.PolicyDocument.Statement.some(
         (st: any) => JSON.stringify(st.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource) === JSON.stringify(ARN),
       ),

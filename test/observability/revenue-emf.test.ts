@@ -50,7 +50,12 @@ describe('revenue metrics in the embedded metric format', () => {
       expect.arrayContaining([
         { name: METRIC.revenueAtomic, value: 10_000, dimensions: { service }, namespace: 'CommodityData/test' },
         { name: METRIC.revenueAtomic, value: 10_000, dimensions: { service, lane: 'x402-batch' }, namespace: 'CommodityData/test' },
-        { name: METRIC.revenueAtomic, value: 10_000, dimensions: { service, lane: 'x402-batch', route: 'GET /v1/price/{code}' }, namespace: 'CommodityData/test' },
+        {
+          name: METRIC.revenueAtomic,
+          value: 10_000,
+          dimensions: { service, lane: 'x402-batch', route: 'GET /v1/price/{code}' },
+          namespace: 'CommodityData/test',
+        },
         { name: METRIC.creditsDebited, value: 3, dimensions: { service }, namespace: 'CommodityData/test' },
         { name: METRIC.creditsDebited, value: 3, dimensions: { service, lane: 'pro' }, namespace: 'CommodityData/test' },
         { name: METRIC.creditsDebited, value: 3, dimensions: { service, lane: 'pro', route: 'GET /v1/history/{code}' }, namespace: 'CommodityData/test' },
