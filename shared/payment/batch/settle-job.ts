@@ -24,8 +24,8 @@
  *
  * At volume (settle-settings.ts): open sales are read a page at a time (never all at once), claim
  * transactions and sale closings run in parallel up to a bound, and a pass told to stop (its
- * Lambda's time running out) finishes the work it started, skips the rest and saves where it
- * stopped (store.passState): the next pass claims from the first channel left and continues the
+ * Lambda's time running out) finishes the work it started, pays out what is claimed, skips the
+ * rest and saves where it stopped (store.passState): the next pass claims from the first channel left and continues the
  * stamp scan from its page. Nothing is claimed twice across the stop: step 1 reads the chain first.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -449,7 +449,7 @@ const parseState = (raw: string | undefined): PassState => (raw ? (JSON.parse(ra
  * One settlement pass. A channel's failed claim or a receiver's failed settle is recorded and the
  * rest goes on; a failure of the store or the chain reader throws, and the next pass resumes from
  * what is on chain and in the store. A pass told to stop (deps.shouldStop) finishes what it started,
- * skips refunds and payouts, and saves where it stopped for the next pass.
+ * pays out what is claimed, skips refunds and the stamp scan, and saves where it stopped for the next pass.
  */
 const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettlementReport> => {
   let stop = false;
@@ -468,7 +468,8 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
   const claimed = await claimAll(deps, state.claimFrom, stopped);
   const { claims } = claimed;
   const { refunds, failures } = stopped() ? { refunds: [], failures: 0 } : await refundIdle(deps);
-  const settlements = stopped() ? [] : await settleReceivers(deps);
+  // Payouts even in a stopped pass: one transaction per receiver, inside the margin the pass stops at.
+  const settlements = await settleReceivers(deps);
   const current = settlements.find((x) => isAddressEqual(x.receiver, deps.receiver) && x.transaction);
   const settle: SettleResult | undefined = current?.transaction ? { transaction: current.transaction as SettleResult['transaction'] } : undefined;
   const stamp = stopped() ? { stamped: 0, scan: state.scan, complete: false } : await stampSales(deps, cursor, state.scan, stopped);
