@@ -215,8 +215,8 @@ const addDashboard = (scope: Construct, o: { name: string; namespace: string; ap
       ],
       [
         new GraphWidget({
-          title: 'Batch settler per pass: vouchers claimed, refunds, failures',
-          left: [m(BATCH_METRIC.claimed), m(BATCH_METRIC.refunded), m(BATCH_METRIC.failed)],
+          title: 'Batch settler per pass: vouchers claimed, refunds, failures, passes stopped short',
+          left: [m(BATCH_METRIC.claimed), m(BATCH_METRIC.refunded), m(BATCH_METRIC.failed), m(BATCH_METRIC.stopped)],
           width: 12,
         }),
         new GraphWidget({

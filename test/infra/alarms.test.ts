@@ -199,8 +199,8 @@ describe('alarms (staging)', () => {
     const business = [...alarmsOf(s.templates.api), ...alarmsOf(s.templates.ingest)].filter(
       ([, a]) => a.Properties.Namespace === NAMESPACE && !accessLogCounts.includes(a.Properties.MetricName),
     );
-    // the pending-settlement alarm, the batch settler's failures and backlog age, one stale alarm per source, and the deferred-loss alarm
-    expect(business).toHaveLength(1 + 2 + SOURCES.length + 1);
+    // the pending-settlement alarm, the batch settler's failures, passes stopped short and backlog age, one stale alarm per source, and the deferred-loss alarm
+    expect(business).toHaveLength(1 + 3 + SOURCES.length + 1);
     // The deferred settle worker's loss count is captured by test/payment/deferred.test.ts (a planted drain on the local chain).
     for (const [id, a] of business.filter(([, a]) => a.Properties.MetricName !== METRIC.deferredLossAtomic)) {
       const want = Object.fromEntries((a.Properties.Dimensions as Array<{ Name: string; Value: string }>).map((d) => [d.Name, d.Value]));
@@ -265,7 +265,7 @@ describe('alarms (staging)', () => {
     // nothing else: every alarm is one of the above, or a load alarm (test/infra/capacity-stack.test.ts)
     const load = alarmsOf(s.templates.api).filter(([id]) => /^(Api429|ApiClientErrorRate|LambdaThrottles|DynamoThrottles|RevenueZero)Alarm/.test(id));
     expect(load.length).toBe(1 + 1 + Math.ceil((s.api.functions.size + 2 + 1 + 2) / 10) + 2 + 1);
-    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length + 3 + 5);
+    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length + 3 + 5);
   });
 
   it('every alarm notifies the alarm topic when it fires and when it recovers; the topic mails the given address', () => {

@@ -17,6 +17,8 @@ const BATCH_METRIC = Object.freeze({
   refunded: 'BatchChannelsRefunded',
   failed: 'BatchSettleFailures',
   stamped: 'BatchSalesStamped',
+  /** 1 when a pass stopped near its timeout and left work for the next (settle-job.ts): passes in a row mean it needs more bounds. */
+  stopped: 'BatchPassesStopped',
   backlogSales: 'BatchBacklogSales',
   backlogAtomic: 'BatchBacklogUsdcAtomic',
   backlogOldestSeconds: 'BatchBacklogOldestSeconds',
@@ -65,6 +67,7 @@ const settleMetrics = (report: BatchSettlementReport | undefined, backlog: Backl
   // A refund, a channel's claim or a receiver's settlement that failed in the pass (each retried later).
   { name: BATCH_METRIC.failed, value: report ? report.refundFailures + report.claimFailures.length + report.settlements.filter((x) => x.error).length : 1 },
   { name: BATCH_METRIC.stamped, value: report?.stamped ?? 0 },
+  { name: BATCH_METRIC.stopped, value: report?.stopped ? 1 : 0 },
   ...(backlog
     ? [
         { name: BATCH_METRIC.backlogSales, value: backlog.sales },
