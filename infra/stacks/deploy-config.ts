@@ -212,7 +212,9 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
   for (const key of ['facilitatorUrl', 'rpcUrl', 'publicBaseUrl'] as const) {
     const url = ctx[key];
     if (stage === 'prod' && url && /^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https:\/\//i.test(url)) {
-      problems.push(`${key}: prod needs an https URL, got "${url}"`);
+      // A URL with a key is not printed (it was reported above without it).
+      const shown = key === 'rpcUrl' && KEYED_URL.some((re) => re.test(url)) ? 'a URL that carries a key' : `"${url}"`;
+      problems.push(`${key}: prod needs an https URL, got ${shown}`);
       reported.add({ facilitatorUrl: ENV.X402_FACILITATOR_URL, rpcUrl: ENV.X402_RPC_URL, publicBaseUrl: ENV.PUBLIC_BASE_URL }[key]);
     }
   }

@@ -47,6 +47,9 @@ describe('prod RPC URL: a secret, never in the template', () => {
       expect(problems, url).toEqual([expect.stringMatching(/^rpcUrl: the URL carries a key .* -c rpcUrlSecretArn=/)]);
       expect(problems.join(' '), url).not.toContain(url);
     }
+    // over http too: both problems, neither printing it
+    const insecure = problemsOf({ ...PROD, rpcUrl: `http://base-mainnet.g.alchemy.com/v2/${KEY}` });
+    expect(insecure).toEqual([expect.stringMatching(/^rpcUrl: the URL carries a key/), 'rpcUrl: prod needs an https URL, got a URL that carries a key']);
     // a key is a key in staging too
     expect(problemsOf({ stage: 'staging', payTo: PROD.payTo, rpcUrl: `https://base-sepolia.g.alchemy.com/v2/${KEY}` })).toEqual([
       expect.stringMatching(/^rpcUrl: the URL carries a key/),
