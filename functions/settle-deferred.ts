@@ -7,11 +7,14 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { deferredWorkerDeps } from '../shared/payment/exact/deferred-job';
 import { settleDeferred } from '../shared/payment/exact/deferred-worker';
+import { withRpcUrlFromSecret } from '../shared/config/rpc-secret';
 import { servicesFromEnvironment } from '../shared/services';
 
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const services = servicesFromEnvironment();
-  const worker = deferredWorkerDeps(services.payment, undefined, services.metrics);
+  // The RPC URL from its secret when the stage keeps it there (a provider URL carries its key).
+  const config = await withRpcUrlFromSecret(services.config);
+  const worker = deferredWorkerDeps({ ...services.payment, config }, undefined, services.metrics);
   if (!worker) throw new Error('settle-deferred: no deferred store in this function');
   const failed = await Promise.all(
     event.Records.map(async (r) => {

@@ -10,8 +10,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { SETTLE_PASS_ENV } from '../shared/payment/batch/settle-settings';
 import { synthService } from '../test/infra/synth';
-import { ASSUMED, costPerMillion, type DeploySettings, type ItemSizes, LANES, type Lane, type LaneLoad, laneLoad, limitsOf } from './capacity/model';
+import {
+  ASSUMED,
+  costPerMillion,
+  type DeploySettings,
+  deferredWorker,
+  type ItemSizes,
+  LANES,
+  type Lane,
+  type LaneLoad,
+  laneLoad,
+  limitsOf,
+  settlerPass,
+} from './capacity/model';
 
 const RATES = [100, 1_000, 10_000] as const;
 
@@ -44,6 +57,13 @@ const settingsFromTemplates = (): DeploySettings => {
     Object.values(api).find((r) => r.Type === 'AWS::Scheduler::Schedule' && JSON.stringify(r.Properties.Target.Arn).includes(settlerId)),
   );
   const [, minutes] = /^rate\((\d+) minutes?\)$/.exec(schedule.Properties.ScheduleExpression) ?? [];
+  const settlerEnv = (name: string): number => Number(fn(s.api.batchSettler).Environment.Variables[name] ?? fail(`the settler has no ${name}`));
+  const deferredFn = s.api.deferredSettlement.fn;
+  const deferredId = s.api.getLogicalId(deferredFn.node.defaultChild as never);
+  const mapping = only(
+    'settle-deferred stream mapping',
+    Object.values(api).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName).includes(deferredId)),
+  );
   const [credits] = (Object.values(s.templates.data.findResources('AWS::DynamoDB::Table')) as Resource[]).filter((t) => t.Properties.GlobalSecondaryIndexes);
   const projectionOf = (name: string) =>
     (credits!.Properties.GlobalSecondaryIndexes as Array<{ IndexName: string; Projection: { ProjectionType: DeploySettings['watchIndexProjection'] } }>).find(
@@ -53,7 +73,15 @@ const settingsFromTemplates = (): DeploySettings => {
     stageRateLimit: stage.Properties.DefaultRouteSettings.ThrottlingRateLimit,
     stageBurstLimit: stage.Properties.DefaultRouteSettings.ThrottlingBurstLimit,
     routeMemoryMb: fn(s.api.functions.get('price')!).MemorySize,
-    settler: { everyMinutes: Number(minutes), timeoutSeconds: fn(s.api.batchSettler).Timeout, memoryMb: fn(s.api.batchSettler).MemorySize },
+    settler: {
+      everyMinutes: Number(minutes),
+      timeoutSeconds: fn(s.api.batchSettler).Timeout,
+      memoryMb: fn(s.api.batchSettler).MemorySize,
+      pageSize: settlerEnv(SETTLE_PASS_ENV.pageSize),
+      claimConcurrency: settlerEnv(SETTLE_PASS_ENV.claimConcurrency),
+      closeConcurrency: settlerEnv(SETTLE_PASS_ENV.closeConcurrency),
+    },
+    deferred: { memoryMb: fn(deferredFn).MemorySize, batchSize: mapping.Properties.BatchSize, parallelizationFactor: mapping.Properties.ParallelizationFactor },
     watchIndexProjection: projectionOf('gsi1'),
     salesIndexProjection: projectionOf('gsi2'),
     edge: Object.values(api).some((r) => r.Type === 'AWS::CloudFront::Distribution'),
@@ -74,6 +102,19 @@ const combined = (rate: number, s: DeploySettings, z: ItemSizes): LaneLoad => {
     hottest: loads.map((l) => l.hottest).sort((a, b) => b.wcu - a.wcu)[0]!,
     settlerPassSeconds: batch.settlerPassSeconds!,
     settlerOpenSalesMb: batch.settlerOpenSalesMb!,
+    // the deferred worker's stream has a shard per partition of the table all three lanes write
+    ...((d) => ({
+      deferredConcurrency: d.concurrency,
+      deferredClaimsPerSecond: d.claimsPerSecond,
+      deferredCapacityPerSecond: d.capacityPerSecond,
+      deferredShardsNeeded: d.shardsNeeded,
+    }))(
+      deferredWorker(
+        rate,
+        loads.reduce((n, l) => n + l.tableWcu, 0),
+        s,
+      ),
+    ),
   };
 };
 
@@ -145,6 +186,27 @@ const main = () => {
       ].join('  '),
     );
   }
+  console.log('');
+  const st = s.settler;
+  console.log(
+    `batch settler pass (page ${n(st.pageSize)} sales, ${st.claimConcurrency} claim transactions and ${st.closeConcurrency} closings in flight; budget ${Math.min(st.everyMinutes * 60, st.timeoutSeconds - ASSUMED.settlerStopMarginSeconds)} s):`,
+  );
+  for (const rate of RATES) {
+    const p = settlerPass(rate, s);
+    console.log(
+      `  ${n(rate).padStart(6)} batch calls/s: ${p.seconds.toFixed(0)} s (claims ${p.parts.claimS.toFixed(0)} s, closings ${p.parts.closeS.toFixed(0)} s, stamp scan ${p.parts.scanS.toFixed(0)} s), holds ${p.heldMb.toFixed(0)} MB`,
+    );
+  }
+  const d = s.deferred;
+  console.log(
+    `deferred exact settle worker (${(ASSUMED.exactDeferredShare * 100).toFixed(0)}% of exact calls; stream batches of ${d.batchSize}, ${d.parallelizationFactor} per shard, ${d.memoryMb} MB):`,
+  );
+  for (const rate of RATES) {
+    const l = laneLoad('x402-exact', rate, s, z);
+    console.log(
+      `  ${n(rate).padStart(6)} exact calls/s: ${n(l.deferredClaimsPerSecond!)} claims/s, ${n(Math.ceil(l.deferredConcurrency!))} executions, stream shards needed ${l.deferredShardsNeeded} (warm throughput ${n(l.deferredShardsNeeded! * ASSUMED.partitionWcu)} WCU)`,
+    );
+  }
   const target = rows.filter((r) => r.rate === TARGET);
   const raise = new Map<string, number>();
   for (const r of target) for (const q of r.quotasToRaise) raise.set(q.name, Math.max(raise.get(q.name) ?? 0, q.needed));
@@ -175,7 +237,9 @@ const main = () => {
   console.log(
     `  function time per request (ms): ${Object.entries(ASSUMED.functionMs)
       .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}; settler closing transaction ${ASSUMED.settleCloseTransactionMs} ms per 50 sales`,
+      .join(
+        ', ',
+      )}; ${ASSUMED.exactDeferredShare * 100}% of exact calls deferred, settled in ${ASSUMED.deferredSettleMs} ms; settler: closing transaction ${ASSUMED.settleCloseTransactionMs} ms per 50 sales, claim transaction ${ASSUMED.settleClaimTransactionMs} ms per 100 channels, page query ${ASSUMED.settlePageQueryMs} ms + ${ASSUMED.settlePageItemMs} ms per sale, ${ASSUMED.batchCallsPerChannelPerSecond} batch call/s per channel`,
   );
   console.log(
     `  default quotas: ${Object.values(ASSUMED.quotas)

@@ -159,6 +159,7 @@ class ServiceFunction extends LambdaFunction {
       | typeof ENV.SOURCE_KEYS_SECRET_ARN
       | typeof ENV.STRIPE_SECRET_ARN
       | typeof ENV.X402_FACILITATOR_SECRET_ARN
+      | typeof ENV.X402_RPC_SECRET_ARN
       | typeof ENV.ETAG_SECRET_ARN
       | typeof ENV.RECEIPT_SIGNING_SECRET_ARN,
   ): this {

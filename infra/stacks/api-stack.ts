@@ -5,7 +5,7 @@
  * charge get write access to the credits table (nonce claims, Pro credits, payment records).
  */
 import { DeferredSettlement } from '../constructs/deferred-settlement';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -28,6 +28,7 @@ import { addApiAlarms, addDashboard } from './observability';
 import { addMoneyJobAlarms } from './money-job-alarms';
 import { addOperationsAlarms } from './operations-alarms';
 import { DEFAULT_WITHDRAW_DELAY_S } from '../../shared/payment/batch/config';
+import { SETTLE_PASS_ENV } from '../../shared/payment/batch/settle-settings';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 
 /** True when a family's function takes payments or debits credits (a priced route, or paid MCP tool calls). */
@@ -263,9 +264,9 @@ class ApiStack extends Stack {
     this.batchSettler = new ServiceFunction(this, 'SettleBatchesFunction', {
       entry: entry('settle-batches'),
       description: 'claims and settles x402 batch-settlement vouchers, refunds idle channels',
-      // A pass closes every open sale, 50 per transaction: at 1,000 batch calls/s that is 600,000 sales
-      // in about 300 s (npm run capacity). 9 minutes stays under the 10-minute schedule (no overlap);
-      // 2 GB holds the open sales it loads.
+      // A pass closes every open sale, 50 per transaction, a page at a time and several at once (the
+      // stage's settler settings); a pass near its timeout stops and the next continues (npm run
+      // capacity gives the pass time per rate). 9 minutes stays under the 10-minute schedule (no overlap).
       timeout: Duration.minutes(9),
       memorySize: 2048,
       // Nothing reserved unless asked (-c reconcilerConcurrency=1, as the reconciler): overlapping passes
@@ -274,6 +275,9 @@ class ApiStack extends Stack {
       environment,
       logRetention: props.config.logRetention,
     });
+    // The pass's page size and parallel bounds, per stage (a pass pages through open sales and stops before its timeout).
+    for (const [key, name] of Object.entries(SETTLE_PASS_ENV))
+      this.batchSettler.addEnvironment(name, String(props.config.capacity.settler[key as keyof typeof SETTLE_PASS_ENV]));
     this.batchSettler.bindTableNameOnly(props.observations, ENV.OBSERVATIONS_TABLE);
     this.batchSettler.bindTable(props.credits, { access: 'CHANNELS', envKey: ENV.CREDITS_TABLE });
     if (props.facilitator) this.batchSettler.bindSecret(props.facilitator, ENV.X402_FACILITATOR_SECRET_ARN);
@@ -297,6 +301,12 @@ class ApiStack extends Stack {
     // Issue 37: webhook watches (stream -> fan-out -> queue -> delivery).
     if (props.etagSecret) {
       this.watches = new Watches(this, 'Watches', { ...props, etagSecret: props.etagSecret, entry, environment, logRetention: props.config.logRetention });
+    }
+
+    // The chain-reading functions get the RPC secret's ARN (read at cold start), never the URL.
+    if (props.config.rpcUrlSecretArn) {
+      const rpc = Secret.fromSecretCompleteArn(this, 'RpcUrlSecret', props.config.rpcUrlSecretArn);
+      for (const fn of [this.reconciler, this.batchSettler, this.deferredSettlement.fn]) fn.bindSecret(rpc, ENV.X402_RPC_SECRET_ARN);
     }
 
     this.alarms = addApiAlarms(this, {

@@ -38,6 +38,17 @@ const ZERO_ADDRESS = /^0x0{40}$/;
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/;
+/** A secret's complete ARN (with the six-character suffix Secrets Manager adds to its name). */
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/;
+/**
+ * An RPC URL that carries a credential: user:password@, a key or token in the query, or a path
+ * segment long enough to be an API key (Alchemy /v2/<32>, Infura /v3/<32 hex>, QuickNode /<token>/).
+ */
+const KEYED_URL = [
+  /^[a-z]+:\/\/[^/?#]*@/i,
+  /[?&](api[-_]?key|key|token|access[-_]?token|secret)=/i,
+  /^[a-z]+:\/\/[^/?#]+(\/[^?#]*)?\/[A-Za-z0-9_-]{20,}(\/|$|[?#])/i,
+];
 
 /** Context keys this app reads; everything else in the context belongs to CDK. */
 const CONTEXT_KEYS = [
@@ -48,6 +59,7 @@ const CONTEXT_KEYS = [
   'maxTimeoutSeconds',
   'publicBaseUrl',
   'rpcUrl',
+  'rpcUrlSecretArn',
   'logRetentionDays',
   'alarmEmail',
   'alarmTopicArn',
@@ -97,6 +109,8 @@ interface DeployConfig {
   /** CloudWatch namespace of the business metrics, e.g. CommodityData/prod. */
   metricsNamespace: string;
   logRetention: RetentionDays;
+  /** The secret holding the chain's RPC URL (-c rpcUrlSecretArn): the chain-reading functions get its ARN, never the URL. */
+  rpcUrlSecretArn?: string;
   /** A custom domain for the API (-c domainName -c certificateArn): an API Gateway domain and its mapping. */
   domain?: { name: string; certificateArn: string };
   /**
@@ -164,12 +178,27 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
       `facilitatorUrl: ${ctx.facilitatorUrl} settles on testnets only; prod (eip155:8453) needs a mainnet facilitator, e.g. -c facilitatorUrl=https://api.cdp.coinbase.com/platform/v2/x402`,
     );
   }
-  // The reconciler and the batch settler read the chain through it. The public Base RPC limits
-  // getLogs and rate, so prod names its own provider.
-  if (stage === 'prod' && !ctx.rpcUrl) {
+  // The reconciler, the batch settler and the deferred settle worker read the chain through it. The
+  // public Base RPC limits getLogs and rate, so prod names its own provider, preferably in a secret:
+  // a provider URL carries its key, and a context value lands in the template.
+  const rpcUrlSecretArn = ctx.rpcUrlSecretArn || undefined;
+  if (stage === 'prod' && !ctx.rpcUrl && !rpcUrlSecretArn) {
     problems.push(
-      'rpcUrl: required in prod: the JSON-RPC URL of a Base mainnet provider (-c rpcUrl=https://…); the public https://mainnet.base.org is rate-limited',
+      'rpcUrlSecretArn or rpcUrl: required in prod: the JSON-RPC URL of a Base mainnet provider, in a Secrets Manager secret (-c rpcUrlSecretArn=arn:aws:secretsmanager:…, preferred: its key stays out of the template) or -c rpcUrl=https://… (a URL without a key); the public https://mainnet.base.org is rate-limited',
     );
+  }
+  if (ctx.rpcUrl && rpcUrlSecretArn) problems.push('rpcUrl and rpcUrlSecretArn: give one (the secret is read instead of the URL)');
+  if (rpcUrlSecretArn && !SECRET_ARN.test(rpcUrlSecretArn)) {
+    problems.push(
+      `rpcUrlSecretArn: not the complete ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 chars>), got "${rpcUrlSecretArn}"`,
+    );
+  }
+  if (ctx.rpcUrl && KEYED_URL.some((re) => re.test(ctx.rpcUrl!))) {
+    // Never echo it: the message is printed and logged.
+    problems.push(
+      'rpcUrl: the URL carries a key (user:password@, a key in the query, or a key-like path segment) and would be written into the template: put it in a Secrets Manager secret and give -c rpcUrlSecretArn=arn:aws:secretsmanager:… instead',
+    );
+    reported.add(ENV.X402_RPC_URL);
   }
   if (ctx.rpcUrl && stage === 'prod' && TESTNET_RPC.test(ctx.rpcUrl)) {
     problems.push(`rpcUrl: ${ctx.rpcUrl} names a test network; prod settles on Base mainnet (chain 8453): give a Base mainnet RPC URL`);
@@ -183,7 +212,9 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
   for (const key of ['facilitatorUrl', 'rpcUrl', 'publicBaseUrl'] as const) {
     const url = ctx[key];
     if (stage === 'prod' && url && /^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https:\/\//i.test(url)) {
-      problems.push(`${key}: prod needs an https URL, got "${url}"`);
+      // A URL with a key is not printed (it was reported above without it).
+      const shown = key === 'rpcUrl' && KEYED_URL.some((re) => re.test(url)) ? 'a URL that carries a key' : `"${url}"`;
+      problems.push(`${key}: prod needs an https URL, got ${shown}`);
       reported.add({ facilitatorUrl: ENV.X402_FACILITATOR_URL, rpcUrl: ENV.X402_RPC_URL, publicBaseUrl: ENV.PUBLIC_BASE_URL }[key]);
     }
   }
@@ -312,6 +343,7 @@ const readDeployConfig = (node: Pick<Node, 'tryGetContext'> & Partial<Pick<Node,
     metricsNamespace,
     logRetention: (days as RetentionDays | undefined) ?? (stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_MONTH),
     ...(domain ? { domain } : {}),
+    ...(rpcUrlSecretArn ? { rpcUrlSecretArn } : {}),
     alarmActions: quiet !== true,
     capacity: { ...STAGE_CAPACITY[stage], edge: edge ?? STAGE_CAPACITY[stage].edge },
   };

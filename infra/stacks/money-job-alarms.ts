@@ -1,6 +1,6 @@
 /**
  * Alarms of the batch settler, the job that turns batch-lane vouchers into money on chain: it
- * stopped running, a pass failed, or a sale has waited for its claim longer than a quarter of the
+ * stopped running, a pass failed, passes keep stopping short of their work, or a sale has waited for its claim longer than a quarter of the
  * channels' withdrawal delay (past the delay a buyer can withdraw what was never claimed). They read
  * the metrics shared/payment/batch/settle-metrics.ts emits each pass.
  */
@@ -43,6 +43,15 @@ const addMoneyJobAlarms = (scope: Construct, o: MoneyJobAlarmOptions): Alarm[] =
       alarmDescription: 'A batch settlement pass failed or could not refund a channel: its log says which step; the next pass resumes from chain state',
       threshold: 1,
       evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }),
+    business(BATCH_METRIC.stopped, 'Sum').createAlarm(scope, 'BatchSettlerStoppedAlarm', {
+      alarmDescription:
+        'Three batch settlement passes in a row stopped near their timeout with work left: raise the stage settler settings (infra/stacks/capacity-settings.ts: claims and closings in flight, page size; npm run capacity)',
+      threshold: 1,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }),

@@ -13,6 +13,8 @@ import {
   GraphWidget,
   MathExpression,
   Metric,
+  TableSummaryColumn,
+  TableWidget,
   TextWidget,
   TreatMissingData,
   type IMetric,
@@ -167,6 +169,23 @@ const addDashboard = (scope: Construct, o: { name: string; namespace: string; ap
       label: name,
       period: Duration.hours(1),
     });
+  // Money per lane and route, whatever routes exist: a SEARCH over the {service, lane, route} dimension set.
+  const perRoute = (name: string) =>
+    new MathExpression({
+      expression: `SEARCH('{${o.namespace},lane,route,service} service="${METRIC_SERVICE.api}" MetricName="${name}"', 'Sum', 3600)`,
+      label: name,
+      period: Duration.hours(1),
+    });
+  // "What did we earn today, per route and lane": each row a lane and route, its sum over the time range.
+  const perRouteTable = (title: string, name: string) =>
+    new TableWidget({
+      title,
+      metrics: [perRoute(name)],
+      summary: { columns: [TableSummaryColumn.SUM], hideNonSummaryColumns: true },
+      setPeriodToTimeRange: true,
+      width: 8,
+      height: 8,
+    });
   return new Dashboard(scope, 'Dashboard', {
     dashboardName: o.name,
     widgets: [
@@ -190,9 +209,14 @@ const addDashboard = (scope: Construct, o: { name: string; namespace: string; ap
         }),
       ],
       [
+        perRouteTable('Revenue by lane and route (USDC atomic, sum over the range)', METRIC.revenueAtomic),
+        perRouteTable('Credits by lane and route (Pro, sum over the range)', METRIC.creditsDebited),
+        perRouteTable('Paid calls by lane and route (sum over the range)', METRIC.paidCalls),
+      ],
+      [
         new GraphWidget({
-          title: 'Batch settler per pass: vouchers claimed, refunds, failures',
-          left: [m(BATCH_METRIC.claimed), m(BATCH_METRIC.refunded), m(BATCH_METRIC.failed)],
+          title: 'Batch settler per pass: vouchers claimed, refunds, failures, passes stopped short',
+          left: [m(BATCH_METRIC.claimed), m(BATCH_METRIC.refunded), m(BATCH_METRIC.failed), m(BATCH_METRIC.stopped)],
           width: 12,
         }),
         new GraphWidget({

@@ -48,6 +48,7 @@ const ConfigSchema = z
     // JSON-RPC of the payment network, read only by reconciliation of pending settlements (public
     // Base / Base Sepolia RPC when unset; the local chain sets its own).
     [ENV.X402_RPC_URL]: z.string().url().optional(),
+    [ENV.X402_RPC_SECRET_ARN]: z.string().startsWith('arn:').optional(),
     [ENV.X402_LOCAL_CHAIN]: truthy,
     // Deferred settlement of the exact lane (shared/payment/exact/deferral.ts): a route priced at or
     // below X402_DEFER_MAX_USD answers once /verify passed and the claim is durable, and is settled

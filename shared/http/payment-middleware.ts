@@ -140,7 +140,7 @@ const paymentMiddlewareAfter = async (request: PaymentRequest, opts: PaymentMidd
     return { ...response, headers: { ...response.headers, ...receiptHeaders(signed, services.now()) } };
   };
   const outcome = await settle(grant, services.payment, (receipt) => serializeAnswer(withReceipt(receipt)));
-  countSettlement(services.metrics, grant, outcome, services.payment);
+  countSettlement(services.metrics, grant, outcome, services.payment, request.context.service.route?.id);
   // No confirmed payment, no data: the handler's answer is dropped.
   request.response = outcome.type === 'settled' ? withReceipt(outcome.receipt) : renderRefusal(outcome.refusal, renderContext(request, services));
 };

@@ -194,7 +194,7 @@ const paidToolCall = async (tool: McpTool, call: ToolCall, services: Services, r
   const settled = await settle(outcome.grant, services.payment, (receipt) =>
     Buffer.from(JSON.stringify(dataResult(result.body, { ...receiptMeta(signed(receipt)), ...tagMeta })), 'utf8'),
   );
-  countSettlement(services.metrics, outcome.grant, settled, services.payment);
+  countSettlement(services.metrics, outcome.grant, settled, services.payment, tool.route.id);
   // No confirmed payment, no data.
   if (settled.type === 'refused') return refusalResult(settled.refusal, call.requestId);
   return dataResult(result.body, { ...receiptMeta(signed(settled.receipt)), ...tagMeta });

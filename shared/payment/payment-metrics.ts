@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { METRIC, type MetricsSink } from '../observability/metrics';
 import type { Credentials, Grant, PaymentDeps, PaymentLog, Refusal, SettleOutcome } from './lane';
 import { laneOfGrant } from './lanes';
+import { countRevenue } from './revenue-metrics';
 
 /**
  * A wallet address as logs carry it: the first 16 hex digits of the SHA-256 of its lower-case form.
@@ -51,28 +52,24 @@ const countRefusal = (
 /**
  * The end of a granted call: settled (paid) or not.
  * @param deps the payment services whose lanes made the grant (default: the registry)
+ * @param route the route table's id of the call (HTTP route or MCP tool's route): its calls and revenue per route
  */
-const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutcome, deps: Pick<PaymentDeps, 'lanes'> = {}): void => {
+const countSettlement = (metrics: MetricsSink, grant: Grant, outcome: SettleOutcome, deps: Pick<PaymentDeps, 'lanes'> = {}, route?: string): void => {
   if (outcome.type !== 'settled') {
     if (outcome.refusal.error.statusCode === 504) metrics.count(METRIC.settlementsPending);
     return;
   }
   metrics.count(METRIC.paidCalls, 1, { lane: grant.lane });
-  // Deferred: answered with the settlement pending; the settle worker counts it when the chain has it.
+  if (route) metrics.count(METRIC.paidCalls, 1, { lane: grant.lane, route });
+  // Deferred: answered with the settlement pending; the settle worker counts its revenue when the chain has it.
   if (outcome.receipt.settlement?.errorReason === 'settlement_pending') {
     metrics.count(METRIC.deferredCalls);
     return;
   }
   const booked = laneOfGrant(deps, grant)?.booked(grant as never);
   if (!booked) return;
-  if (booked.unit === 'credits') {
-    metrics.count(METRIC.creditsDebited, booked.amount);
-    return;
-  }
   if (booked.settlement) metrics.count(METRIC.settlements);
-  // The total (the dashboard's) and the lane's own share.
-  metrics.count(METRIC.revenueAtomic, booked.amount);
-  metrics.count(METRIC.revenueAtomic, booked.amount, { lane: grant.lane });
+  countRevenue(metrics, booked, grant.lane, route);
 };
 
 export { countRefusal, countSettlement, hashedPayer };

@@ -53,12 +53,15 @@ describe('business metrics', () => {
       headers: { 'payment-signature': b64(v2Payload(signed, acceptedFor(PAY_TO), `${stack.url}/v1/price/CL`)) },
     });
     expect(paid.status).toBe(200);
+    const route = 'GET /v1/price/{code}';
     expect(points.slice(1)).toEqual([
       { name: METRIC.paidCalls, value: 1, dimensions: { lane: 'x402-exact' } },
+      { name: METRIC.paidCalls, value: 1, dimensions: { lane: 'x402-exact', route } },
       { name: METRIC.settlements, value: 1, dimensions: {} },
       { name: METRIC.revenueAtomic, value: 10_000, dimensions: {} },
-      // The lane's own share of the revenue, under its name.
+      // The lane's own share of the revenue, under its name, and per route.
       { name: METRIC.revenueAtomic, value: 10_000, dimensions: { lane: 'x402-exact' } },
+      { name: METRIC.revenueAtomic, value: 10_000, dimensions: { lane: 'x402-exact', route } },
     ]);
     expect(published).toBe(2); // flushed once per invocation
   });

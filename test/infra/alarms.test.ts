@@ -139,9 +139,9 @@ describe('alarms (staging)', () => {
         await captureStdout(async () => {
           countRefusal(metrics, { error: new PaymentError('PAYMENT_REQUIRED', 'pay') } as Refusal, 'price');
           const settled: SettleOutcome = { type: 'settled', receipt: {} };
-          countSettlement(metrics, { lane: 'x402-exact', callId: 'c1', mode: 'settle', amount: '10000' } as Grant, settled);
-          countSettlement(metrics, { lane: 'pro', callId: 'c2', usage: { credits: 1 } } as Grant, settled);
-          countSettlement(metrics, { lane: 'x402-batch', callId: 'c4', batch: { amount: '10000' } } as Grant, settled);
+          countSettlement(metrics, { lane: 'x402-exact', callId: 'c1', mode: 'settle', amount: '10000' } as Grant, settled, {}, 'GET /v1/price/{code}');
+          countSettlement(metrics, { lane: 'pro', callId: 'c2', usage: { credits: 1 } } as Grant, settled, {}, 'GET /v1/history/{code}');
+          countSettlement(metrics, { lane: 'x402-batch', callId: 'c4', batch: { amount: '10000' } } as Grant, settled, {}, 'GET /v1/price/{code}');
           countSettlement(metrics, { lane: 'x402-exact', callId: 'c3', mode: 'settle' } as Grant, {
             type: 'refused',
             refusal: { error: new SettlementPendingError('pending') },
@@ -163,6 +163,7 @@ describe('alarms (staging)', () => {
               stamped: 3,
               open: 1,
               cursor: 1n,
+              stopped: false,
             },
             { sales: 1, atomic: 10_000n, oldestSeconds: 120 },
           );
@@ -198,8 +199,8 @@ describe('alarms (staging)', () => {
     const business = [...alarmsOf(s.templates.api), ...alarmsOf(s.templates.ingest)].filter(
       ([, a]) => a.Properties.Namespace === NAMESPACE && !accessLogCounts.includes(a.Properties.MetricName),
     );
-    // the pending-settlement alarm, the batch settler's failures and backlog age, one stale alarm per source, and the deferred-loss alarm
-    expect(business).toHaveLength(1 + 2 + SOURCES.length + 1);
+    // the pending-settlement alarm, the batch settler's failures, passes stopped short and backlog age, one stale alarm per source, and the deferred-loss alarm
+    expect(business).toHaveLength(1 + 3 + SOURCES.length + 1);
     // The deferred settle worker's loss count is captured by test/payment/deferred.test.ts (a planted drain on the local chain).
     for (const [id, a] of business.filter(([, a]) => a.Properties.MetricName !== METRIC.deferredLossAtomic)) {
       const want = Object.fromEntries((a.Properties.Dimensions as Array<{ Name: string; Value: string }>).map((d) => [d.Name, d.Value]));
@@ -264,7 +265,7 @@ describe('alarms (staging)', () => {
     // nothing else: every alarm is one of the above, or a load alarm (test/infra/capacity-stack.test.ts)
     const load = alarmsOf(s.templates.api).filter(([id]) => /^(Api429|ApiClientErrorRate|LambdaThrottles|DynamoThrottles|RevenueZero)Alarm/.test(id));
     expect(load.length).toBe(1 + 1 + Math.ceil((s.api.functions.size + 2 + 1 + 2) / 10) + 2 + 1);
-    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length + 3 + 5);
+    expect(api.length + ingest.length - load.length).toBe(s.api.functions.size + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 3 + SOURCES.length + 3 + 5);
   });
 
   it('every alarm notifies the alarm topic when it fires and when it recovers; the topic mails the given address', () => {
@@ -307,6 +308,17 @@ describe('alarms (staging)', () => {
     // SEARCH expressions: their dimension schema is exactly the emitted point's dimension names
     const searches = metrics.map((m) => (m[0] as { expression?: string })?.expression).filter((e): e is string => typeof e === 'string');
     expect(searches.length).toBeGreaterThan(0);
+    // "What did we earn today, per route and lane": a table per money metric over {lane, route, service}, summed over the range
+    for (const name of [METRIC.revenueAtomic, METRIC.creditsDebited, METRIC.paidCalls]) {
+      const table = body.widgets.find(
+        (w: any) =>
+          w.type === 'metric' &&
+          w.properties.view === 'table' &&
+          JSON.stringify(w.properties.metrics).includes(`lane,route,service} service=\\"commodity-data\\" MetricName=\\"${name}\\"`),
+      );
+      expect(table, name).toBeDefined();
+      expect(table.properties.table).toMatchObject({ summaryColumns: ['SUM'] });
+    }
     for (const e of searches) {
       const [, schema, name] = /\{[^,]+,([^}]*)\}.*MetricName="([^"]+)"/.exec(e)!;
       const names = schema!.split(',').sort();

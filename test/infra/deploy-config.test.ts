@@ -106,7 +106,9 @@ describe('readDeployConfig', () => {
   });
 
   it("requires an RPC URL in prod, of the stage's own chain", () => {
-    expect(problemsOf({ ...PROD, rpcUrl: undefined })).toEqual([expect.stringMatching(/^rpcUrl: required in prod: .*-c rpcUrl=https:/)]);
+    expect(problemsOf({ ...PROD, rpcUrl: undefined })).toEqual([
+      expect.stringMatching(/^rpcUrlSecretArn or rpcUrl: required in prod: .*-c rpcUrlSecretArn=arn:aws:secretsmanager:.*-c rpcUrl=https:/),
+    ]);
     for (const url of ['https://sepolia.base.org', 'https://base-sepolia.g.alchemy.com/v2/k', 'https://base-testnet.example.com']) {
       expect(problemsOf({ ...PROD, rpcUrl: url }), url).toEqual([
         expect.stringMatching(/^rpcUrl: .* names a test network; prod settles on Base mainnet \(chain 8453\)/),

@@ -27,6 +27,15 @@ describe('batch settler alarms', () => {
       Threshold: 1,
       Namespace: 'CommodityData/staging',
     });
+    // three passes in a row cut short by their timeout: the settler's bounds are too small for the load
+    expect(byId('BatchSettlerStoppedAlarm')).toMatchObject({
+      MetricName: BATCH_METRIC.stopped,
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      Period: SETTLE_BATCHES_EVERY_MINUTES * 60,
+    });
     expect(byId('BatchBacklogAgeAlarm')).toMatchObject({ MetricName: BATCH_METRIC.backlogOldestSeconds, Statistic: 'Maximum', Threshold: 6 * 3600 });
   });
 });

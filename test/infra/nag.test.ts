@@ -51,13 +51,13 @@ describe('cdk-nag AwsSolutionsChecks', () => {
       },
     ],
     [
-      'prod with a custom domain and the pager held',
+      'prod with a custom domain, the pager held and the RPC URL in a secret',
       {
         stage: 'prod',
         payTo: PAY_TO,
         facilitatorUrl: 'https://facilitator.example.com/x402',
         alarmEmail: 'ops@example.com',
-        rpcUrl: 'https://base.rpc.example.com',
+        rpcUrlSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:commodity-data-prod/rpc-url-AbC123',
         domainName: 'api.example.com',
         certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0b7c2f4e-1111-2222-3333-444455556666',
         quietAlarms: '1',

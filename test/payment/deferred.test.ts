@@ -36,9 +36,14 @@ const run = promisify(execFile);
 
 /** A metrics sink that keeps what was counted. */
 const recordingMetrics = () => {
-  const counted: Array<{ name: string; value: number }> = [];
-  const sink: MetricsSink = { count: (name, value = 1) => void counted.push({ name, value }), publish: () => undefined };
-  return { sink, total: (name: string) => counted.filter((c) => c.name === name).reduce((n, c) => n + c.value, 0) };
+  const counted: Array<{ name: string; value: number; dimensions: Readonly<Record<string, string>> }> = [];
+  const sink: MetricsSink = { count: (name, value = 1, dimensions = {}) => void counted.push({ name, value, dimensions }), publish: () => undefined };
+  const sameDimensions = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) => JSON.stringify(a) === JSON.stringify(b);
+  return {
+    sink,
+    total: (name: string, dimensions: Readonly<Record<string, string>> = {}) =>
+      counted.filter((c) => c.name === name && sameDimensions(c.dimensions, dimensions)).reduce((n, c) => n + c.value, 0),
+  };
 };
 
 describe('deferred settlement of the exact lane (local chain, official clients)', () => {
@@ -134,9 +139,14 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(before.status).toBe(200);
     expect(PaymentStatusBody.parse(before.body)).toMatchObject({ status: 'pending', transaction: null, amount: '10000', route: 'GET /v1/price/{code}' });
 
+    const byRoute = { lane: 'x402-exact', route: 'GET /v1/price/{code}' };
+    const revenueBefore = [metrics.total('RevenueUsdcAtomic', { lane: 'x402-exact' }), metrics.total('RevenueUsdcAtomic', byRoute)];
     const report = await pass();
     expect(report.settled).toBeGreaterThanOrEqual(1);
     expect(await net.chain.balanceOf(buyer.address)).toBe(90_000n);
+    // The worker books the deferred call's revenue under its lane and route when the chain has it (10,000 atomic at least: this call's).
+    expect(metrics.total('RevenueUsdcAtomic', { lane: 'x402-exact' }) - revenueBefore[0]!).toBeGreaterThanOrEqual(10_000);
+    expect(metrics.total('RevenueUsdcAtomic', byRoute) - revenueBefore[1]!).toBeGreaterThanOrEqual(10_000);
     const after = await getJson(stack.url, status);
     expect(PaymentStatusBody.parse(after.body)).toMatchObject({ status: 'settled' });
     const tx = await net.chain.publicClient.getTransactionReceipt({ hash: after.body.transaction });

@@ -101,8 +101,10 @@ describe('a lane added to the registry', () => {
     expect(paid.body).toMatchObject({ instrument: 'CL' });
     expect(points).toEqual([
       { name: METRIC.paidCalls, value: 1, dimensions: { lane: 'x402-upto' } },
+      { name: METRIC.paidCalls, value: 1, dimensions: { lane: 'x402-upto', route: 'GET /v1/price/{code}' } },
       { name: METRIC.revenueAtomic, value: 10_000, dimensions: {} },
       { name: METRIC.revenueAtomic, value: 10_000, dimensions: { lane: 'x402-upto' } },
+      { name: METRIC.revenueAtomic, value: 10_000, dimensions: { lane: 'x402-upto', route: 'GET /v1/price/{code}' } },
     ]);
     expect(fake.calls.settle).toHaveLength(0);
   });

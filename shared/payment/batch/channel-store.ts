@@ -99,13 +99,23 @@ interface BatchChannelStore extends ChannelStorage {
   change(channelId: string, update: (current: StoredChannel | undefined) => ChannelChange, seed?: StoredChannel): Promise<ChannelUpdateResult>;
   /** The answer the channel's latest committed voucher paid for (undefined when none was kept). */
   answerOf(channelId: string): Promise<DeliveredAnswer | undefined>;
-  /** Every open sale, by channel and cumulative amount. */
+  /** Every open sale, by channel and cumulative amount (tests and small tools; the settlement job pages). */
   openSales(): Promise<OpenSale[]>;
+  /**
+   * One page of the open sales in key order (channel, then cumulative): at most `limit`, from after
+   * `after` (a page's `next`); no `next` when the last page has been read.
+   */
+  openSalesPage(after: string | undefined, limit: number): Promise<{ sales: OpenSale[]; next?: string }>;
+  /** One page of a channel's open sales with a cumulative amount in (above, upTo], lowest first. */
+  openSalesOf(channelId: string, range: { above: bigint; upTo: bigint }, limit: number): Promise<OpenSale[]>;
   /** Stamps sales with their claim transaction and closes them; a sale already closed is left alone. */
   closeSales(sales: readonly OpenSale[], transaction: string): Promise<void>;
   /** The block the settlement job reads claim events from; undefined before its first run. */
   jobCursor(): Promise<bigint | undefined>;
   setJobCursor(block: bigint): Promise<void>;
+  /** Where an interrupted settlement pass stopped (settle-job.ts PassState); undefined when the last pass finished. */
+  passState(): Promise<string | undefined>;
+  setPassState(state: string | undefined): Promise<void>;
 }
 
 /** Whether a reservation still holds the channel. */

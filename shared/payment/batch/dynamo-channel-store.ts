@@ -5,6 +5,7 @@
  *   pk X402BATCHOPEN#<shard>   sk <channel id>#<cumulative, 39 digits>  a sale whose claim transaction is not known yet
  *   pk X402SALE#<yyyy-mm>#<s>  sk <settled_at>#<sale id>               the sale itself (sale-record.ts)
  *   pk X402BATCHJOB            sk CURSOR                               the block the settlement job reads claims from
+ *   pk X402BATCHJOB            sk PASS                                 where an interrupted settlement pass stopped
  *   pk X402BATCHANSWER#<shard> sk <channel id>                         the answer the channel's latest voucher paid for
  *
  * (shard = the channel id's first byte % 16, so listing all channels is 16 Queries and no Scan.)
@@ -16,7 +17,7 @@
  * sales and their open entries in one TransactWriteItems, so revenue and charged amount move
  * together or not at all.
  */
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChannelUpdateResult } from '@x402/evm/batch-settlement/server';
 import {
   type BatchChannelStore,
@@ -41,6 +42,7 @@ const openKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => ({
   sk: `${o.channelId}#${padCumulative(o.cumulative)}`,
 });
 const CURSOR_KEY = { pk: 'X402BATCHJOB', sk: 'CURSOR' };
+const PASS_KEY = { pk: 'X402BATCHJOB', sk: 'PASS' };
 const answerKey = (id: string) => ({ pk: `X402BATCHANSWER#${shardOf(id)}`, sk: id });
 
 /**
@@ -171,20 +173,63 @@ class DynamoChannelStore extends DynamoChannelLane implements BatchChannelStore 
           { client: this.doc },
           { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `X402BATCHOPEN#${shard}` }, ConsistentRead: true },
         );
-        for await (const page of pages) {
-          for (const i of page.Items ?? []) {
-            out.push({
-              channelId: String(i.channel_id),
-              cumulative: BigInt(String(i.cumulative)),
-              amount: String(i.amount),
-              sale: { pk: String(i.sale_pk), sk: String(i.sale_sk) },
-            });
-          }
-        }
+        for await (const page of pages) for (const i of page.Items ?? []) out.push(openSaleOfItem(i));
         return out;
       }),
     );
     return shards.flat();
+  }
+
+  /** Shard by shard in key order; a page's `next` is `<shard>|<sort key>` of its last sale. */
+  async openSalesPage(after: string | undefined, limit: number): Promise<{ sales: OpenSale[]; next?: string }> {
+    const [shardText, afterSk] = after === undefined ? ['0', undefined] : [after.slice(0, after.indexOf('|')), after.slice(after.indexOf('|') + 1)];
+    const sales: OpenSale[] = [];
+    let shard = Number(shardText);
+    let startSk = afterSk || undefined;
+    let lastSk: string | undefined;
+    while (shard < SHARDS && sales.length < limit) {
+      const pk = `X402BATCHOPEN#${shard}`;
+      const res = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+          Limit: limit - sales.length,
+          ...(startSk === undefined ? {} : { ExclusiveStartKey: { pk, sk: startSk } }),
+        }),
+      );
+      for (const i of res.Items ?? []) {
+        sales.push(openSaleOfItem(i));
+        lastSk = String(i.sk);
+      }
+      if (res.LastEvaluatedKey) return { sales, next: `${shard}|${String(res.LastEvaluatedKey.sk)}` };
+      // This shard is read to its end: the next one from its start.
+      shard++;
+      startSk = undefined;
+      lastSk = undefined;
+    }
+    if (shard >= SHARDS) return { sales };
+    return { sales, next: lastSk === undefined ? `${shard}|` : `${shard}|${lastSk}` };
+  }
+
+  async openSalesOf(channelId: string, range: { above: bigint; upTo: bigint }, limit: number): Promise<OpenSale[]> {
+    const id = normalizeChannelId(channelId);
+    if (range.upTo <= range.above) return [];
+    const res = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': openKey({ channelId: id, cumulative: 0n }).pk,
+          ':from': openKey({ channelId: id, cumulative: range.above + 1n }).sk,
+          ':to': openKey({ channelId: id, cumulative: range.upTo }).sk,
+        },
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    return (res.Items ?? []).map(openSaleOfItem);
   }
 
   async closeSales(sales: readonly OpenSale[], transaction: string): Promise<void> {
@@ -214,7 +259,25 @@ class DynamoChannelStore extends DynamoChannelLane implements BatchChannelStore 
   async setJobCursor(block: bigint): Promise<void> {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...CURSOR_KEY, block: block.toString() } }));
   }
+
+  async passState(): Promise<string | undefined> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: PASS_KEY, ConsistentRead: true }));
+    return res.Item ? String(res.Item.state) : undefined;
+  }
+
+  async setPassState(state: string | undefined): Promise<void> {
+    if (state === undefined) await this.doc.send(new DeleteCommand({ TableName: this.table, Key: PASS_KEY }));
+    else await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...PASS_KEY, state } }));
+  }
 }
+
+/** An open-sale item as an OpenSale. */
+const openSaleOfItem = (i: Record<string, unknown>): OpenSale => ({
+  channelId: String(i.channel_id),
+  cumulative: BigInt(String(i.cumulative)),
+  amount: String(i.amount),
+  sale: { pk: String(i.sale_pk), sk: String(i.sale_sk) },
+});
 
 /** The compare-and-swap condition: the version read, or no item when none was read. */
 const versionIs = (version: number | undefined) =>

@@ -16,6 +16,8 @@ import {
 import { saleKey, type SaleRecord } from '../sales';
 
 const openKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => `${o.channelId}#${o.cumulative}`;
+/** The key order of openSales(): channel, then cumulative (padded to uint128's 39 digits). */
+const pageKey = (o: Pick<OpenSale, 'channelId' | 'cumulative'>) => `${o.channelId}#${o.cumulative.toString().padStart(39, '0')}`;
 
 class MemoryChannelStore implements BatchChannelStore {
   private readonly channels = new Map<string, StoredChannel>();
@@ -23,6 +25,7 @@ class MemoryChannelStore implements BatchChannelStore {
   private readonly open = new Map<string, OpenSale>();
   private readonly answers = new Map<string, DeliveredAnswer>();
   private cursor: bigint | undefined;
+  private pass: string | undefined;
 
   async get(channelId: string): Promise<StoredChannel | undefined> {
     const c = this.channels.get(normalizeChannelId(channelId));
@@ -70,6 +73,17 @@ class MemoryChannelStore implements BatchChannelStore {
     return [...this.open.values()].sort((a, b) => (a.channelId === b.channelId ? Number(a.cumulative - b.cumulative) : a.channelId < b.channelId ? -1 : 1));
   }
 
+  async openSalesPage(after: string | undefined, limit: number): Promise<{ sales: OpenSale[]; next?: string }> {
+    const rest = (await this.openSales()).filter((o) => after === undefined || pageKey(o) > after);
+    const sales = rest.slice(0, limit);
+    return rest.length > limit ? { sales, next: pageKey(sales.at(-1)!) } : { sales };
+  }
+
+  async openSalesOf(channelId: string, range: { above: bigint; upTo: bigint }, limit: number): Promise<OpenSale[]> {
+    const id = normalizeChannelId(channelId);
+    return (await this.openSales()).filter((o) => o.channelId === id && o.cumulative > range.above && o.cumulative <= range.upTo).slice(0, limit);
+  }
+
   async closeSales(sales: readonly OpenSale[], transaction: string): Promise<void> {
     for (const o of sales) {
       if (!this.open.delete(openKey(o))) continue;
@@ -85,6 +99,14 @@ class MemoryChannelStore implements BatchChannelStore {
 
   async setJobCursor(block: bigint): Promise<void> {
     this.cursor = block;
+  }
+
+  async passState(): Promise<string | undefined> {
+    return this.pass;
+  }
+
+  async setPassState(state: string | undefined): Promise<void> {
+    this.pass = state;
   }
 
   /** Every sale booked (tests compare them with the chain). */

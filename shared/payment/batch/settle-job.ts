@@ -21,6 +21,12 @@
  *   5. stamp    every sale still open gets the claim transaction that covers it, read from the
  *               escrow's Claimed events since the job's cursor (a pass interrupted between a claim
  *               and its stamp; never lost: an unstamped sale keeps the cursor where it is).
+ *
+ * At volume (settle-settings.ts): open sales are read a page at a time (never all at once), claim
+ * transactions and sale closings run in parallel up to a bound, and a pass told to stop (its
+ * Lambda's time running out) finishes the work it started, pays out what is claimed, skips the
+ * rest and saves where it stopped (store.passState): the next pass claims from the first channel left and continues the
+ * stamp scan from its page. Nothing is claimed twice across the stop: step 1 reads the chain first.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FacilitatorClient } from '@x402/core/http';
@@ -33,11 +39,13 @@ import {
 } from '@x402/evm/batch-settlement/server';
 import { getAddress, isAddressEqual, type Address } from 'viem';
 import type { Config } from '../../config';
+import { mapLimit } from '../../concurrency/map-limit';
 import { usdcFor } from '../assets';
 import { DEFAULT_RPC_URLS } from '../reconcile';
 import { type BatchChannelStore, isClosing, isPendingLive, type OpenSale, type StoredChannel } from './channel-store';
 import { DynamoChannelStore } from './dynamo-channel-store';
-import { type ClaimEvent, type EscrowReader, viemEscrowReader } from './escrow-reader';
+import { type ClaimEvent, type EscrowChannel, type EscrowReader, viemEscrowReader } from './escrow-reader';
+import { DEFAULT_SETTLE_PASS, type SettlePassSettings } from './settle-settings';
 
 /** A channel unused this long is refunded (what is charged is claimed, the rest goes back to the payer). */
 const DEFAULT_IDLE_REFUND_S = 86_400;
@@ -73,6 +81,27 @@ interface BatchSettlementDeps {
   now: () => Date;
   log?: JobLog;
   idleRefundSeconds?: number;
+  /** Page size and parallel bounds (settle-settings.ts); defaults when absent. */
+  settings?: Partial<SettlePassSettings>;
+  /** True once the pass must take no new work (its time is running out); asked between units of work. */
+  shouldStop?: () => boolean;
+}
+
+/** The backlog the stamp scan leaves: open sales, their USDC atomic units, the oldest one's time. */
+interface ScanBacklog {
+  sales: number;
+  atomic: bigint;
+  /** Epoch ms of the oldest open sale; undefined without any. */
+  oldestMs?: number;
+}
+
+/**
+ * Where a stopped pass left off (store.passState, JSON): the first channel whose claim it skipped,
+ * and the stamp scan under way (its page, the block it started at, what it has found so far).
+ */
+interface PassState {
+  claimFrom?: string;
+  scan?: { after?: string; toBlock: string; unfound: number; sales: number; atomic: string; oldestMs?: number };
 }
 
 interface BatchSettlementReport {
@@ -93,10 +122,14 @@ interface BatchSettlementReport {
   settlements: Array<{ receiver: Address; transaction?: string; error?: string }>;
   /** Sales stamped with their claim transaction in this pass. */
   stamped: number;
-  /** Sales still waiting for a claim. */
+  /** Sales still waiting for a claim (of the part of the stamp scan read so far, when the pass stopped). */
   open: number;
   /** The block the next pass reads claim events from. */
   cursor: bigint;
+  /** Whether the pass was told to stop and left work for the next one (saved in store.passState). */
+  stopped: boolean;
+  /** The open sales after a complete stamp scan (undefined while a scan is under way across passes). */
+  backlog?: ScanBacklog;
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -107,13 +140,40 @@ const receiverOf = (c: StoredChannel): Address => getAddress(c.channelConfig.rec
 const managerOf = (deps: BatchSettlementDeps, receiver: Address): Manager | undefined =>
   isAddressEqual(receiver, deps.receiver) ? deps.manager : deps.managerFor?.(receiver);
 
+/** The settings of a pass: the deps' over the defaults. */
+const settingsOf = (deps: BatchSettlementDeps): SettlePassSettings => ({ ...DEFAULT_SETTLE_PASS, ...deps.settings });
+
 /**
- * Step 2: every claimable channel claimed, by receiver and in batches; a failing batch is split so
- * that one bad channel stops only itself. The sales each claim covers are stamped with it at once.
+ * The order channels are claimed in: a withdrawing channel first (the escrow's withdrawal delay is
+ * its deadline), then by id from `from` round to the start, so that a pass stopped part-way is
+ * followed by one that begins with the channels it left (none waits behind the same ones forever).
+ */
+const claimOrder = (channels: readonly StoredChannel[], from: string | undefined): StoredChannel[] => {
+  const key = (c: StoredChannel) => c.channelId.toLowerCase();
+  const byId = [...channels].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const start =
+    from === undefined
+      ? 0
+      : Math.max(
+          0,
+          byId.findIndex((c) => key(c) >= from),
+        );
+  const rotated = [...byId.slice(start), ...byId.slice(0, start)];
+  return [...rotated.filter((c) => c.withdrawRequestedAt !== 0), ...rotated.filter((c) => c.withdrawRequestedAt === 0)];
+};
+
+/**
+ * Step 2: every claimable channel claimed, by receiver and in batches, up to `claimConcurrency`
+ * transactions at once; a failing batch is split so that one bad channel stops only itself. The
+ * sales each claim covers are stamped with it at once, a page at a time. Once the pass must stop,
+ * no further batch starts: `resumeFrom` is the first channel left.
  */
 const claimAll = async (
   deps: BatchSettlementDeps,
-): Promise<{ claims: ClaimResult[]; failures: BatchSettlementReport['claimFailures']; deferred: number; stamped: number }> => {
+  from: string | undefined,
+  stopped: () => boolean,
+): Promise<{ claims: ClaimResult[]; failures: BatchSettlementReport['claimFailures']; deferred: number; stamped: number; resumeFrom?: string }> => {
+  const settings = settingsOf(deps);
   const nowMs = deps.now().getTime();
   const listed = await deps.store.list();
   const claimable = listed.filter((c) => BigInt(c.chargedCumulativeAmount) > BigInt(c.totalClaimed));
@@ -122,12 +182,26 @@ const claimAll = async (
     if (c.claimFailure && BigInt(c.chargedCumulativeAmount) <= BigInt(c.totalClaimed))
       await deps.store.updateChannel(c.channelId, (cur) => (cur ? { ...cur, claimFailure: undefined } : cur));
   }
-  const due = claimable.filter((c) => c.withdrawRequestedAt !== 0 || !c.claimFailure || c.claimFailure.retryAt <= nowMs);
+  const due = claimOrder(
+    claimable.filter((c) => c.withdrawRequestedAt !== 0 || !c.claimFailure || c.claimFailure.retryAt <= nowMs),
+    from,
+  );
   const claims: ClaimResult[] = [];
   const failures: BatchSettlementReport['claimFailures'] = [];
   let stamped = 0;
   if (!due.length) return { claims, failures, deferred: claimable.length, stamped };
-  const open = await deps.store.openSales();
+
+  /** Closes a channel's open sales in (above, upTo] with the claim's transaction, a page at a time. */
+  const stampCovered = async (channelId: string, above: bigint, upTo: bigint, transaction: string) => {
+    for (let from = above; ; ) {
+      const page = await deps.store.openSalesOf(channelId, { above: from, upTo }, settings.pageSize);
+      if (!page.length) return;
+      await deps.store.closeSales(page, transaction);
+      stamped += page.length;
+      if (page.length < settings.pageSize) return;
+      from = page.at(-1)!.cumulative;
+    }
+  };
 
   /** One claim transaction for these channels; throws what the manager threw. */
   const claimBatch = async (manager: Manager, batch: StoredChannel[]) => {
@@ -138,19 +212,13 @@ const claimAll = async (
     });
     claims.push(...results);
     // The claim covers each channel's sales from its claimed total before to the one after.
-    for (const c of batch) {
+    await mapLimit(batch, settings.closeConcurrency, async (c) => {
       const after = await deps.store.get(c.channelId);
       const transaction = results.at(-1)?.transaction;
-      if (!after || !transaction) continue;
-      const covered = open.filter(
-        (o) => o.channelId === c.channelId.toLowerCase() && o.cumulative > BigInt(c.totalClaimed) && o.cumulative <= BigInt(after.totalClaimed),
-      );
-      if (covered.length) {
-        await deps.store.closeSales(covered, transaction);
-        stamped += covered.length;
-      }
+      if (!after || !transaction) return;
+      await stampCovered(c.channelId, BigInt(c.totalClaimed), BigInt(after.totalClaimed), transaction);
       if (after.claimFailure) await deps.store.updateChannel(c.channelId, (cur) => (cur ? { ...cur, claimFailure: undefined } : cur));
-    }
+    });
   };
 
   const recordFailure = async (c: StoredChannel, err: unknown) => {
@@ -170,36 +238,45 @@ const claimAll = async (
     });
   };
 
+  // Batches of one receiver each, in claim order.
   const byReceiver = new Map<Address, StoredChannel[]>();
   for (const c of due) byReceiver.set(receiverOf(c), [...(byReceiver.get(receiverOf(c)) ?? []), c]);
-  for (const [receiver, channels] of byReceiver) {
+  const batches = [...byReceiver].flatMap(([receiver, channels]) =>
+    Array.from({ length: Math.ceil(channels.length / MAX_CLAIMS_PER_BATCH) }, (_, i) => ({
+      receiver,
+      batch: channels.slice(i * MAX_CLAIMS_PER_BATCH, (i + 1) * MAX_CLAIMS_PER_BATCH),
+    })),
+  );
+  const started = await mapLimit(batches, settings.claimConcurrency, async ({ receiver, batch }) => {
+    if (stopped()) return false;
     const manager = managerOf(deps, receiver);
-    for (let i = 0; i < channels.length; i += MAX_CLAIMS_PER_BATCH) {
-      const batch = channels.slice(i, i + MAX_CLAIMS_PER_BATCH);
-      try {
-        if (!manager) throw new Error(`no channel manager for receiver ${receiver}`);
-        await claimBatch(manager, batch);
-      } catch (err) {
-        if (batch.length === 1 || !manager) {
-          for (const c of batch) await recordFailure(c, err);
-          continue;
-        }
-        // Which channel fails the batch is not known: each is claimed on its own, after the chain
-        // says which of them the failed batch claimed all the same (never claimed twice).
-        await syncFromChain(deps);
-        for (const c of batch) {
-          const fresh = await deps.store.get(c.channelId);
-          if (!fresh || BigInt(fresh.chargedCumulativeAmount) <= BigInt(fresh.totalClaimed)) continue;
-          try {
-            await claimBatch(manager, [fresh]);
-          } catch (e) {
-            await recordFailure(c, e);
-          }
+    try {
+      if (!manager) throw new Error(`no channel manager for receiver ${receiver}`);
+      await claimBatch(manager, batch);
+    } catch (err) {
+      if (batch.length === 1 || !manager) {
+        for (const c of batch) await recordFailure(c, err);
+        return true;
+      }
+      // Which channel fails the batch is not known: each is claimed on its own, after the chain
+      // says which of them the failed batch claimed all the same (never claimed twice). Only this
+      // batch's channels are synced: another batch's claim may be landing meanwhile.
+      await syncFromChain(deps, batch);
+      for (const c of batch) {
+        const fresh = await deps.store.get(c.channelId);
+        if (!fresh || BigInt(fresh.chargedCumulativeAmount) <= BigInt(fresh.totalClaimed)) continue;
+        try {
+          await claimBatch(manager, [fresh]);
+        } catch (e) {
+          await recordFailure(c, e);
         }
       }
     }
-  }
-  return { claims, failures, deferred: claimable.length - due.length, stamped };
+    return true;
+  });
+  const left = batches.filter((_, i) => !started[i]).flatMap((b) => b.batch);
+  const resumeFrom = left.find((c) => c.withdrawRequestedAt === 0)?.channelId.toLowerCase() ?? left[0]?.channelId.toLowerCase();
+  return { claims, failures, deferred: claimable.length - due.length + left.length, stamped, ...(resumeFrom ? { resumeFrom } : {}) };
 };
 
 /** Step 4: each receiver's claimed funds paid out; one receiver's failure does not stop another's. */
@@ -222,9 +299,9 @@ const settleReceivers = async (deps: BatchSettlementDeps): Promise<BatchSettleme
   return out;
 };
 
-/** Step 1: the store's mirror of every channel from the escrow. */
-const syncFromChain = async (deps: BatchSettlementDeps): Promise<{ synced: number; recovered: number }> => {
-  const channels = await deps.store.list();
+/** Step 1: the store's mirror of every channel (or of these) from the escrow. */
+const syncFromChain = async (deps: BatchSettlementDeps, only?: readonly StoredChannel[]): Promise<{ synced: number; recovered: number }> => {
+  const channels = only ? ((await Promise.all(only.map((c) => deps.store.get(c.channelId)))).filter(Boolean) as StoredChannel[]) : await deps.store.list();
   if (!channels.length) return { synced: 0, recovered: 0 };
   const states = await deps.escrow.channels(channels.map((c) => c.channelId));
   let synced = 0;
@@ -307,38 +384,80 @@ const refundIdle = async (deps: BatchSettlementDeps): Promise<{ refunds: RefundR
   return { refunds, failures };
 };
 
+type ScanState = NonNullable<PassState['scan']>;
+
 /**
- * Step 5: each open sale stamped with the first claim that reached its cumulative amount.
- * @returns how many were stamped, how many are left, and whether any claimed sale went unfound
+ * Step 5: each open sale stamped with the first claim that reached its cumulative amount, a page of
+ * open sales at a time (from where a stopped pass left the scan). Each channel's claim events and
+ * escrow state are read once per pass, for the channels of the pages read.
+ * @returns how many were stamped, the scan's state (complete: every page read, in this pass or across passes)
  */
-const stampSales = async (deps: BatchSettlementDeps, fromBlock: bigint): Promise<{ stamped: number; open: number; unfound: number; toBlock: bigint }> => {
-  const open = await deps.store.openSales();
+const stampSales = async (
+  deps: BatchSettlementDeps,
+  fromBlock: bigint,
+  resume: ScanState | undefined,
+  stopped: () => boolean,
+): Promise<{ stamped: number; scan: ScanState; complete: boolean }> => {
+  const settings = settingsOf(deps);
   const toBlock = await deps.escrow.blockNumber();
-  if (!open.length) return { stamped: 0, open: 0, unfound: 0, toBlock };
-  const ids = [...new Set(open.map((o) => o.channelId))];
-  const events = await deps.escrow.claimEvents(ids, fromBlock, toBlock);
-  const byChannel = new Map<string, ClaimEvent[]>();
-  for (const e of events) byChannel.set(e.channelId, [...(byChannel.get(e.channelId) ?? []), e]);
-  const byTransaction = new Map<string, OpenSale[]>();
-  const left: OpenSale[] = [];
-  for (const o of open) {
-    const claim = byChannel.get(o.channelId)?.find((e) => e.totalClaimed >= o.cumulative);
-    if (claim) byTransaction.set(claim.transaction, [...(byTransaction.get(claim.transaction) ?? []), o]);
-    else left.push(o);
-  }
-  for (const [transaction, sales] of byTransaction) await deps.store.closeSales(sales, transaction);
-  // A sale the chain has claimed but whose claim is not in the range read would be lost if the cursor moved past it.
-  const states = left.length ? await deps.escrow.channels([...new Set(left.map((o) => o.channelId))]) : new Map();
-  const unfound = left.filter((o) => (states.get(o.channelId)?.totalClaimed ?? 0n) >= o.cumulative).length;
-  return { stamped: open.length - left.length, open: left.length, unfound, toBlock };
+  // A scan resumed across passes moves the cursor only to the block its first page was read at.
+  const scan: ScanState = resume ?? { toBlock: toBlock.toString(), unfound: 0, sales: 0, atomic: '0' };
+  const events = new Map<string, ClaimEvent[]>();
+  const states = new Map<string, EscrowChannel | undefined>();
+  let stamped = 0;
+  do {
+    if (stopped()) return { stamped, scan, complete: false };
+    const page = await deps.store.openSalesPage(scan.after, settings.pageSize);
+    const unread = [...new Set(page.sales.map((o) => o.channelId))].filter((id) => !events.has(id));
+    for (const id of unread) events.set(id, []);
+    if (unread.length) for (const e of await deps.escrow.claimEvents(unread, fromBlock, toBlock)) events.get(e.channelId)?.push(e);
+    const byTransaction = new Map<string, OpenSale[]>();
+    const left: OpenSale[] = [];
+    for (const o of page.sales) {
+      const claim = events.get(o.channelId)?.find((e) => e.totalClaimed >= o.cumulative);
+      if (claim) byTransaction.set(claim.transaction, [...(byTransaction.get(claim.transaction) ?? []), o]);
+      else left.push(o);
+    }
+    await mapLimit([...byTransaction], settings.closeConcurrency, ([transaction, sales]) => deps.store.closeSales(sales, transaction));
+    stamped += page.sales.length - left.length;
+    // A sale the chain has claimed but whose claim is not in the range read would be lost if the cursor moved past it.
+    const unknown = [...new Set(left.map((o) => o.channelId))].filter((id) => !states.has(id));
+    if (unknown.length) {
+      const read = await deps.escrow.channels(unknown);
+      for (const id of unknown) states.set(id, read.get(id));
+    }
+    let atomic = BigInt(scan.atomic);
+    let oldest = scan.oldestMs;
+    for (const o of left) {
+      if ((states.get(o.channelId)?.totalClaimed ?? 0n) >= o.cumulative) scan.unfound++;
+      atomic += BigInt(o.amount);
+      const at = Date.parse(o.sale.sk.split('#')[0]!);
+      if (Number.isFinite(at) && (oldest === undefined || at < oldest)) oldest = at;
+    }
+    scan.sales += left.length;
+    scan.atomic = atomic.toString();
+    if (oldest !== undefined) scan.oldestMs = oldest;
+    if (page.next === undefined) delete scan.after;
+    else scan.after = page.next;
+  } while (scan.after !== undefined);
+  return { stamped, scan, complete: true };
 };
+
+const parseState = (raw: string | undefined): PassState => (raw ? (JSON.parse(raw) as PassState) : {});
 
 /**
  * One settlement pass. A channel's failed claim or a receiver's failed settle is recorded and the
  * rest goes on; a failure of the store or the chain reader throws, and the next pass resumes from
- * what is on chain and in the store.
+ * what is on chain and in the store. A pass told to stop (deps.shouldStop) finishes what it started,
+ * pays out what is claimed, skips refunds and the stamp scan, and saves where it stopped for the next pass.
  */
 const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettlementReport> => {
+  let stop = false;
+  const stopped = () => {
+    stop ||= deps.shouldStop?.() ?? false;
+    return stop;
+  };
+  const state = parseState(await deps.store.passState());
   // The cursor exists before anything is claimed, so a pass that dies after a claim is found by the next.
   let cursor = await deps.store.jobCursor();
   if (cursor === undefined) {
@@ -346,22 +465,31 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
     await deps.store.setJobCursor(cursor);
   }
   const { synced, recovered } = await syncFromChain(deps);
-  const claimed = await claimAll(deps);
+  const claimed = await claimAll(deps, state.claimFrom, stopped);
   const { claims } = claimed;
-  const { refunds, failures } = await refundIdle(deps);
+  const { refunds, failures } = stopped() ? { refunds: [], failures: 0 } : await refundIdle(deps);
+  // Payouts even in a stopped pass: one transaction per receiver, inside the margin the pass stops at.
   const settlements = await settleReceivers(deps);
   const current = settlements.find((x) => isAddressEqual(x.receiver, deps.receiver) && x.transaction);
   const settle: SettleResult | undefined = current?.transaction ? { transaction: current.transaction as SettleResult['transaction'] } : undefined;
-  const stamp = await stampSales(deps, cursor);
-  if (stamp.unfound === 0) {
-    cursor = stamp.toBlock;
+  const stamp = stopped() ? { stamped: 0, scan: state.scan, complete: false } : await stampSales(deps, cursor, state.scan, stopped);
+  if (stamp.complete && stamp.scan!.unfound === 0) {
+    cursor = BigInt(stamp.scan!.toBlock);
     await deps.store.setJobCursor(cursor);
-  } else {
+  } else if (stamp.complete) {
     deps.log?.warn('batch sales claimed on chain without a claim event since the cursor; the cursor stays', {
-      unfound: stamp.unfound,
+      unfound: stamp.scan!.unfound,
       cursor: cursor.toString(),
     });
   }
+  const next: PassState = {
+    ...(claimed.resumeFrom ? { claimFrom: claimed.resumeFrom } : {}),
+    ...(!stamp.complete && stamp.scan ? { scan: stamp.scan } : {}),
+  };
+  await deps.store.setPassState(Object.keys(next).length ? JSON.stringify(next) : undefined);
+  const backlog: ScanBacklog | undefined = stamp.complete
+    ? { sales: stamp.scan!.sales, atomic: BigInt(stamp.scan!.atomic), ...(stamp.scan!.oldestMs !== undefined ? { oldestMs: stamp.scan!.oldestMs } : {}) }
+    : undefined;
   const report = {
     synced,
     recovered,
@@ -373,8 +501,10 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
     ...(settle ? { settle } : {}),
     settlements,
     stamped: claimed.stamped + stamp.stamped,
-    open: stamp.open,
+    open: stamp.scan?.sales ?? 0,
     cursor,
+    stopped: stop,
+    ...(backlog ? { backlog } : {}),
   };
   deps.log?.info('batch settlement pass', {
     synced,
@@ -386,8 +516,10 @@ const runBatchSettlement = async (deps: BatchSettlementDeps): Promise<BatchSettl
     refunds: refunds.length,
     refundFailures: failures,
     settlements,
-    stamped: claimed.stamped + stamp.stamped,
-    open: stamp.open,
+    stamped: report.stamped,
+    open: report.open,
+    stopped: stop,
+    ...(stop ? { resume: next } : {}),
   });
   return report;
 };
@@ -411,6 +543,8 @@ const batchSettlementDeps = (p: {
   now: () => Date;
   log?: JobLog;
   escrow?: EscrowReader;
+  settings?: SettlePassSettings;
+  shouldStop?: () => boolean;
 }): BatchSettlementDeps => {
   const store = new DynamoChannelStore(p.doc, p.config.CREDITS_TABLE);
   return {
@@ -422,8 +556,10 @@ const batchSettlementDeps = (p: {
     token: usdcFor(p.config.X402_NETWORK).address,
     now: p.now,
     ...(p.log ? { log: p.log } : {}),
+    ...(p.settings ? { settings: p.settings } : {}),
+    ...(p.shouldStop ? { shouldStop: p.shouldStop } : {}),
   };
 };
 
 export { runBatchSettlement, batchSettlementDeps, createChannelManager };
-export type { BatchSettlementDeps, BatchSettlementReport };
+export type { BatchSettlementDeps, BatchSettlementReport, ScanBacklog };

@@ -7,7 +7,7 @@
  */
 import type { MetricsSink } from '../../observability/metrics';
 import type { OpenSale } from './channel-store';
-import type { BatchSettlementReport } from './settle-job';
+import type { BatchSettlementReport, ScanBacklog } from './settle-job';
 
 /** Metric names of the batch settler (service commodity-data, no other dimension). */
 const BATCH_METRIC = Object.freeze({
@@ -17,6 +17,8 @@ const BATCH_METRIC = Object.freeze({
   refunded: 'BatchChannelsRefunded',
   failed: 'BatchSettleFailures',
   stamped: 'BatchSalesStamped',
+  /** 1 when a pass stopped near its timeout and left work for the next (settle-job.ts): passes in a row mean it needs more bounds. */
+  stopped: 'BatchPassesStopped',
   backlogSales: 'BatchBacklogSales',
   backlogAtomic: 'BatchBacklogUsdcAtomic',
   backlogOldestSeconds: 'BatchBacklogOldestSeconds',
@@ -45,6 +47,13 @@ const backlogOf = (open: readonly OpenSale[], now: Date): Backlog => {
   return { sales: open.length, atomic, oldestSeconds: Number.isFinite(oldest) ? Math.max(0, Math.floor((now.getTime() - oldest) / 1000)) : 0 };
 };
 
+/** The backlog a pass's complete stamp scan measured (settle-job.ts), at `now`. */
+const backlogOfScan = (scan: ScanBacklog, now: Date): Backlog => ({
+  sales: scan.sales,
+  atomic: scan.atomic,
+  oldestSeconds: scan.oldestMs === undefined ? 0 : Math.max(0, Math.floor((now.getTime() - scan.oldestMs) / 1000)),
+});
+
 /**
  * The points of one pass. `report` is undefined when the pass threw: one failure. `backlog` is
  * undefined when the open sales could not be read: no backlog points then (a zero would claim none).
@@ -58,6 +67,7 @@ const settleMetrics = (report: BatchSettlementReport | undefined, backlog: Backl
   // A refund, a channel's claim or a receiver's settlement that failed in the pass (each retried later).
   { name: BATCH_METRIC.failed, value: report ? report.refundFailures + report.claimFailures.length + report.settlements.filter((x) => x.error).length : 1 },
   { name: BATCH_METRIC.stamped, value: report?.stamped ?? 0 },
+  { name: BATCH_METRIC.stopped, value: report?.stopped ? 1 : 0 },
   ...(backlog
     ? [
         { name: BATCH_METRIC.backlogSales, value: backlog.sales },
@@ -76,5 +86,5 @@ const emitSettleMetrics = (sink: MetricsSink, report: BatchSettlementReport | un
   sink.publish();
 };
 
-export { BATCH_METRIC, backlogOf, settleMetrics, emitSettleMetrics };
+export { BATCH_METRIC, backlogOf, backlogOfScan, settleMetrics, emitSettleMetrics };
 export type { Backlog };

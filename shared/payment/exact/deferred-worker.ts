@@ -22,6 +22,7 @@ import { Semaphore } from '../../concurrency/semaphore';
 import { METRIC, type MetricsSink } from '../../observability/metrics';
 import { classifyFacilitatorError, isSettledBeforeSending, type FacilitatorClient } from '../facilitator';
 import type { PaymentLog } from '../lane';
+import { countRevenue } from '../revenue-metrics';
 import type { ClaimKey } from '../ledger';
 import type { ChainReader } from '../reconcile';
 import type { SaleRecord } from '../sales';
@@ -75,7 +76,7 @@ const book = async (c: DeferredClaim, transaction: string, deps: DeferredWorkerD
   if (!(await deps.deferred.settled(key, sale))) return 'skipped';
   deps.metrics?.count(METRIC.deferredSettled);
   deps.metrics?.count(METRIC.settlements);
-  deps.metrics?.count(METRIC.revenueAtomic, Number(c.amount));
+  if (deps.metrics) countRevenue(deps.metrics, { unit: 'usdc_atomic', amount: Number(c.amount) }, 'x402-exact', c.route);
   deps.log.info('x402 deferred payment settled', { ...key, amount: c.amount, transaction });
   return 'settled';
 };

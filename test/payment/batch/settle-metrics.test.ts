@@ -27,6 +27,7 @@ const report = (over: Partial<BatchSettlementReport> = {}): BatchSettlementRepor
   stamped: 0,
   open: 0,
   cursor: 1n,
+  stopped: false,
   ...over,
 });
 
@@ -58,6 +59,7 @@ describe('batch settler metrics', () => {
       [BATCH_METRIC.refunded]: 1,
       [BATCH_METRIC.failed]: 2,
       [BATCH_METRIC.stamped]: 137,
+      [BATCH_METRIC.stopped]: 0,
       [BATCH_METRIC.backlogSales]: 4,
       [BATCH_METRIC.backlogAtomic]: 40_000,
       [BATCH_METRIC.backlogOldestSeconds]: 90,
@@ -79,6 +81,12 @@ describe('batch settler metrics', () => {
     expect(points.find((p) => p.name === BATCH_METRIC.failed)?.value).toBe(3);
   });
 
+  it('counts a pass stopped near its timeout (work left for the next pass), which is no failure', () => {
+    const points = settleMetrics(report({ stopped: true }), undefined);
+    expect(points.find((p) => p.name === BATCH_METRIC.stopped)?.value).toBe(1);
+    expect(points.find((p) => p.name === BATCH_METRIC.failed)?.value).toBe(0);
+  });
+
   it('counts a pass that threw as one failure, and leaves the backlog out when it could not be read', () => {
     const points = settleMetrics(undefined, undefined);
     expect(points.find((p) => p.name === BATCH_METRIC.failed)?.value).toBe(1);
@@ -95,7 +103,7 @@ describe('batch settler metrics', () => {
       backlogOf([sale('2026-11-27T11:59:00.000Z', '10000')], NOW),
     );
     expect(seen).toContainEqual([BATCH_METRIC.backlogOldestSeconds, 60]);
-    expect(seen).toHaveLength(9);
+    expect(seen).toHaveLength(10);
     expect(published).toBe(1);
   });
 });
