@@ -1,6 +1,6 @@
-/** The service logger (Powertools): structured JSON, never a secret or a key in a log line. */
-import { Logger } from '@aws-lambda-powertools/logger';
+/** The service logger: structured JSON in Powertools Logger's format (json-log.ts), never a secret or a key in a log line. */
+import { createJsonLogger } from './json-log';
 
-const logger = new Logger({ serviceName: 'commodity-data' });
+const logger = createJsonLogger('commodity-data');
 
 export { logger };

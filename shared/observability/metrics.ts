@@ -1,12 +1,12 @@
 /**
- * Business metrics (Powertools Metrics, CloudWatch embedded metric format). Emitted only where
+ * Business metrics (CloudWatch embedded metric format, as Powertools Metrics writes it: emf.ts). Emitted only where
  * METRICS_NAMESPACE is set (CDK sets it on every Lambda): the local runtime and the tests get a
  * sink that drops them, so nothing is printed there. The alarms and the dashboard read these names
- * (infra/stacks/observability.ts). Powertools adds a `service` dimension to every point: a
+ * (infra/stacks/observability.ts). Every point carries a `service` dimension (as Powertools adds it): a
  * CloudWatch metric is its name AND its full set of dimensions, so whoever reads one states the
  * service too (METRIC_SERVICE).
  */
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { emfCounter } from './emf';
 
 /** The metric names, one place for the code that emits and the stack that alarms. */
 const METRIC = Object.freeze({
@@ -58,23 +58,12 @@ const dropAll: MetricsSink = { count: () => undefined, publish: () => undefined 
  */
 const createMetrics = (namespace: string | undefined, service: string): MetricsSink => {
   if (!namespace) return dropAll;
-  const metrics = new Metrics({ namespace, serviceName: service });
+  const emf = emfCounter(namespace, service);
   return {
-    count: (name, value = 1, dimensions = {}) => {
-      if (Object.keys(dimensions).length === 0) {
-        metrics.addMetric(name, MetricUnit.Count, value);
-        return;
-      }
-      // A dimensioned point goes out on its own, so dimensions never leak between points.
-      const single = metrics.singleMetric();
-      for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
-      single.addMetric(name, MetricUnit.Count, value);
-    },
-    // Nothing returned: Powertools returns the Metrics instance, and a middy `after` that returns a
-    // value replaces the response with it (every deployed answer was that object).
-    publish: () => {
-      metrics.publishStoredMetrics();
-    },
+    // A dimensioned point goes out on its own, so dimensions never leak between points.
+    count: (name, value = 1, dimensions = {}) => (Object.keys(dimensions).length === 0 ? emf.add(name, value) : emf.single(name, value, dimensions)),
+    // Returns nothing: a middy `after` that returns a value replaces the response with it.
+    publish: () => emf.flush(),
   };
 };
 
