@@ -8,7 +8,7 @@
  *                as a ratio to one bare TransactWriteItems of the same two items on the same store
  *   receipts     (issue 36) the same Pro-key call's added latency with its signed receipt vs the
  *                same services without a receipt signer, interleaved call by call
- *   bundles      every Lambda entry bundled as CDK does (infra/bundle/options.ts: esbuild,
+ *   bundles      (bundle-rows.ts) every Lambda entry bundled as CDK does (infra/bundle/options.ts: esbuild,
  *                minified, AWS SDK external): size, and import time in a fresh Node process
  *   tails        p99 of /v1/snapshot/all and /v1/decision/all vs /v1/price/CL at 10 concurrent, and
  *                the handler time of a warm /v1/snapshot/all
@@ -34,7 +34,7 @@
  *                attached vs a free GET, ingestion -> webhook 2xx with 100 watches, 10,000 watches
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,7 +43,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const { BUNDLE_LIMITS_KB, IMPORT_LIMIT_RATIO, bundleFunctions } = await import('../../infra/bundle/options');
+const { BENCH_BUNDLES, bundleRows } = await import('./bundle-rows');
 const { startLocalStack } = await import('../../infra/local/stack');
 const { priceHandlers } = await import('../../shared/families/price/handlers');
 const { createFamilyHandler } = await import('../../shared/http/family-handler');
@@ -621,58 +621,8 @@ const main = async () => {
   subBench('test/bench/deferred-exact.ts', 'x402 deferred exact bench'); // issue 38
   subBench('test/bench/news.ts', 'news bench'); // issue 37: 304s and webhook deliveries
 
-  // Bundles, as CDK builds them.
-  // Inside node_modules so that the bundles resolve the AWS SDK (external, as on Lambda) from the project.
-  const out = join(process.cwd(), 'node_modules', '.cache', 'bench-bundles');
-  mkdirSync(out, { recursive: true });
-  const entries = readdirSync('functions')
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => f.replace(/\.ts$/, ''));
-  await bundleFunctions(Object.fromEntries(entries.map((n) => [n, join(process.cwd(), 'functions', `${n}.ts`)])), out);
-  // Process start-up and import both vary by tens of ms from one spawn to the next on a shared
-  // machine: each figure is the median of IMPORT_RUNS fresh processes.
-  const IMPORT_RUNS = 5;
-  const spawnMs = (args: string[]): { ms: number; status: number | null; stderr: string } => {
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, {
-      // What the function's environment holds on Lambda (the curve entry checks its configuration at import).
-      env: { ...process.env, OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits' },
-    });
-    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, status: r.status, stderr: r.stderr.toString() };
-  };
-  const baseline = quantile(
-    Array.from({ length: IMPORT_RUNS }, () => spawnMs(['-e', '0']).ms),
-    0.5,
-  );
-  // The floor of a function's cold import: the DynamoDB client alone (every data bundle imports it from the runtime).
-  const sdkOnly =
-    quantile(
-      Array.from(
-        { length: IMPORT_RUNS },
-        () => spawnMs(['--input-type=module', '-e', "await import('@aws-sdk/client-dynamodb'); await import('@aws-sdk/lib-dynamodb');"]).ms,
-      ),
-      0.5,
-    ) - baseline;
-  for (const name of entries) {
-    const outfile = join(out, `${name}.mjs`);
-    const kb = statSync(outfile).size / 1024;
-    const runs = Array.from({ length: IMPORT_RUNS }, () =>
-      spawnMs(['-e', `import(${JSON.stringify(outfile)}).then(() => 0, (e) => { console.error(e.message); process.exit(1); })`]),
-    );
-    const imported = runs.find((r) => r.status !== 0) ?? runs[0]!;
-    const ms =
-      quantile(
-        runs.map((r) => r.ms),
-        0.5,
-      ) - baseline;
-    const limit = BUNDLE_LIMITS_KB[name];
-    record(
-      `bundle ${name} (minified; import in a fresh process vs the DynamoDB client alone)`,
-      `${kb.toFixed(0)} KB; ${imported.status === 0 ? `${ms.toFixed(0)} / ${sdkOnly.toFixed(0)} ms = ${(ms / sdkOnly).toFixed(2)}x` : `import failed: ${imported.stderr.trim().slice(0, 60)}`}`,
-      `${limit ? `<= ${limit} KB` : 'no size limit'}, <= ${IMPORT_LIMIT_RATIO}x`,
-      (!limit || kb <= limit) && imported.status === 0 && ms / sdkOnly <= IMPORT_LIMIT_RATIO,
-    );
-  }
+  // Bundles, as CDK builds them (bundle-rows.ts; `tsx test/bench/bundle-rows.ts` prints these rows alone).
+  for (const row of await bundleRows({ outdir: BENCH_BUNDLES })) record(row.what, row.value, row.target, row.ok);
 };
 
 await main();
