@@ -490,6 +490,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     grant: BatchGrant,
     depositView: ChainView | undefined,
     answerOf: AnswerOf | undefined,
+    afterLostWrite: boolean,
   ): Promise<StoredChannel | 'unknown' | undefined> => {
     const now = deps.now();
     const price = BigInt(grant.amount);
@@ -505,7 +506,12 @@ const createBatchLane = (deps: BatchLaneDeps) => {
           else if (current.committedBy === undefined) committed = 'unknown';
           return { channel: current };
         }
-        if (!current || current.pendingRequest?.pendingId !== grant.pendingId) return { channel: current };
+        if (!current || current.pendingRequest?.pendingId !== grant.pendingId) {
+          // An earlier attempt of ours may have landed and a later voucher moved the channel on
+          // since (its mark is gone): not provably uncharged.
+          if (afterLostWrite && current && BigInt(current.signedMaxClaimable) >= BigInt(grant.cumulative)) committed = 'unknown';
+          return { channel: current };
+        }
         const charged = BigInt(current.chargedCumulativeAmount) + price;
         if (charged.toString() !== grant.cumulative) return { channel: { ...current, pendingRequest: undefined } };
         const base = depositView ? withChain(current, depositView) : current;
@@ -581,7 +587,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     const timeLeft = opts.timeLeftMs ?? (() => COMMIT_BUDGET_MS - (Date.now() - started));
     for (let attempt = 0; ; attempt++) {
       try {
-        const committed = await commitOnce(grant, depositView, opts.answerOf);
+        const committed = await commitOnce(grant, depositView, opts.answerOf, attempt > 0);
         if (committed === 'unknown') return outcomeUnknown;
         if (!committed) {
           // The reservation expired and another request took the channel: this call is not paid, so its data must not go out.
