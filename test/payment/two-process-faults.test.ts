@@ -36,7 +36,7 @@ import { getJson, startTestStack, type JsonResponse } from '../helpers/stack';
 import { startFacilitatorAnswerProxy, startStoreAnswerProxy, type AnswerProxy } from '../helpers/store-answer-proxy';
 import { until } from '../helpers/until';
 import { officialBuyer, readChannel } from './batch/helpers';
-import { b64, nowS, signAuthorization, unb64, v1Payload } from './helpers';
+import { b64, nowS, signAuthorization, v1Payload } from './helpers';
 
 /** Settled before the data leaves: 0.02 USD, dearer than the deferral ceiling below. */
 const SETTLE_FIRST_PATH = '/v1/history/CL';
@@ -215,7 +215,10 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
     // The backstops: the deferred worker settles what was answered first; the reconciler books what
     // the chain shows for every settlement whose outcome was lost; the batch pass claims the vouchers.
     // (A claim of dozens of vouchers takes longer than one call's facilitator timeout: the jobs have their own.)
-    const payment = { ...services[0]!.payment, facilitator: createFacilitatorClient({ X402_FACILITATOR_URL: facilitatorProxy.endpoint, X402_FACILITATOR_TIMEOUT_MS: 20_000 }) };
+    const payment = {
+      ...services[0]!.payment,
+      facilitator: createFacilitatorClient({ X402_FACILITATOR_URL: facilitatorProxy.endpoint, X402_FACILITATOR_TIMEOUT_MS: 20_000 }),
+    };
     const chain = viemChainReader(net.chain.rpcUrl);
     const worker = deferredWorkerDeps(payment, chain)!;
     /** Deferred passes until none is left: a settlement whose answer a pass did not get is asked of the chain once its lease ran out. */
@@ -236,7 +239,13 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
       now: () => new Date(Date.now() + CLAIM_LIFETIME_MS + 1_000),
     });
     const pass = await runBatchSettlement(
-      batchSettlementDeps({ config: stack.config, doc: services[0]!.doc!, facilitator: payment.facilitator, now: () => new Date(), escrow: viemEscrowReader(net.chain.publicClient) }),
+      batchSettlementDeps({
+        config: stack.config,
+        doc: services[0]!.doc!,
+        facilitator: payment.facilitator,
+        now: () => new Date(),
+        escrow: viemEscrowReader(net.chain.publicClient),
+      }),
     );
     expect(pass.claimFailures).toEqual([]);
     const backstopsDone = Date.now();
@@ -279,7 +288,10 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
     for (const c of batchCalls) {
       const { cumulative } = c.key as { cumulative: string };
       expect(hasData(c.delivered!), `batch call ${c.i} (${c.mode}): ${c.first.status} ${JSON.stringify(c.first.body).slice(0, 300)}`).toBe(true);
-      expect(batchSales.filter((s) => s.extra?.cumulative_amount === cumulative), `batch call ${c.i}`).toHaveLength(1);
+      expect(
+        batchSales.filter((s) => s.extra?.cumulative_amount === cumulative),
+        `batch call ${c.i}`,
+      ).toHaveLength(1);
       const again = await send((c.i + 1) % 2, c.path, c.headers);
       if (again.status === 200) {
         expect(again.body).toEqual(c.delivered!.body);
@@ -296,7 +308,9 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
     expect(batchRevenue).toBe(BigInt(batchCalls.length) * 10_000n);
 
     // Sales == chain to the atomic unit: exact transfers reached the pay-to address, batch vouchers were claimed on the channel.
-    const exactSales = (await finance.salesOfMonth(month)).filter((s) => s.lane !== 'x402-batch' && calls.some((c) => 'nonce' in c.key && c.key.nonce === s.nonce));
+    const exactSales = (await finance.salesOfMonth(month)).filter(
+      (s) => s.lane !== 'x402-batch' && calls.some((c) => 'nonce' in c.key && c.key.nonce === s.nonce),
+    );
     expect(exactSales.reduce((t, s) => t + BigInt(s.amount), 0n)).toBe(exactCharged);
     expect((await readChannel(net, channelId)).totalClaimed).toBe(batchRevenue);
     expect(pass.settlements).toHaveLength(1);
@@ -312,7 +326,11 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
     const resent = calls.filter((c) => c.resentForData);
     const summary = {
       calls: calls.length,
-      perLane: { exactFirst: calls.filter((c) => c.lane === 'exact-first').length, exactDeferred: calls.filter((c) => c.lane === 'exact-deferred').length, batch: batchCalls.length },
+      perLane: {
+        exactFirst: calls.filter((c) => c.lane === 'exact-first').length,
+        exactDeferred: calls.filter((c) => c.lane === 'exact-deferred').length,
+        batch: batchCalls.length,
+      },
       resentForData: resent.length,
       chargedWithoutDataBeforeResend: chargedWithoutData,
       chargedWithoutData: 0,
