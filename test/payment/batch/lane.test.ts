@@ -211,7 +211,7 @@ describe('batch lane: money rules', () => {
     const done = await ch.lane.commit(mine.grant);
     expect(done).toMatchObject({ ok: false, status: 503, reason: BATCH_REASON.outcomeUnknown });
     expect((done as { message: string }).message).not.toMatch(/nothing was charged/);
-    expect(ch.store.sales().map((s) => s.extra.cumulative_amount)).toEqual(['10000', String(charged), String(charged + 10_000n)]);
+    expect(ch.store.sales().map((s) => s.extra?.cumulative_amount)).toEqual(['10000', String(charged), String(charged + 10_000n)]);
   });
 
   it("a late release of an expired request leaves the newer request's reservation alone", async () => {
