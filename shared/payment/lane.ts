@@ -155,8 +155,8 @@ interface Lane<G extends Grant = Grant> {
   authorize(credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome>;
   /** The call delivered data: take the money (or refuse to serve it). Never throws. */
   settle(grant: G, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome>;
-  /** The call delivered nothing: give everything back. Never throws. @param reason releaseReasonText of the core's typed reason */
-  release(grant: G, reason: string, deps: PaymentDeps): Promise<{ budget?: Budget }>;
+  /** The call delivered nothing: give everything back. Never throws. @param reason why (stores and logs record releaseReasonText of it) */
+  release(grant: G, reason: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: Budget }>;
 }
 
 /**

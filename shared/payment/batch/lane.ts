@@ -44,7 +44,20 @@ import { PaymentError } from '../../errors/errors';
 import { batchOption, requirementsOf, type BatchPaymentOption } from '../challenge';
 import { batchLaneConfigOf } from '../batch-terms';
 import { FacilitatorUnavailableError, PaymentOutcomeUnknownError } from '../errors';
-import type { AnswerToStore, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, Receipt, Refusal, SettleOutcome } from '../lane';
+import {
+  releaseReasonText,
+  type AnswerToStore,
+  type ChargeOutcome,
+  type Credentials,
+  type Grant,
+  type Lane,
+  type PaidCall,
+  type PaymentDeps,
+  type Receipt,
+  type Refusal,
+  type ReleaseReason,
+  type SettleOutcome,
+} from '../lane';
 import { paymentRequiredFor } from '../payment-required';
 import { termsOf, type BatchLaneConfig } from './config';
 import { classifyFacilitatorError } from '../facilitator';
@@ -711,7 +724,8 @@ const coreSettle = async (g: BatchLaneGrant, deps: PaymentDeps, answer?: AnswerT
   }
 };
 
-const coreRelease = async (g: BatchLaneGrant, reason: string, deps: PaymentDeps): Promise<{ budget?: undefined }> => {
+const coreRelease = async (g: BatchLaneGrant, why: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: undefined }> => {
+  const reason = releaseReasonText(why);
   try {
     const config = await batchLaneConfigOf(deps.facilitator, deps.config, deps.now);
     await laneFor(config!, deps).release(g.batch, reason);
