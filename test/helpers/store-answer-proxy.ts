@@ -113,4 +113,4 @@ const startStoreAnswerProxy = (target: string): Promise<StoreAnswerProxy> => sta
 const startFacilitatorAnswerProxy = (target: string): Promise<AnswerProxy> => startAnswerProxy(target, pathOperation);
 
 export { startFacilitatorAnswerProxy, startStoreAnswerProxy };
-export type { AnswerProxy, LostAnswer, StoreAnswerProxy };
+export type { AnswerProxy, StoreAnswerProxy };
