@@ -641,8 +641,9 @@ const channelLanes = new WeakMap<BatchLaneConfig, BatchLane>();
 const laneFor = (config: BatchLaneConfig, deps: PaymentDeps): BatchLane => {
   let lane = channelLanes.get(config);
   if (!lane) {
-    if (!deps.channels) throw new Error('batch lane: no channel store in the payment services');
-    lane = createBatchLane({ config, store: deps.channels, facilitator: deps.facilitator, now: deps.now, log: deps.log });
+    const store = deps.stores['x402-batch'];
+    if (!store) throw new Error('batch lane: no channel store in the payment services');
+    lane = createBatchLane({ config, store, facilitator: deps.facilitator, now: deps.now, log: deps.log });
     channelLanes.set(config, lane);
   }
   return lane;
