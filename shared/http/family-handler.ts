@@ -9,12 +9,11 @@
 import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { mapError } from '../errors/error-mapper';
 import { HttpError, NotFoundError } from '../errors/errors';
 import { logger } from '../observability/logger';
-import type { NotFoundIssue } from '../routes/params';
-import { unknownQueryIssues } from '../routes/query-names';
+import { parseRouteInput } from '../routes/input';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { conditionalMiddleware, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
@@ -90,33 +89,6 @@ const errorLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Er
     };
   },
 });
-
-/** The catalog 404 carried by a zod issue of a catalog parameter, if any. */
-const notFoundOf = (issues: readonly z.core.$ZodIssue[]): { issue: z.core.$ZodIssue; notFound: NotFoundIssue } | null => {
-  for (const issue of issues) {
-    const notFound = (issue as { params?: { notFound?: NotFoundIssue } }).params?.notFound;
-    if (notFound) return { issue, notFound };
-  }
-  return null;
-};
-
-/**
- * Validates a route's params and query (HTTP path/query, or an MCP tool's arguments). Malformed
- * input and a query parameter the route does not accept are a 400 listing every issue; a
- * well-formed value that the catalog does not list is a 404. Both happen before any payment or store read.
- * @throws ZodError (400) or NotFoundError (404)
- */
-const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParameters: unknown): { params: unknown; query: unknown } => {
-  const params = route.params.safeParse(pathParameters ?? {});
-  const query = route.query.safeParse(queryParameters ?? {});
-  const issues = [...unknownQueryIssues(route, queryParameters), ...(params.error?.issues ?? []), ...(query.error?.issues ?? [])];
-  if (issues.length === 0) return { params: params.data, query: query.data };
-  const found = notFoundOf(issues);
-  if (found && issues.every((i) => notFoundOf([i]))) {
-    throw new NotFoundError(found.notFound.code, found.issue.message, found.notFound.details);
-  }
-  throw new z.ZodError(issues.filter((i) => !notFoundOf([i])));
-};
 
 /**
  * The route a request names, path words folded to lower case as parameters are: API Gateway matches
@@ -288,5 +260,5 @@ const createFreeFamilyHandler = <F extends Family>(routes: FamilyRoutes<F>, hand
 /** The exported Lambda handler: what API Gateway (or the local server) invokes. */
 type FamilyLambdaHandler = (event: Event, context: Context, opts?: { signal: AbortSignal }) => Promise<Result>;
 
-export { parseRouteInput, createFamilyHandler, createFreeFamilyHandler };
+export { createFamilyHandler, createFreeFamilyHandler };
 export type { ServiceContext, ServiceState, FamilyLambdaHandler, ServicesProvider };

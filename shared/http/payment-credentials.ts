@@ -4,7 +4,7 @@
  * twice), else `PAYMENT-SIGNATURE` (x402 v2) or `X-PAYMENT` (v1, and hybrid clients sending a v2
  * payload under the v1 name): standard base64 of the JSON payment payload.
  */
-import { bearerKey } from '../pro/keys';
+import { bearerOf } from '../pro/keys';
 import type { Credentials } from '../payment/lane';
 
 /** Longest payment header accepted: a v2 payload is ~1.3 KB of base64; ERC-6492 smart-wallet signatures add a few KB. */
@@ -12,9 +12,6 @@ const MAX_PAYMENT_HEADER_CHARS = 8192;
 
 /** Standard base64 (what the x402 SDKs emit); base64url and whitespace are refused like the SDK does. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** The key of an `Authorization: Bearer` header (lower-cased headers); '' when the header is something else; null when absent. */
-const bearerOf = (headers: Readonly<Record<string, string | undefined>>): string | null => bearerKey(headers.authorization);
 
 /** Decodes one x402 header value (base64 JSON). */
 const decodeX402Header = (value: string): Credentials => {
@@ -54,4 +51,4 @@ const credentialsOf = (headers: Readonly<Record<string, string | undefined>>): C
   return payment;
 };
 
-export { bearerOf, credentialsOf, MAX_PAYMENT_HEADER_CHARS };
+export { credentialsOf, MAX_PAYMENT_HEADER_CHARS };

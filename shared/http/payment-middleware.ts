@@ -26,7 +26,8 @@ import { budgetOf } from '../payment/pro-lane';
 import { hashKey, parseKey } from '../pro/keys';
 import type { Services } from '../services';
 import type { ServiceContext } from './types';
-import { bearerOf, credentialsOf } from './payment-credentials';
+import { bearerOf } from '../pro/keys';
+import { credentialsOf } from './payment-credentials';
 import { budgetHeaders, receiptHeaders, renderRefusal, replayAnswer, serializeAnswer, type RenderContext } from './payment-render';
 
 type Event = APIGatewayProxyEventV2;

@@ -30,7 +30,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { mapError } from '../errors/error-mapper';
-import { parseRouteInput } from '../http/family-handler';
+import { parseRouteInput } from '../routes/input';
 import type { HandlerRequest, HandlerResult } from '../http/types';
 import { logger } from '../observability/logger';
 import type { RouteDef } from '../routes/table';

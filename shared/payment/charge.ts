@@ -12,19 +12,7 @@ import { PaymentError } from '../errors/errors';
 import { isChargeable } from '../routes/table';
 import { paymentRequiredFor } from './payment-required';
 import { laneOfGrant, laneOfScheme, laneRegistry, lanesOf } from './lanes';
-import {
-  releaseReasonText,
-  type AnswerToStore,
-  type Budget,
-  type ChargeOutcome,
-  type Credentials,
-  type Grant,
-  type Lane,
-  type PaidCall,
-  type PaymentDeps,
-  type ReleaseReason,
-  type SettleOutcome,
-} from './lane';
+import type { AnswerToStore, Budget, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, ReleaseReason, SettleOutcome } from './lane';
 
 /** The lane of a grant this process made (a grant names its lane by id). */
 const laneOf = (grant: Grant, deps: PaymentDeps): Lane<Grant> => {
@@ -115,7 +103,6 @@ const charge = async (credentials: Credentials, call: PaidCall, deps: PaymentDep
 const settle = (grant: Grant, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome> => laneOf(grant, deps).settle(grant, deps, answer);
 
 /** The call delivered nothing (an error, or an answer not charged): its lane gives everything back. Never throws. */
-const release = (grant: Grant, reason: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: Budget }> =>
-  laneOf(grant, deps).release(grant, releaseReasonText(reason), deps);
+const release = (grant: Grant, reason: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: Budget }> => laneOf(grant, deps).release(grant, reason, deps);
 
 export { charge, settle, release };

@@ -121,14 +121,26 @@ interface PaymentLog {
   error(message: string, extra?: Record<string, unknown>): void;
 }
 
+/**
+ * The stores the lanes keep of their own, by lane id (the exact lane's claims are `PaymentDeps.ledger`,
+ * Pro's credits `PaymentDeps.credits`). A lane with a store of its own names its type here and reads
+ * it from `PaymentDeps.stores`; every builder of the payment services then has to supply it, so the
+ * compiler names each one that does not. null: the lane has no store in this process (a free
+ * function, a unit test of another lane) and refuses its payments.
+ */
+interface LaneStores {
+  /** Escrow channels of the batch-settlement lane. */
+  'x402-batch': ChannelLaneStore | null;
+}
+
 /** What the lanes need: configuration, their stores, the facilitator, a clock, a log. */
 interface PaymentDeps {
   config: Config;
   ledger: PaymentLedger;
   credits: CreditLedger;
   facilitator: FacilitatorClient;
-  /** Escrow channels of the batch-settlement lane. */
-  channels?: ChannelLaneStore;
+  /** The stores of the lanes that keep their own (LaneStores). */
+  stores: LaneStores;
   /** Deferred settlements of the exact lane (exact/deferral.ts); absent, every exact call settles first. */
   deferred?: DeferredLedger;
   now: () => Date;
@@ -155,8 +167,8 @@ interface Lane<G extends Grant = Grant> {
   authorize(credentials: Credentials, call: PaidCall, deps: PaymentDeps): Promise<ChargeOutcome>;
   /** The call delivered data: take the money (or refuse to serve it). Never throws. */
   settle(grant: G, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome>;
-  /** The call delivered nothing: give everything back. Never throws. @param reason releaseReasonText of the core's typed reason */
-  release(grant: G, reason: string, deps: PaymentDeps): Promise<{ budget?: Budget }>;
+  /** The call delivered nothing: give everything back. Never throws. @param reason why (stores and logs record releaseReasonText of it) */
+  release(grant: G, reason: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: Budget }>;
 }
 
 /**
@@ -181,6 +193,7 @@ export type {
   Grant,
   Lane,
   LaneId,
+  LaneStores,
   PaidCall,
   PayerOf,
   PaymentDeps,

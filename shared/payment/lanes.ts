@@ -11,8 +11,9 @@
  * The 402 (payment-required.ts), the x402 catalog (/.well-known/x402), the MCP refusals (through
  * the 402), the charge step and the business metrics are built from it, as x402's
  * `x402ResourceServer` builds each 402 from the schemes registered with it. Adding a lane is one
- * module plus one entry in the registry below (and its id in lane.ts LANE_IDS): `satisfies` makes the
- * compiler name a lane id without an entry, or an entry without an offer or a booking.
+ * module plus one entry in the registry below (and its id in lane.ts LANE_IDS, its store, if it keeps
+ * one, in lane.ts LaneStores): `satisfies` makes the compiler name a lane id without an entry, or an
+ * entry without an offer or a booking, and LaneStores every builder of the services without its store.
  */
 import { batchLane, type BatchLaneGrant } from './batch/lane';
 import { exactLane, type ExactGrant } from './exact-lane';

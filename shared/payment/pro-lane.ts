@@ -6,7 +6,18 @@
 import { PaymentError, RateLimitedError, ServiceUnavailableError, UnauthorizedError, type HttpError } from '../errors/errors';
 import type { PaymentRequiredBody } from './challenge';
 import { paymentRequiredFor } from './payment-required';
-import type { Budget, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, SettleOutcome } from './lane';
+import {
+  releaseReasonText,
+  type Budget,
+  type ChargeOutcome,
+  type Credentials,
+  type Grant,
+  type Lane,
+  type PaidCall,
+  type PaymentDeps,
+  type ReleaseReason,
+  type SettleOutcome,
+} from './lane';
 import { usdToCredits } from '../routes/pricing';
 import type { KeyRecord, UsageEntry } from '../pro/credit-port';
 import { hashKey, parseKey } from '../pro/keys';
@@ -104,12 +115,16 @@ const authorize = async (credentials: Credentials, call: PaidCall, deps: Payment
 
 const settle = async (g: ProGrant): Promise<SettleOutcome> => ({ type: 'settled', receipt: { budget: budgetOf(g.record, g.usage.credits) } });
 
-const release = async (g: ProGrant, reason: string, deps: PaymentDeps): Promise<{ budget: Budget }> => {
+const release = async (g: ProGrant, reason: ReleaseReason, deps: PaymentDeps): Promise<{ budget: Budget }> => {
   let refunded = false;
   try {
     refunded = await deps.credits.refund(g.usage, deps.now());
   } catch (err) {
-    deps.log.error('credit ledger: refund failed', { requestId: g.usage.requestId, reason, error: err instanceof Error ? err.message : String(err) });
+    deps.log.error('credit ledger: refund failed', {
+      requestId: g.usage.requestId,
+      reason: releaseReasonText(reason),
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
   return { budget: budgetOf(g.record, refunded ? 0 : g.usage.credits, g.record.creditsLeft + (refunded ? g.usage.credits : 0)) };
 };

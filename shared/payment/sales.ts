@@ -16,11 +16,13 @@
 import { createHash } from 'node:crypto';
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { CREDITS_SALES_INDEX } from '../store/tables';
+import type { LaneId } from './lane';
 
 /** How many partitions a month's sales are spread over. */
 const SALE_SHARDS = 16;
 
-type SaleLane = 'x402-batch' | 'x402-exact';
+/** A lane that books sales: every lane of the registry but Pro (its usage entries are its books). */
+type SaleLane = Exclude<LaneId, 'pro'>;
 
 /** One paid call, as finance reads it. */
 interface SaleRecord {

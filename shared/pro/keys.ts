@@ -64,5 +64,8 @@ const bearerKey = (authorization: string | undefined): string | null => {
   return m ? m[1]! : '';
 };
 
-export { bearerKey, generateKey, parseKey, hashKey, keyHint };
+/** The key of an `Authorization: Bearer` header in lower-cased headers (bearerKey of `authorization`). */
+const bearerOf = (headers: Readonly<Record<string, string | undefined>>): string | null => bearerKey(headers.authorization);
+
+export { bearerKey, bearerOf, generateKey, parseKey, hashKey, keyHint };
 export type { KeyEnv };

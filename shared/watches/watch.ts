@@ -8,7 +8,7 @@
  * receiver, signed per Standard Webhooks, and charged once in credits (the route's price), only
  * when the receiver answers 2xx.
  */
-import { parseRouteInput } from '../http/family-handler';
+import { parseRouteInput } from '../routes/input';
 import { BadRequestError } from '../errors/errors';
 import { matchRoute } from '../routes/match';
 import { isChargeable, type RouteDef } from '../routes/table';

@@ -66,7 +66,15 @@ const setup = () => {
   const fac = scripted();
   const ledger = new MemoryPaymentLedger(clock.now);
   const config = loadConfig({ OBSERVATIONS_TABLE: 'o', CREDITS_TABLE: 'c', X402_ENFORCE: '1', X402_PAY_TO: payTo });
-  const deps: PaymentDeps = { config, ledger, credits: {} as CreditLedger, facilitator: fac.client, now: clock.now, log: quiet };
+  const deps: PaymentDeps = {
+    config,
+    ledger,
+    credits: {} as CreditLedger,
+    facilitator: fac.client,
+    stores: { 'x402-batch': null },
+    now: clock.now,
+    log: quiet,
+  };
   let n = 0;
   const call = (path = '/v1/price/CL'): PaidCall => ({
     route: PRICE,

@@ -8,10 +8,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { earnings } from '../../infra/local/earnings';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
 import { METRIC, type MetricsSink } from '../../shared/observability/metrics';
 import { paymentOption } from '../../shared/payment/challenge';
 import type { Grant } from '../../shared/payment/lane';
+import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { registeredLanes, type RegisteredLane } from '../../shared/payment/lanes';
 import { getJson } from '../helpers/stack';
 import { b64, startFakeFacilitator, type FakeFacilitator } from './helpers';
@@ -23,7 +25,10 @@ interface StubGrant extends Grant {
   amount: string;
 }
 
-/** The stub: pays with a payload of its scheme, books the route's price in USDC atomic units. */
+/** The stub's own books (its store): set once the stack runs. */
+let books: DynamoReconcileLedger | undefined;
+
+/** The stub: pays with a payload of its scheme, books the route's price in USDC atomic units (a sale under its own name). */
 const stub: RegisteredLane<StubGrant> = {
   id: 'x402-upto' as never,
   scheme: 'upto',
@@ -39,7 +44,24 @@ const stub: RegisteredLane<StubGrant> = {
           } as StubGrant,
         }
       : { type: 'free', reason: 'not-chargeable' },
-  settle: async () => ({ type: 'settled', receipt: { settlement: { success: true, transaction: '', network: 'eip155:84532', payer: BUYER } } }),
+  settle: async (g, deps) => {
+    const route = 'GET /v1/price/{code}';
+    await books!.recordSale({
+      saleId: `upto:${g.callId}`,
+      lane: 'x402-upto' as never,
+      route,
+      path: '/v1/price/CL',
+      amount: g.amount,
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      network: 'eip155:84532',
+      payTo: PAY_TO,
+      payer: BUYER.toLowerCase(),
+      transaction: '',
+      settledAt: deps.now().toISOString(),
+      requestId: g.callId,
+    });
+    return { type: 'settled', receipt: { settlement: { success: true, transaction: '', network: 'eip155:84532', payer: BUYER } } };
+  },
   release: async () => ({}),
   booked: (g) => ({ unit: 'usdc_atomic', amount: Number(g.amount), settlement: false }),
 };
@@ -60,6 +82,7 @@ describe('a lane added to the registry', () => {
       env: { OBSERVATIONS_TABLE: `lr-obs-${id}`, CREDITS_TABLE: `lr-cred-${id}`, X402_ENFORCE: '1', X402_PAY_TO: PAY_TO, X402_FACILITATOR_URL: fake.url },
       overrides: { metrics: recorder, payment: { lanes: [...registeredLanes(), stub as RegisteredLane<never>] } },
     });
+    books = new DynamoReconcileLedger(stack.services.doc!, stack.config.CREDITS_TABLE);
   }, 120_000);
   afterAll(async () => {
     await stack?.close();
@@ -107,5 +130,9 @@ describe('a lane added to the registry', () => {
       { name: METRIC.revenueAtomic, value: 10_000, dimensions: { lane: 'x402-upto', route: 'GET /v1/price/{code}' } },
     ]);
     expect(fake.calls.settle).toHaveLength(0);
+    // Finance's earnings report: a row of its own, never the exact lane's.
+    const day = new Date().toISOString().slice(0, 10);
+    const rows = earnings(await books!.salesOfMonth(day.slice(0, 7)), [], { from: day, to: day });
+    expect(rows).toEqual([{ lane: 'x402-upto', route: 'GET /v1/price/{code}', calls: 1, amount: 10_000n, unit: 'usdc-atomic' }]);
   });
 });

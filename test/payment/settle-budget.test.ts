@@ -45,7 +45,15 @@ const setup = (settleMs: number) => {
   const clock = { spentMs: 0 };
   const facilitator = pendingFacilitator(clock, settleMs);
   const ledger = new MemoryPaymentLedger();
-  const deps: PaymentDeps = { config, ledger, credits: {} as CreditLedger, facilitator: facilitator.client, now: () => new Date(), log: quiet };
+  const deps: PaymentDeps = {
+    config,
+    ledger,
+    credits: {} as CreditLedger,
+    facilitator: facilitator.client,
+    stores: { 'x402-batch': null },
+    now: () => new Date(),
+    log: quiet,
+  };
   const request = async () => {
     const signed = await signAuthorization(payer, { payTo });
     const id = `budget-${signed.authorization.nonce.slice(2, 10)}`;

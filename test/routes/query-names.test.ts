@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../shared/docs/openapi';
-import { parseRouteInput } from '../../shared/http/family-handler';
+import { parseRouteInput } from '../../shared/routes/input';
 import { findRoute, ROUTES } from '../../shared/routes';
 import { queryNamesOf, unknownQueryIssues } from '../../shared/routes/query-names';
 

@@ -6,7 +6,7 @@
  */
 import { MethodNotAllowedError, UnauthorizedError } from '../../errors/errors';
 import { hashKey, parseKey } from '../../pro/keys';
-import { bearerOf } from '../../http/payment-credentials';
+import { bearerOf } from '../../pro/keys';
 import type { FamilyHandlers, HandlerRequest, HandlerResult } from '../../http/types';
 import { handleMcpPost, type RouteRunner } from '../../mcp/server';
 import { buildServerJson } from '../../mcp/server-json';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type * as z from 'zod';
 import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from '../../errors/errors';
 import { tagOfResult } from '../../http/conditional';
-import { bearerOf } from '../../http/payment-credentials';
+import { bearerOf } from '../../pro/keys';
 import type { FamilyHandlers, HandlerRequest } from '../../http/types';
 import { hashKey, parseKey } from '../../pro/keys';
 import type { Services } from '../../services';

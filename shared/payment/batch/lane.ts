@@ -44,7 +44,20 @@ import { PaymentError } from '../../errors/errors';
 import { batchOption, requirementsOf, type BatchPaymentOption } from '../challenge';
 import { batchLaneConfigOf } from '../batch-terms';
 import { FacilitatorUnavailableError, PaymentOutcomeUnknownError } from '../errors';
-import type { AnswerToStore, ChargeOutcome, Credentials, Grant, Lane, PaidCall, PaymentDeps, Receipt, Refusal, SettleOutcome } from '../lane';
+import {
+  releaseReasonText,
+  type AnswerToStore,
+  type ChargeOutcome,
+  type Credentials,
+  type Grant,
+  type Lane,
+  type PaidCall,
+  type PaymentDeps,
+  type Receipt,
+  type Refusal,
+  type ReleaseReason,
+  type SettleOutcome,
+} from '../lane';
 import { paymentRequiredFor } from '../payment-required';
 import { termsOf, type BatchLaneConfig } from './config';
 import { classifyFacilitatorError } from '../facilitator';
@@ -490,6 +503,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     grant: BatchGrant,
     depositView: ChainView | undefined,
     answerOf: AnswerOf | undefined,
+    afterLostWrite: boolean,
   ): Promise<StoredChannel | 'unknown' | undefined> => {
     const now = deps.now();
     const price = BigInt(grant.amount);
@@ -505,7 +519,12 @@ const createBatchLane = (deps: BatchLaneDeps) => {
           else if (current.committedBy === undefined) committed = 'unknown';
           return { channel: current };
         }
-        if (!current || current.pendingRequest?.pendingId !== grant.pendingId) return { channel: current };
+        if (!current || current.pendingRequest?.pendingId !== grant.pendingId) {
+          // An earlier attempt of ours may have landed and a later voucher moved the channel on
+          // since (its mark is gone): not provably uncharged.
+          if (afterLostWrite && current && BigInt(current.signedMaxClaimable) >= BigInt(grant.cumulative)) committed = 'unknown';
+          return { channel: current };
+        }
         const charged = BigInt(current.chargedCumulativeAmount) + price;
         if (charged.toString() !== grant.cumulative) return { channel: { ...current, pendingRequest: undefined } };
         const base = depositView ? withChain(current, depositView) : current;
@@ -581,7 +600,7 @@ const createBatchLane = (deps: BatchLaneDeps) => {
     const timeLeft = opts.timeLeftMs ?? (() => COMMIT_BUDGET_MS - (Date.now() - started));
     for (let attempt = 0; ; attempt++) {
       try {
-        const committed = await commitOnce(grant, depositView, opts.answerOf);
+        const committed = await commitOnce(grant, depositView, opts.answerOf, attempt > 0);
         if (committed === 'unknown') return outcomeUnknown;
         if (!committed) {
           // The reservation expired and another request took the channel: this call is not paid, so its data must not go out.
@@ -622,8 +641,9 @@ const channelLanes = new WeakMap<BatchLaneConfig, BatchLane>();
 const laneFor = (config: BatchLaneConfig, deps: PaymentDeps): BatchLane => {
   let lane = channelLanes.get(config);
   if (!lane) {
-    if (!deps.channels) throw new Error('batch lane: no channel store in the payment services');
-    lane = createBatchLane({ config, store: deps.channels, facilitator: deps.facilitator, now: deps.now, log: deps.log });
+    const store = deps.stores['x402-batch'];
+    if (!store) throw new Error('batch lane: no channel store in the payment services');
+    lane = createBatchLane({ config, store, facilitator: deps.facilitator, now: deps.now, log: deps.log });
     channelLanes.set(config, lane);
   }
   return lane;
@@ -705,7 +725,8 @@ const coreSettle = async (g: BatchLaneGrant, deps: PaymentDeps, answer?: AnswerT
   }
 };
 
-const coreRelease = async (g: BatchLaneGrant, reason: string, deps: PaymentDeps): Promise<{ budget?: undefined }> => {
+const coreRelease = async (g: BatchLaneGrant, why: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: undefined }> => {
+  const reason = releaseReasonText(why);
   try {
     const config = await batchLaneConfigOf(deps.facilitator, deps.config, deps.now);
     await laneFor(config!, deps).release(g.batch, reason);

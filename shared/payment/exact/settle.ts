@@ -11,7 +11,7 @@
  */
 import { PaymentError, ServiceUnavailableError } from '../../errors/errors';
 import { classifyFacilitatorError, isSettledBeforeSending, isSettlementPending, reasonFromFacilitator, type FacilitatorClient } from '../facilitator';
-import type { AnswerToStore, PaymentDeps, SettleOutcome } from '../lane';
+import { releaseReasonText, type AnswerToStore, type PaymentDeps, type ReleaseReason, type SettleOutcome } from '../lane';
 import { paymentRequiredFor } from '../payment-required';
 import type { SaleRecord } from '../sales';
 import { tryDefer } from './deferral';
@@ -166,7 +166,8 @@ const settlePending = async (g: ExactGrant, deps: PaymentDeps, p: { transaction:
   return pendingOutcome(g, p.transaction);
 };
 
-const release = async (g: ExactGrant, reason: string, deps: PaymentDeps): Promise<{ budget?: undefined }> => {
+const release = async (g: ExactGrant, why: ReleaseReason, deps: PaymentDeps): Promise<{ budget?: undefined }> => {
+  const reason = releaseReasonText(why);
   const who = { requestId: g.requestId, payer: g.payer, nonce: g.key.nonce, reason };
   if (g.mode === 'redeliver') await bestEffort(deps, 'return delivery', () => deps.ledger.returnDelivery(g.key, g.callId), who);
   else await bestEffort(deps, 'release', () => deps.ledger.release(g.key, g.callId, reason), who);

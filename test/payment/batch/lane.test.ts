@@ -189,6 +189,31 @@ describe('batch lane: money rules', () => {
     expect(ch.store.sales()).toHaveLength(2);
   });
 
+  it("a commit retried after its write was lost, that finds a later voucher committed since, says 'may have been charged', never 'nothing charged'", async () => {
+    const ch = await openChannel(6);
+    const payload = await ch.buyer.pay(ch.required);
+    const mine = await ch.lane.authorize(payload, payload.accepted, callOf());
+    if (!mine.ok) throw new Error(`refused: ${mine.reason}`);
+    const charged = BigInt(mine.grant.cumulative);
+    const change = ch.store.change.bind(ch.store);
+    let lost = false;
+    ch.store.change = async (id, update, seed) => {
+      const done = await change(id, update, seed);
+      if (lost) return done;
+      lost = true;
+      // The write landed; before its answer comes back, the buyer's next voucher is committed (the mark of ours is gone).
+      const next = await handVoucher(net, ch.buyer, ch.option, charged + 10_000n);
+      const theirs = await ch.lane.authorize(next, next.accepted, callOf());
+      if (!theirs.ok) throw new Error(`the next voucher was refused: ${theirs.reason}`);
+      expect((await ch.lane.commit(theirs.grant)).ok).toBe(true);
+      throw new Error('socket hang up (the write landed)');
+    };
+    const done = await ch.lane.commit(mine.grant);
+    expect(done).toMatchObject({ ok: false, status: 503, reason: BATCH_REASON.outcomeUnknown });
+    expect((done as { message: string }).message).not.toMatch(/nothing was charged/);
+    expect(ch.store.sales().map((s) => s.extra?.cumulative_amount)).toEqual(['10000', String(charged), String(charged + 10_000n)]);
+  });
+
   it("a late release of an expired request leaves the newer request's reservation alone", async () => {
     const ch = await openChannel(8);
     const payload = await ch.buyer.pay(ch.required);
