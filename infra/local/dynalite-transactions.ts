@@ -102,7 +102,13 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
   const tokens = new Map<string, { until: number; items: string }>();
   const remember = (token: string, items: string) => {
     const now = Date.now();
-    for (const [t, v] of tokens) if (v.until < now) tokens.delete(t);
+    // Insertion order is expiry order (a token is moved to the end when set again): stop at the first
+    // live one, or every transaction walks every token of the last 10 minutes (quadratic under load).
+    for (const [t, v] of tokens) {
+      if (v.until >= now) break;
+      tokens.delete(t);
+    }
+    tokens.delete(token);
     tokens.set(token, { until: now + TOKEN_TTL_MS, items });
   };
 
