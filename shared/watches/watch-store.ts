@@ -59,10 +59,27 @@ interface DeliveryIds {
   deliveryId: string;
 }
 
+/**
+ * A transaction cancelled only because another one held one of its items (DynamoDB: every create of
+ * a watch on one path updates that path's entry): nothing was decided, so it is tried again.
+ */
+const isTransactionConflict = (err: unknown): boolean => {
+  const reasons = (err as { name?: string; CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+  return (
+    (err as { name?: string })?.name === 'TransactionCanceledException' &&
+    reasons.some((r) => r.Code === 'TransactionConflict') &&
+    !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+  );
+};
+/** A write refused by its condition (a transaction: by one of its items' conditions, not by a conflict). */
 const isConditionFailure = (err: unknown): boolean => {
   const name = (err as { name?: string })?.name;
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+  return name === 'ConditionalCheckFailedException' || (name === 'TransactionCanceledException' && !isTransactionConflict(err));
 };
+
+/** Tries of a conflicting transaction, and the longest random wait between them. */
+const CONFLICT_TRIES = 6;
+const CONFLICT_WAIT_MS = 100;
 
 const toWatch = (i: Record<string, unknown>): Watch => ({
   id: i.id as string,
@@ -111,7 +128,7 @@ class WatchStore {
    */
   async create(w: Watch, secret: string, baselineEtag: string | null): Promise<boolean> {
     try {
-      await this.doc.send(
+      await this.transact(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -198,7 +215,7 @@ class WatchStore {
     const watch = await this.get(keyHash, id);
     if (!watch) return false;
     try {
-      await this.doc.send(
+      await this.transact(
         new TransactWriteCommand({
           TransactItems: [
             { Delete: { TableName: this.table, Key: { pk: keyPk(keyHash), sk: watchSk(id) }, ConditionExpression: 'attribute_exists(pk)' } },
@@ -219,6 +236,19 @@ class WatchStore {
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;
+    }
+  }
+
+  /** Sends a transaction, again after a random wait while another transaction held one of its items. */
+  private async transact(command: TransactWriteCommand): Promise<void> {
+    for (let tried = 1; ; tried++) {
+      try {
+        await this.doc.send(command);
+        return;
+      } catch (err) {
+        if (!isTransactionConflict(err) || tried >= CONFLICT_TRIES) throw err;
+        await new Promise((r) => setTimeout(r, Math.random() * CONFLICT_WAIT_MS));
+      }
     }
   }
 

@@ -6,7 +6,8 @@
  * watch disabled after repeated dead deliveries; the schedule spans about 24 h. And the crash window:
  * an attempt that stops between the debit and the POST (its process dies) leaves its credits held
  * only until its lease ends: the message coming back, or the sweep when the message is gone, gives
- * them back, and the buyer ends charged once for the one delivery the receiver took.
+ * them back, and the buyer ends charged once for the one delivery the receiver took. (Also here, on the
+ * same store: a watch creation cancelled by a transaction conflict is retried, never read as "limit".)
  */
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -15,6 +16,7 @@ import type { LocalStack } from '../../infra/local/stack';
 import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { createDocumentClient } from '../../shared/store/client';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { deliver, sweepStopped, type DeliveryDeps } from '../../shared/watches/deliver';
 import { ATTEMPT_LEASE_S, SWEEP_AFTER_S } from '../../shared/watches/lease';
 import type { PostFn, PostResult } from '../../shared/watches/post';
@@ -24,12 +26,13 @@ import { WatchStore } from '../../shared/watches/watch-store';
 import { startTestStack } from '../helpers/stack';
 
 let stack: LocalStack;
+let doc: DynamoDBDocumentClient;
 let ledger: DynamoCreditLedger;
 let watches: WatchStore;
 
 beforeAll(async () => {
   stack = await startTestStack({}, false);
-  const doc = createDocumentClient(stack.config);
+  doc = createDocumentClient(stack.config);
   ledger = new DynamoCreditLedger(doc, stack.config.CREDITS_TABLE);
   watches = new WatchStore(doc, stack.config.CREDITS_TABLE);
 }, 120_000);
@@ -280,5 +283,34 @@ describe('an attempt that stops between the debit and the POST never leaves the 
     expect(await deliver(messageFor(watch, '"c3"'), deps(post, queue, { credits: lostAnswer }))).toBe('retrying');
     expect(posts).toHaveLength(0);
     expect(await credits()).toBe(3000);
+  });
+});
+
+describe('creating a watch while another transaction holds its path (every create on a path updates its entry)', () => {
+  /** DynamoDB's answer to a transaction that met another on one of its items: nothing was decided. */
+  const conflict = () =>
+    Object.assign(new Error('Transaction cancelled [None, None, None, TransactionConflict]'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }],
+    });
+  /** The real store, with the first `n` transactions answered by a conflict. */
+  const conflicting = (n: number) => {
+    let left = n;
+    return {
+      send: (command: { constructor: { name: string } }) => {
+        if (command.constructor.name === 'TransactWriteCommand' && left-- > 0) return Promise.reject(conflict());
+        return doc.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+  };
+  const created = (w: Watch) => ({ ...w, id: `w${randomUUID().replace(/-/g, '').slice(0, 20)}` });
+
+  it('is tried again and lands; a conflict that outlasts the tries is an error, never "the key holds its limit"', async () => {
+    const w = created(watch);
+    expect(await new WatchStore(conflicting(2), stack.config.CREDITS_TABLE).create(w, SECRET, '"baseline"')).toBe(true);
+    expect(await watches.get(hash, w.id)).toMatchObject({ id: w.id, state: 'active' });
+    await expect(new WatchStore(conflicting(1000), stack.config.CREDITS_TABLE).create(created(watch), SECRET, '"baseline"')).rejects.toThrow(
+      /TransactionConflict/,
+    );
   });
 });
