@@ -65,6 +65,9 @@ const holdOf = (ids: DeliveryIds, attempt: number, chargeAt: string, credits: nu
 
 const leaseFrom = (now: Date) => new Date(now.getTime() + ATTEMPT_LEASE_S * 1000).toISOString();
 
+/** Pages of the index one sweep reads at most (100 attempts per shard each; the next sweep goes on). */
+const SWEEP_PAGES = 10;
+
 /** Why a stopped attempt ended, on its delivery record. */
 const STOPPED = 'the attempt stopped before it ended (its process crashed or timed out); its credits were given back';
 
@@ -196,11 +199,16 @@ const deliver = async (m: DeliveryMessage, deps: DeliveryDeps): Promise<Delivery
  */
 const sweepStopped = async (deps: RecoveryDeps, afterS = SWEEP_AFTER_S): Promise<number> => {
   const now = deps.now();
-  const stopped = await deps.watches.stoppedAttempts(new Date(now.getTime() - afterS * 1000));
+  const before = new Date(now.getTime() - afterS * 1000);
   let recovered = 0;
-  for (const ids of stopped) {
-    const outcome = await recoverStopped(ids, deps, null, now);
-    if (outcome === 'dead') recovered++;
+  // A page per index shard at a time; a recovered attempt leaves the index, so the next page is new.
+  for (let page = 0; page < SWEEP_PAGES; page++) {
+    const stopped = await deps.watches.stoppedAttempts(before);
+    let progress = 0;
+    for (const ids of stopped) if ((await recoverStopped(ids, deps, null, now)) === 'dead') progress++;
+    recovered += progress;
+    // Nothing left, or only entries the index still shows after their attempt ended (it lags).
+    if (progress === 0) break;
   }
   return recovered;
 };
