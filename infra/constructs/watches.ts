@@ -8,7 +8,9 @@
  * and POSTs (shared/watches/deliver.ts) and re-queues its own retries with their backoff (SQS delays
  * up to 15 minutes; a longer wait goes round again). Messages a delivery function fails on (a crash,
  * a timeout, not a receiver's refusal: that is the retry schedule's) go to the dead-letter queue after
- * five receives; stream batches the fan-out cannot handle go to a failure queue. Alarms: anything in
+ * five receives; stream batches the fan-out cannot handle go to a failure queue. A schedule runs the
+ * delivery function's sweep every 15 minutes: an attempt that stopped with credits held and whose
+ * message never came back gets its credits back (shared/watches/deliver.ts). Alarms: anything in
  * either queue, a delivery backlog older than 5 minutes, and either function failing.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
@@ -20,10 +22,13 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config/env-keys';
-import { ServiceFunction } from './service-function';
+import { ATTEMPT_LEASE_S, SWEEP_EVENT } from '../../shared/watches/lease';
+import { schedulerRoleFor, ServiceFunction } from './service-function';
 
 interface WatchesProps {
   /** The observation table; its stream (KEYS_ONLY, shared/store/tables.ts) triggers the fan-out. */
@@ -37,8 +42,13 @@ interface WatchesProps {
   logRetention?: RetentionDays;
 }
 
-/** Seconds a delivery function has per message batch (10 POSTs of at most 10 s each, in parallel, and their bookkeeping). */
-const DELIVERY_TIMEOUT_S = 60;
+/**
+ * Seconds a delivery function has per message batch (10 POSTs of at most 10 s each, in parallel, and
+ * their bookkeeping): half an attempt's lease, so a lease that ended belongs to a stopped attempt.
+ */
+const DELIVERY_TIMEOUT_S = ATTEMPT_LEASE_S / 2;
+/** Minutes between sweeps of stopped attempts. */
+const SWEEP_EVERY_MINUTES = 15;
 
 class Watches extends Construct {
   readonly queue: Queue;
@@ -98,6 +108,15 @@ class Watches extends Construct {
     this.delivery.bindTable(props.credits, { access: 'LEDGER', envKey: ENV.CREDITS_TABLE });
     this.queue.grantSendMessages(this.delivery);
     this.delivery.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+    new Schedule(this, 'SweepSchedule', {
+      description: 'webhook watches: gives back the credits of delivery attempts that stopped and whose message is gone',
+      schedule: ScheduleExpression.rate(Duration.minutes(SWEEP_EVERY_MINUTES)),
+      target: new LambdaInvoke(this.delivery, {
+        input: ScheduleTargetInput.fromObject(SWEEP_EVENT),
+        retryAttempts: 0,
+        role: schedulerRoleFor(this, 'SweepScheduleRole', this.delivery),
+      }),
+    });
 
     const alarm = (alarmId: string, description: string, a: Omit<ConstructorParameters<typeof Alarm>[2], 'alarmDescription'>) => {
       const made = new Alarm(this, alarmId, { alarmDescription: description, treatMissingData: TreatMissingData.NOT_BREACHING, ...a });

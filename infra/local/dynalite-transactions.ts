@@ -1,6 +1,7 @@
 /**
  * TransactWriteItems for the embedded store. Dynalite does not implement it; DynamoDB does. The
- * emulation runs one transaction at a time: it applies the writes through dynalite itself (so
+ * emulation runs one transaction at a time per item (transactions on other items run meanwhile, as
+ * in DynamoDB, where only transactions on a shared item conflict): it applies the writes through dynalite itself (so
  * conditions are dynalite's), each returning the image it replaced, and when any is refused
  * restores those images and answers TransactionCanceledException with CancellationReasons, as
  * DynamoDB does. Plain (non-transactional) writes may interleave, so this
@@ -59,7 +60,13 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const inner = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
-  let queue: Promise<unknown> = Promise.resolve();
+  /** The last transaction queued on each item: a transaction starts once those of all its items ended. */
+  const tails = new Map<string, Promise<unknown>>();
+  const itemIds = (items: TransactItem[]) =>
+    items.map((i) => {
+      const op = i.Put ?? i.Update ?? i.Delete;
+      return `${op?.TableName}|${JSON.stringify(keyOf(i.Put?.Item ?? i.Update?.Key ?? i.Delete?.Key ?? {}, keyNames))}`;
+    });
 
   const run = async (items: TransactItem[]): Promise<{ ok: true } | { ok: false; reasons: Array<{ Code: string; Message?: string }> }> => {
     const targets = items.map((i) => {
@@ -102,7 +109,13 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
   const tokens = new Map<string, { until: number; items: string }>();
   const remember = (token: string, items: string) => {
     const now = Date.now();
-    for (const [t, v] of tokens) if (v.until < now) tokens.delete(t);
+    // Insertion order is expiry order (a token is moved to the end when set again): stop at the first
+    // live one, or every transaction walks every token of the last 10 minutes (quadratic under load).
+    for (const [t, v] of tokens) {
+      if (v.until >= now) break;
+      tokens.delete(t);
+    }
+    tokens.delete(token);
     tokens.set(token, { until: now + TOKEN_TTL_MS, items });
   };
 
@@ -118,11 +131,9 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
     res.on('close', () => {
       if (!res.writableFinished) gone = true;
     });
-    const job = queue.then(async () => {
-      const text = await received;
+    const apply = async (body: { TransactItems: TransactItem[]; ClientRequestToken?: string }) => {
       // Nobody will read the answer: apply nothing, the retry (same token) will.
-      if (text === null || gone) return;
-      const body = JSON.parse(text) as { TransactItems: TransactItem[]; ClientRequestToken?: string };
+      if (gone) return;
       const items = JSON.stringify(body.TransactItems);
       const seen = body.ClientRequestToken ? tokens.get(body.ClientRequestToken) : undefined;
       if (seen && seen.until >= Date.now()) {
@@ -142,8 +153,22 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
         message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${result.reasons.map((r) => r.Code).join(', ')}]`,
         CancellationReasons: result.reasons,
       });
+    };
+    const job = received.then(async (text) => {
+      if (text === null) return;
+      const body = JSON.parse(text) as { TransactItems: TransactItem[]; ClientRequestToken?: string };
+      // Queued behind every earlier transaction on one of its items (taken in one step: no cycles).
+      const ids = itemIds(body.TransactItems);
+      const before = Promise.all(ids.map((id) => tails.get(id)));
+      const turn = before.then(() => apply(body));
+      const done = turn.catch(() => undefined);
+      for (const id of ids) tails.set(id, done);
+      void done.then(() => {
+        for (const id of ids) if (tails.get(id) === done) tails.delete(id);
+      });
+      return turn;
     });
-    queue = job.catch((err: unknown) => reply(res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(err) }));
+    void job.catch((err: unknown) => reply(res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(err) }));
   });
 };
 

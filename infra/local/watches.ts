@@ -9,7 +9,7 @@ import type { Services } from '../../shared/services';
 import { createServices } from '../../shared/services';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import type { SourceRunStatus } from '../../shared/store/observation-store';
-import { deliver, type DeliveryOutcome } from '../../shared/watches/deliver';
+import { deliver, sweepStopped, type DeliveryOutcome } from '../../shared/watches/deliver';
 import { fanOut, type FanOutResult } from '../../shared/watches/fan-out';
 import { createPost, type PostFn } from '../../shared/watches/post';
 import { MemoryDeliveryQueue } from '../../shared/watches/queue';
@@ -55,16 +55,16 @@ const startLocalWatches = (api: Services, opts: LocalWatchOptions = {}): LocalWa
   const reads = createServices(api.config, { doc: api.doc!, store: api.store, etagKey: api.etagKey, payment: api.payment, now: api.now, metrics: api.metrics });
   const queue = new MemoryDeliveryQueue(opts.concurrency ?? 32);
   const post = opts.post ?? createPost(api.config.STAGE === 'dev');
+  const deps = {
+    watches,
+    credits: api.payment.credits,
+    queue,
+    now: api.now,
+    ...(opts.retryDelaysS ? { retryDelaysS: opts.retryDelaysS } : {}),
+    log: { warn: (message: string) => log(`watch: ${message}`) },
+  };
   queue.handle = async (m) => {
-    const outcome = await deliver(m, {
-      watches,
-      credits: api.payment.credits,
-      queue,
-      post,
-      now: api.now,
-      ...(opts.retryDelaysS ? { retryDelaysS: opts.retryDelaysS } : {}),
-      log: { warn: (message) => log(`watch: ${message}`) },
-    });
+    const outcome = await deliver(m, { ...deps, post });
     opts.onDelivery?.(outcome);
     return outcome;
   };
@@ -86,6 +86,7 @@ const startLocalWatches = (api: Services, opts: LocalWatchOptions = {}): LocalWa
 
   const seen = new Map<string, string | null>();
   let stopped = false;
+  let lastSweep = 0;
   let timer: NodeJS.Timeout | undefined;
   const poll = async (first: boolean) => {
     try {
@@ -95,6 +96,11 @@ const startLocalWatches = (api: Services, opts: LocalWatchOptions = {}): LocalWa
       for (const id of Object.keys(ADAPTERS)) if (!seen.has(id)) seen.set(id, null);
       // At start: one fan-out catches what changed while nothing was watching.
       if (first) await fanOutNow();
+      // Attempts that stopped with credits held (a crash: this queue's messages died with the process) get them back.
+      if (api.now().getTime() - lastSweep >= 60_000) {
+        lastSweep = api.now().getTime();
+        await sweepStopped(deps, 0);
+      }
       for (const s of changed) await fanOutNow(releaseOf(s));
     } catch (err) {
       log(`watch poll failed: ${(err as Error).message}`);

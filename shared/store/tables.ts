@@ -39,7 +39,8 @@ const TTL_ATTRIBUTE = 'expires_at';
 /**
  * Sparse index of the credit table: x402 claims the reconciler must still look at
  * (gsi1pk = X402WATCH#<shard>, gsi1sk = <claimed_at>#<payer>#<nonce>). An item leaves it when the
- * attributes are removed (settled, or proven unused on chain).
+ * attributes are removed (settled, or proven unused on chain). Webhook deliveries share it while an
+ * attempt runs (gsi1pk = WATCHHOLD#<shard>, read by their keys only: shared/watches/watch-store.ts).
  */
 const CREDITS_WATCH_INDEX = 'gsi1';
 

@@ -3,6 +3,7 @@
  * retries, dead-letter queue and alarms are the construct's, infra/constructs/watches.ts), and in
  * the local runtime an in-process queue that runs `deliver` itself with bounded concurrency.
  */
+import type { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryMessage } from './watch';
 
 interface DeliveryQueue {
@@ -16,31 +17,22 @@ const SQS_MAX_DELAY_S = 900;
 const SQS_BATCH = 10;
 
 /**
- * SQS. The client comes from the Lambda runtime's AWS SDK (bundles leave `@aws-sdk/*` out), loaded
- * on first use; the name is a variable because the package is not a dependency of this repository.
+ * SQS. `@aws-sdk/client-sqs` is loaded on first use (only the AWS functions send; the local runtime
+ * never loads it), and bundles leave it out as every `@aws-sdk/*` (infra/bundle/options.ts): on
+ * Lambda the runtime's copy runs.
  */
-/** What this module uses of `@aws-sdk/client-sqs`. */
-interface SqsModule {
-  SQSClient: new (config: { region: string }) => { send: (command: unknown) => Promise<unknown> };
-  SendMessageBatchCommand: new (input: unknown) => unknown;
-}
-
 const sqsQueue = (queueUrl: string, region: string): DeliveryQueue => {
-  let client: Promise<{ send: (command: unknown) => Promise<unknown>; SendMessageBatchCommand: new (input: unknown) => unknown }> | undefined;
-  const SQS_MODULE = '@aws-sdk/client-sqs';
+  let loaded: Promise<{ client: SQSClient; SendMessageBatchCommand: typeof SendMessageBatchCommand }> | undefined;
   const load = () => {
-    client ??= (import(SQS_MODULE) as Promise<SqsModule>).then((m) => {
-      const c = new m.SQSClient({ region });
-      return { send: (cmd: unknown) => c.send(cmd), SendMessageBatchCommand: m.SendMessageBatchCommand };
-    });
-    return client;
+    loaded ??= import('@aws-sdk/client-sqs').then((m) => ({ client: new m.SQSClient({ region }), SendMessageBatchCommand: m.SendMessageBatchCommand }));
+    return loaded;
   };
   return {
     async send(messages, delayS) {
       const sqs = await load();
       for (let i = 0; i < messages.length; i += SQS_BATCH) {
         const batch = messages.slice(i, i + SQS_BATCH);
-        const res = (await sqs.send(
+        const res = await sqs.client.send(
           new sqs.SendMessageBatchCommand({
             QueueUrl: queueUrl,
             Entries: batch.map((m, j) => ({
@@ -49,7 +41,7 @@ const sqsQueue = (queueUrl: string, region: string): DeliveryQueue => {
               DelaySeconds: Math.min(Math.max(0, Math.ceil(delayS)), SQS_MAX_DELAY_S),
             })),
           }),
-        )) as { Failed?: Array<{ Id: string; Message?: string }> };
+        );
         if (res.Failed?.length) throw new Error(`SQS refused ${res.Failed.length} delivery message(s): ${res.Failed[0]!.Message ?? 'no reason given'}`);
       }
     },

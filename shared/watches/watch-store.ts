@@ -6,11 +6,16 @@
  * - the path index:   pk WATCHPATH#<path>, sk <id> (the fan-out finds a path's watches with one Query)
  * - the path list:    pk WATCHPATHS, sk <path> (every watched path, and the tag of its last fanned-out answer)
  * - a delivery:       pk KEY#<key hash>, sk WATCHDEL#<watch id>#<delivery id> (pending, delivered,
- *                     dead = the dead-letter record, or unpaid), the record that makes a delivery charged at most once
+ *                     dead = the dead-letter record, or unpaid), the record that makes a delivery charged at most once;
+ *                     while an attempt runs it holds the attempt's lease and the time of its debit, and sits in
+ *                     the credit table's sparse index gsi1 (gsi1pk WATCHHOLD#<shard>, gsi1sk <lease end>#<delivery id>),
+ *                     so a sweep finds attempts whose process stopped with credits held (deliver.ts)
  *
  * A watch, its count and its index are written and deleted in one transaction.
  */
-import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { hashShard } from '../payment/sales';
+import { CREDITS_WATCH_INDEX } from '../store/tables';
 import { MAX_WATCHES_PER_KEY, type Watch, type WatchState } from './watch';
 
 const keyPk = (hash: string) => `KEY#${hash}`;
@@ -19,6 +24,10 @@ const COUNT_SK = 'WATCHCOUNT';
 const pathPk = (path: string) => `WATCHPATH#${path}`;
 const PATHS_PK = 'WATCHPATHS';
 const deliverySk = (watchId: string, deliveryId: string) => `WATCHDEL#${watchId}#${deliveryId}`;
+/** Shards of the running-attempt index: a release's thousands of attempts spread over partitions. */
+const HOLD_SHARDS = 4;
+const holdPk = (deliveryId: string) => `WATCHHOLD#${hashShard(deliveryId, HOLD_SHARDS)}`;
+const holdSk = (leaseUntil: string, deliveryId: string) => `${leaseUntil}#${deliveryId}`;
 
 type DeliveryState = 'pending' | 'delivered' | 'dead' | 'unpaid';
 
@@ -36,12 +45,41 @@ interface DeliveryRecord {
   lastStatus: number | null;
   lastError: string | null;
   creditsCharged: number;
+  /** While an attempt runs: when its lease ends (after that its process has certainly stopped). */
+  leaseUntil: string | null;
+  /** While an attempt runs: the instant of its debit (the usage entry's key) and the credits held. */
+  chargeAt: string | null;
+  heldCredits: number;
 }
 
+/** Which delivery: its key, watch and id. */
+interface DeliveryIds {
+  keyHash: string;
+  watchId: string;
+  deliveryId: string;
+}
+
+/**
+ * A transaction cancelled only because another one held one of its items (DynamoDB: every create of
+ * a watch on one path updates that path's entry): nothing was decided, so it is tried again.
+ */
+const isTransactionConflict = (err: unknown): boolean => {
+  const reasons = (err as { name?: string; CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+  return (
+    (err as { name?: string })?.name === 'TransactionCanceledException' &&
+    reasons.some((r) => r.Code === 'TransactionConflict') &&
+    !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+  );
+};
+/** A write refused by its condition (a transaction: by one of its items' conditions, not by a conflict). */
 const isConditionFailure = (err: unknown): boolean => {
   const name = (err as { name?: string })?.name;
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+  return name === 'ConditionalCheckFailedException' || (name === 'TransactionCanceledException' && !isTransactionConflict(err));
 };
+
+/** Tries of a conflicting transaction, and the longest random wait between them. */
+const CONFLICT_TRIES = 6;
+const CONFLICT_WAIT_MS = 100;
 
 const toWatch = (i: Record<string, unknown>): Watch => ({
   id: i.id as string,
@@ -71,6 +109,9 @@ const toDelivery = (i: Record<string, unknown>): DeliveryRecord => ({
   lastStatus: (i.last_status as number | null) ?? null,
   lastError: (i.last_error as string | null) ?? null,
   creditsCharged: Number(i.credits_charged ?? 0),
+  leaseUntil: (i.lease_until as string | undefined) ?? null,
+  chargeAt: (i.charge_at as string | undefined) ?? null,
+  heldCredits: Number(i.held_credits ?? 0),
 });
 
 class WatchStore {
@@ -87,7 +128,7 @@ class WatchStore {
    */
   async create(w: Watch, secret: string, baselineEtag: string | null): Promise<boolean> {
     try {
-      await this.doc.send(
+      await this.transact(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -174,7 +215,7 @@ class WatchStore {
     const watch = await this.get(keyHash, id);
     if (!watch) return false;
     try {
-      await this.doc.send(
+      await this.transact(
         new TransactWriteCommand({
           TransactItems: [
             { Delete: { TableName: this.table, Key: { pk: keyPk(keyHash), sk: watchSk(id) }, ConditionExpression: 'attribute_exists(pk)' } },
@@ -195,6 +236,19 @@ class WatchStore {
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;
+    }
+  }
+
+  /** Sends a transaction, again after a random wait while another transaction held one of its items. */
+  private async transact(command: TransactWriteCommand): Promise<void> {
+    for (let tried = 1; ; tried++) {
+      try {
+        await this.doc.send(command);
+        return;
+      } catch (err) {
+        if (!isTransactionConflict(err) || tried >= CONFLICT_TRIES) throw err;
+        await new Promise((r) => setTimeout(r, Math.random() * CONFLICT_WAIT_MS));
+      }
     }
   }
 
@@ -245,10 +299,13 @@ class WatchStore {
 
   /**
    * Starts attempt `attempt` of a delivery: creates its record at the first, and succeeds only when
-   * the record is pending with exactly `attempt` attempts started, so one attempt runs once however
-   * often its message arrives, and a delivered, dead or unpaid delivery is never attempted again.
+   * the record is pending with exactly `attempt` attempts started and none running, so one attempt
+   * runs once however often its message arrives, and a delivered, dead or unpaid delivery is never
+   * attempted again. The running attempt holds a lease until `leaseUntil` and records the instant of
+   * its debit (`now`) and the credits it holds, so whoever finds it stopped can give them back.
+   * @returns false when the attempt may not start
    */
-  async startAttempt(o: { keyHash: string; watchId: string; deliveryId: string; etag: string; attempt: number; now: Date }): Promise<boolean> {
+  async startAttempt(o: DeliveryIds & { etag: string; attempt: number; credits: number; leaseUntil: string; now: Date }): Promise<boolean> {
     const at = o.now.toISOString();
     try {
       await this.doc.send(
@@ -256,8 +313,8 @@ class WatchStore {
           TableName: this.table,
           Key: { pk: keyPk(o.keyHash), sk: deliverySk(o.watchId, o.deliveryId) },
           UpdateExpression:
-            'SET attempts = :next, updated_at = :at, #state = :pending, delivery_id = :d, watch_id = :w, etag = :e, created_at = if_not_exists(created_at, :at), credits_charged = if_not_exists(credits_charged, :zero)',
-          ConditionExpression: o.attempt === 0 ? 'attribute_not_exists(pk)' : '#state = :pending AND attempts = :n',
+            'SET attempts = :next, updated_at = :at, #state = :pending, delivery_id = :d, watch_id = :w, etag = :e, created_at = if_not_exists(created_at, :at), credits_charged = if_not_exists(credits_charged, :zero), lease_until = :lease, charge_at = :at, held_credits = :c, gsi1pk = :hpk, gsi1sk = :hsk',
+          ConditionExpression: o.attempt === 0 ? 'attribute_not_exists(pk)' : '#state = :pending AND attempts = :n AND attribute_not_exists(lease_until)',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':next': o.attempt + 1,
@@ -267,6 +324,10 @@ class WatchStore {
             ':w': o.watchId,
             ':e': o.etag,
             ':zero': 0,
+            ':lease': o.leaseUntil,
+            ':c': o.credits,
+            ':hpk': holdPk(o.deliveryId),
+            ':hsk': holdSk(o.leaseUntil, o.deliveryId),
             ...(o.attempt === 0 ? {} : { ':n': o.attempt }),
           },
         }),
@@ -278,26 +339,27 @@ class WatchStore {
     }
   }
 
-  /** Ends an attempt: its outcome on the delivery record (a pending delivery only). */
-  async endAttempt(
-    o: { keyHash: string; watchId: string; deliveryId: string; now: Date },
-    outcome: { state: DeliveryState; status: number | null; error: string | null; credits: number },
-  ): Promise<boolean> {
+  /**
+   * Takes over attempt `attempt`, still running under lease `seen` (which the caller saw end), with a
+   * new lease: one taker wins, and the stopped attempt's own end can no longer land.
+   * @returns false when the attempt ended or another taker won
+   */
+  async takeOver(o: DeliveryIds & { attempt: number; seen: string; leaseUntil: string; now: Date }): Promise<boolean> {
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: keyPk(o.keyHash), sk: deliverySk(o.watchId, o.deliveryId) },
-          UpdateExpression: 'SET #state = :s, last_status = :st, last_error = :e, updated_at = :at, credits_charged = :c',
-          ConditionExpression: '#state = :pending',
+          UpdateExpression: 'SET lease_until = :lease, gsi1sk = :hsk, updated_at = :at',
+          ConditionExpression: '#state = :pending AND attempts = :n AND lease_until = :seen',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
-            ':s': outcome.state,
-            ':st': outcome.status,
-            ':e': outcome.error,
+            ':lease': o.leaseUntil,
+            ':hsk': holdSk(o.leaseUntil, o.deliveryId),
             ':at': o.now.toISOString(),
-            ':c': outcome.credits,
             ':pending': 'pending',
+            ':n': o.attempt + 1,
+            ':seen': o.seen,
           },
         }),
       );
@@ -306,6 +368,72 @@ class WatchStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  /** Ends the attempt running under `lease`: its outcome on the delivery record, out of the running index. */
+  async endAttempt(
+    o: DeliveryIds & { lease: string; now: Date },
+    outcome: { state: DeliveryState; status: number | null; error: string | null; credits: number },
+  ): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keyPk(o.keyHash), sk: deliverySk(o.watchId, o.deliveryId) },
+          UpdateExpression:
+            'SET #state = :s, last_status = :st, last_error = :e, updated_at = :at, credits_charged = :c REMOVE lease_until, charge_at, held_credits, gsi1pk, gsi1sk',
+          ConditionExpression: '#state = :pending AND lease_until = :lease',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':s': outcome.state,
+            ':st': outcome.status,
+            ':e': outcome.error,
+            ':at': o.now.toISOString(),
+            ':c': outcome.credits,
+            ':pending': 'pending',
+            ':lease': o.lease,
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** One delivery's record (consistent read). */
+  async delivery(o: DeliveryIds): Promise<DeliveryRecord | null> {
+    const res = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: keyPk(o.keyHash), sk: deliverySk(o.watchId, o.deliveryId) }, ConsistentRead: true }),
+    );
+    return res.Item ? toDelivery(res.Item) : null;
+  }
+
+  /**
+   * Deliveries whose running attempt's lease ended before `before` (the index is eventually
+   * consistent: callers read the record itself before acting).
+   */
+  async stoppedAttempts(before: Date, limitPerShard = 100): Promise<DeliveryIds[]> {
+    const shards = await Promise.all(
+      Array.from({ length: HOLD_SHARDS }, (_, i) =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: CREDITS_WATCH_INDEX,
+            KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+            ExpressionAttributeValues: { ':pk': `WATCHHOLD#${i}`, ':before': before.toISOString() },
+            Limit: limitPerShard,
+          }),
+        ),
+      ),
+    );
+    return shards.flatMap((r) =>
+      (r.Items ?? []).map((i) => {
+        const [, watchId, ...rest] = String(i.sk).split('#');
+        return { keyHash: String(i.pk).slice('KEY#'.length), watchId: watchId!, deliveryId: rest.join('#') };
+      }),
+    );
   }
 
   /** The newest deliveries of a watch (and its dead letters among them). */
@@ -374,4 +502,4 @@ class WatchStore {
 }
 
 export { WatchStore };
-export type { DeliveryRecord, DeliveryState };
+export type { DeliveryIds, DeliveryRecord, DeliveryState };

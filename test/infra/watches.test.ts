@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/config/env-keys';
 import { FAMILIES } from '../../shared/routes/table';
 import { familyCharges } from '../../infra/stacks/api-stack';
+import { ATTEMPT_LEASE_S, SWEEP_EVENT } from '../../shared/watches/lease';
 import { actionsOn, logicalId, PAY_TO, refersTo, synthService, type Synthesized } from './synth';
 
 describe('webhook watches in the CDK app', () => {
@@ -42,6 +43,18 @@ describe('webhook watches in the CDK app', () => {
       expect(actionsOn(s.templates.api, logicalId(s.api, fn), logicalId(s.api, w.queue))).toContain('sqs:SendMessage');
       expect(refersTo(fnOf(fn).Properties.Environment.Variables[ENV.WATCH_QUEUE_URL], logicalId(s.api, w.queue))).toBe(true);
     }
+  });
+
+  it("a schedule runs the delivery function's sweep of stopped attempts, whose timeout is within an attempt's lease", () => {
+    const id = logicalId(s.api, s.api.watches!.delivery);
+    const sweeps = (Object.values(s.templates.api.findResources('AWS::Scheduler::Schedule')) as any[]).filter((x) =>
+      JSON.stringify(x.Properties.Target.Arn).includes(id),
+    );
+    expect(sweeps).toHaveLength(1);
+    expect(sweeps[0].Properties.ScheduleExpression).toBe('rate(15 minutes)');
+    expect(JSON.parse(sweeps[0].Properties.Target.Input)).toEqual(SWEEP_EVENT);
+    // A lease that ended belongs to an attempt whose function was stopped (killed at its timeout).
+    expect(fnOf(s.api.watches!.delivery).Properties.Timeout).toBeLessThan(ATTEMPT_LEASE_S);
   });
 
   it('the ETag secret is read by the paying functions and the fan-out, by name in the environment (never its value)', () => {

@@ -1,8 +1,9 @@
 /**
  * The embedded store's TransactWriteItems emulation when clients go away. It runs one transaction at
- * a time; under load a call waits its turn past the client's timeout, and the client (the AWS SDK)
- * destroys the request and retries it with the same ClientRequestToken. A request abandoned in the
- * queue must not hold up the ones behind it, and a retried token must not apply its writes twice.
+ * a time per item; under load a call waits its turn past the client's timeout, and the client (the
+ * AWS SDK) destroys the request and retries it with the same ClientRequestToken. A request whose body
+ * is slow, or abandoned half-sent, must not hold up the ones behind it (nor be applied, when
+ * abandoned), and a retried token must not apply its writes twice.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -75,23 +76,21 @@ describe('TransactWriteItems emulation: abandoned and retried calls', () => {
 
   const creditsLeft = async () => (await doc.send(new GetCommand({ TableName, Key: { pk: 'KEY#1', sk: 'PLAN' } }))).Item?.credits_left;
 
-  it('a call whose client gave up while it waited its turn does not hold up the calls behind it', async () => {
+  it('a call whose body is still arriving, or whose client went away half-way, does not hold up the calls behind it', async () => {
     await doc.send(new PutCommand({ TableName, Item: { pk: 'KEY#1', sk: 'PLAN', credits_left: 10 } }));
-    // First in line: a call whose body is still arriving, so the next ones wait behind it.
+    // First in line: a call on the same item whose body is still arriving.
     const slowBody = debitBody('USAGE#slow');
     const slow = rawCall(store.endpoint, slowBody);
     slow.req.write(slowBody.slice(0, 10));
-    // Second: a whole call whose client gives up (times out) while it waits.
-    const abandoned = rawCall(store.endpoint, debitBody('USAGE#abandoned'));
-    abandoned.req.end(debitBody('USAGE#abandoned'));
+    // Second: a call whose client gives up before it sent the whole request.
+    const abandonedBody = debitBody('USAGE#abandoned');
+    const abandoned = rawCall(store.endpoint, abandonedBody);
+    abandoned.req.write(abandonedBody.slice(0, 20));
     await new Promise((r) => setTimeout(r, 200));
     abandoned.req.destroy();
     expect(await abandoned.status).toBe(-1);
-    // The first one's body completes: it is applied.
-    slow.req.end(slowBody.slice(10));
-    expect(await slow.status).toBe(200);
 
-    // A call behind them is answered (the SDK gives up after 5 s).
+    // A call behind them on the same item is answered while the first is still arriving (the SDK gives up after 5 s).
     await doc.send(
       new TransactWriteCommand({
         TransactItems: [
@@ -108,7 +107,9 @@ describe('TransactWriteItems emulation: abandoned and retried calls', () => {
         ],
       }),
     );
-    // The abandoned call's client never learnt an outcome; it was not applied (its retry will be).
+    // The first one's body completes: it is applied. The abandoned one never was (its retry will be).
+    slow.req.end(slowBody.slice(10));
+    expect(await slow.status).toBe(200);
     expect(await creditsLeft()).toBe(8);
     expect((await doc.send(new GetCommand({ TableName, Key: { pk: 'KEY#1', sk: 'USAGE#abandoned' } }))).Item).toBeUndefined();
   }, 20_000);

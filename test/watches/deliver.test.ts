@@ -3,7 +3,11 @@
  * credit ledger (the receiver is a stand-in POST function; test/watches/done-when.test.ts posts for
  * real): charged once, only on 2xx; a retry or a duplicated message never charges again; no credits
  * means no POST and a paused watch that says why; retries with backoff, a dead-letter record, a
- * watch disabled after repeated dead deliveries; the schedule spans about 24 h.
+ * watch disabled after repeated dead deliveries; the schedule spans about 24 h. And the crash window:
+ * an attempt that stops between the debit and the POST (its process dies) leaves its credits held
+ * only until its lease ends: the message coming back, or the sweep when the message is gone, gives
+ * them back, and the buyer ends charged once for the one delivery the receiver took. (Also here, on the
+ * same store: a watch creation cancelled by a transaction conflict is retried, never read as "limit".)
  */
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -12,7 +16,9 @@ import type { LocalStack } from '../../infra/local/stack';
 import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { createDocumentClient } from '../../shared/store/client';
-import { deliver, type DeliveryDeps } from '../../shared/watches/deliver';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { deliver, sweepStopped, type DeliveryDeps } from '../../shared/watches/deliver';
+import { ATTEMPT_LEASE_S, SWEEP_AFTER_S } from '../../shared/watches/lease';
 import type { PostFn, PostResult } from '../../shared/watches/post';
 import type { DeliveryQueue } from '../../shared/watches/queue';
 import { DISABLE_AFTER_DEAD_DELIVERIES, deliveryIdOf, type DeliveryMessage, RETRY_DELAYS_S, type Watch } from '../../shared/watches/watch';
@@ -20,12 +26,13 @@ import { WatchStore } from '../../shared/watches/watch-store';
 import { startTestStack } from '../helpers/stack';
 
 let stack: LocalStack;
+let doc: DynamoDBDocumentClient;
 let ledger: DynamoCreditLedger;
 let watches: WatchStore;
 
 beforeAll(async () => {
   stack = await startTestStack({}, false);
-  const doc = createDocumentClient(stack.config);
+  doc = createDocumentClient(stack.config);
   ledger = new DynamoCreditLedger(doc, stack.config.CREDITS_TABLE);
   watches = new WatchStore(doc, stack.config.CREDITS_TABLE);
 }, 120_000);
@@ -203,5 +210,107 @@ describe('a delivery is charged once, only when the receiver answers 2xx', () =>
     expect(total).toBeGreaterThan(20 * 3600);
     expect(total).toBeLessThanOrEqual(24 * 3600);
     for (let i = 1; i < RETRY_DELAYS_S.length; i++) expect(RETRY_DELAYS_S[i]).toBeGreaterThanOrEqual(RETRY_DELAYS_S[i - 1]!);
+  });
+});
+
+describe('an attempt that stops between the debit and the POST never leaves the buyer charged for nothing', () => {
+  /** The process dies after the debit, before anything is sent (the POST is where it stops). */
+  const crashBeforeSending: PostFn = async () => {
+    throw new Error('the process stopped here');
+  };
+  const later = (s: number) => new Date(clock.getTime() + s * 1000);
+
+  it('the message comes back: held while the attempt may still run, then given back and retried; the 2xx retry is the one charge', async () => {
+    const { queue, sent } = recordingQueue();
+    const m = messageFor(watch, '"c1"');
+    await expect(deliver(m, deps(crashBeforeSending, queue))).rejects.toThrow(/stopped here/);
+    expect(await credits()).toBe(3000 - 3);
+
+    // Back within the lease (a duplicate, or the attempt is only slow): nothing taken over yet.
+    const { post, posts } = receiverAnswering(200);
+    expect(await deliver(m, deps(post, queue))).toBe('deferred');
+    expect(sent.at(-1)).toMatchObject({ delayS: ATTEMPT_LEASE_S, m: { attempt: 0 } });
+    expect(await credits()).toBe(3000 - 3);
+    expect(posts).toHaveLength(0);
+
+    // After the lease: given back, and the delivery retried.
+    clock = later(ATTEMPT_LEASE_S + 1);
+    expect(await deliver(m, deps(post, queue))).toBe('retrying');
+    expect(await credits()).toBe(3000);
+    expect((await watches.deliveries(hash, watch.id))[0]).toMatchObject({ state: 'pending', lastError: expect.stringMatching(/stopped/) });
+    const retry = sent.at(-1)!;
+    expect(retry.m.attempt).toBe(1);
+    // A second copy of the stopped attempt's message finds nothing more to give back.
+    expect(await deliver(m, deps(post, queue))).toBe('skipped');
+    expect(await credits()).toBe(3000);
+
+    clock = new Date(Date.parse(retry.m.notBefore));
+    expect(await deliver(retry.m, deps(post, queue))).toBe('delivered');
+    expect(await credits()).toBe(3000 - 3);
+    expect(posts).toHaveLength(1);
+    const usage = await ledger.usage(hash, clock.toISOString().slice(0, 7));
+    expect(usage.filter((u) => !u.refundedAt).map((u) => u.credits)).toEqual([3]);
+  });
+
+  it('the message is gone: the sweep gives the credits back once SQS could no longer redeliver it, and dead-letters the delivery', async () => {
+    const { queue } = recordingQueue();
+    await expect(deliver(messageFor(watch, '"c2"'), deps(crashBeforeSending, queue))).rejects.toThrow(/stopped here/);
+    const start = clock;
+    const sweep = () => sweepStopped({ watches, credits: ledger, queue, now: () => clock });
+    // Lease just over: the message may still come back and retry it, so the sweep waits.
+    clock = new Date(start.getTime() + (ATTEMPT_LEASE_S + 1) * 1000);
+    await sweep();
+    expect(await credits()).toBe(3000 - 3);
+    clock = new Date(start.getTime() + (ATTEMPT_LEASE_S + SWEEP_AFTER_S + 1) * 1000);
+    await sweep();
+    expect(await credits()).toBe(3000);
+    expect((await watches.deliveries(hash, watch.id))[0]).toMatchObject({ state: 'dead', creditsCharged: 0, lastError: expect.stringMatching(/given back/) });
+    // Swept twice: given back once.
+    await sweep();
+    expect(await credits()).toBe(3000);
+  });
+
+  it("the debit landed but its answer was lost (the ledger call failed): nothing is sent and the credits are given back by the entry's key", async () => {
+    const lostAnswer: DeliveryDeps['credits'] = {
+      debit: async (...args) => {
+        await ledger.debit(...args);
+        throw new Error('socket hang up');
+      },
+      refund: (entry, now) => ledger.refund(entry, now),
+    };
+    const { post, posts } = receiverAnswering(200);
+    const { queue } = recordingQueue();
+    expect(await deliver(messageFor(watch, '"c3"'), deps(post, queue, { credits: lostAnswer }))).toBe('retrying');
+    expect(posts).toHaveLength(0);
+    expect(await credits()).toBe(3000);
+  });
+});
+
+describe('creating a watch while another transaction holds its path (every create on a path updates its entry)', () => {
+  /** DynamoDB's answer to a transaction that met another on one of its items: nothing was decided. */
+  const conflict = () =>
+    Object.assign(new Error('Transaction cancelled [None, None, None, TransactionConflict]'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }],
+    });
+  /** The real store, with the first `n` transactions answered by a conflict. */
+  const conflicting = (n: number) => {
+    let left = n;
+    return {
+      send: (command: { constructor: { name: string } }) => {
+        if (command.constructor.name === 'TransactWriteCommand' && left-- > 0) return Promise.reject(conflict());
+        return doc.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+  };
+  const created = (w: Watch) => ({ ...w, id: `w${randomUUID().replace(/-/g, '').slice(0, 20)}` });
+
+  it('is tried again and lands; a conflict that outlasts the tries is an error, never "the key holds its limit"', async () => {
+    const w = created(watch);
+    expect(await new WatchStore(conflicting(2), stack.config.CREDITS_TABLE).create(w, SECRET, '"baseline"')).toBe(true);
+    expect(await watches.get(hash, w.id)).toMatchObject({ id: w.id, state: 'active' });
+    await expect(new WatchStore(conflicting(1000), stack.config.CREDITS_TABLE).create(created(watch), SECRET, '"baseline"')).rejects.toThrow(
+      /TransactionConflict/,
+    );
   });
 });
