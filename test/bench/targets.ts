@@ -67,6 +67,20 @@ const { DynamoObservationStore } = await import('../../shared/store/observation-
 const { addDays } = await import('../../shared/dates');
 
 const CHECK = process.argv.includes('--check');
+/**
+ * `--only <names>` (comma-separated) runs just those parts, so one row can be measured alone:
+ * `inproc` (tails, Pro debit, signed receipts, x402 verify), `throughput` (as_known_at and cache-hit
+ * rows on one `npm start`), `challenge`, `paid`, `ingestion`, `memory`, `sub` (the sub-benches),
+ * `bundles`; `hotpath` is `inproc,throughput`. Without it, everything runs.
+ * @example tsx test/bench/targets.ts --only hotpath
+ */
+const ONLY = ((): ReadonlySet<string> | null => {
+  const i = process.argv.indexOf('--only');
+  if (i < 0) return null;
+  const names = (process.argv[i + 1] ?? '').split(',').flatMap((n) => (n === 'hotpath' ? ['inproc', 'throughput'] : [n]));
+  return new Set(names);
+})();
+const runs = (part: string): boolean => ONLY === null || ONLY.has(part);
 const results: Array<{ what: string; value: string; target: string; ok: boolean }> = [];
 const record = (what: string, value: string, target: string, ok: boolean) => results.push({ what, value, target, ok });
 
@@ -242,7 +256,8 @@ const PRO_DEBIT_RATIO = 2;
 /** Issue 36: signing a Pro call's receipt (one Ed25519 signature, one SHA-256 of the body) adds at most 10 % to the call's own work. */
 const RECEIPT_SIGNING_RATIO = 1.1;
 
-const main = async () => {
+/** In-process rows on one local stack: tails, snapshot handler time, Pro debit, signed receipts, x402 verify-only. */
+const inProcessRows = async () => {
   const id = Math.random().toString(36).slice(2, 8);
   // Demo mode serves unpaid calls and still verifies a payment that is sent; the facilitator is a
   // zero-latency stub, so the verify-only figure is our own work. The per-key rate limit would
@@ -414,7 +429,10 @@ const main = async () => {
   } finally {
     await stack.close();
   }
+};
 
+/** Rows of `npm start` processes under load from this one. */
+const serverRows = async () => {
   // Throughput, each server in its own process and this one as the client: a cache-hit
   // /v1/price/CL from `npm start` vs a bare node:http server answering the same bytes; then the
   // 402 challenge of `npm start` with X402_ENFORCE=1 vs the official express middleware answering
@@ -447,7 +465,7 @@ const main = async () => {
       await ours.close();
     }
   };
-  {
+  if (runs('throughput')) {
     const ours = await startServerProcess();
     const vintages = await reviseServedWti(ours.dynamoPort);
     // A year of WTI at a past instant (inside the revised points' old interval, so vintages answer) vs
@@ -483,7 +501,7 @@ const main = async () => {
       `http://127.0.0.1:${ours.port}/v1/price/CL`,
     ]);
   }
-  {
+  if (runs('challenge')) {
     // The peer configures the official middleware from our own 402 (same accepts, extensions and body).
     const ours = await startServerProcess({ X402_ENFORCE: '1', X402_PAY_TO: PAY_TO });
     await compare('402 challenge throughput, npm start vs @x402/express on express (same challenge)', 1.5, 402, ours, (p) => [
@@ -497,7 +515,7 @@ const main = async () => {
   // @x402/express middleware charging the same price through the same local facilitator and chain,
   // serving the same bytes; interleaved, the order alternating each round. Our work on top of the
   // reference: the signature check, the claim (both beside /verify) and the settlement's one write.
-  {
+  if (runs('paid')) {
     // Settle-first (issue 38's settle-first row): the deferred path has its own rows (deferred-exact.ts).
     const ours = await startServerProcess({ X402_ENFORCE: '1', X402_LOCAL_CHAIN: '1', X402_LOCAL_CHAIN_PORT: '0', X402_DEFER_MAX_USD: '0' });
     const facilitatorUrl = /x402 local facilitator at (\S+?);/.exec(ours.output)?.[1];
@@ -550,7 +568,7 @@ const main = async () => {
   }
 
   // Ingestion: a 10,000-row EIA history parsed and upserted, vs writing the same items bare.
-  {
+  if (runs('ingestion')) {
     const store = await startTestStore();
     try {
       // Synthetic rows (bench only): real wire format, made-up but plausible WTI values.
@@ -590,7 +608,7 @@ const main = async () => {
   }
 
   // Memory: an `npm start` process, 10,000 mixed requests from here.
-  {
+  if (runs('memory')) {
     const server = await startServerProcess();
     try {
       const atStart = rssOf(server.pid);
@@ -617,11 +635,15 @@ const main = async () => {
     if (r.status !== 0) record(`${name} (${script})`, `failed: ${r.stderr.trim().slice(-60)}`, 'runs', false);
     for (const row of rows) record(row.what, row.value, row.target, row.ok);
   };
-  subBench('test/bench/batch-lane.ts', 'x402 batch bench'); // issue 23: the x402 lanes on the local chain, 2 s blocks
-  subBench('test/bench/deferred-exact.ts', 'x402 deferred exact bench'); // issue 38
-  subBench('test/bench/news.ts', 'news bench'); // issue 37: 304s and webhook deliveries
+  if (runs('sub')) {
+    subBench('test/bench/batch-lane.ts', 'x402 batch bench'); // issue 23: the x402 lanes on the local chain, 2 s blocks
+    subBench('test/bench/deferred-exact.ts', 'x402 deferred exact bench'); // issue 38
+    subBench('test/bench/news.ts', 'news bench'); // issue 37: 304s and webhook deliveries
+  }
+};
 
-  // Bundles, as CDK builds them.
+/** Bundles, as CDK builds them. */
+const bundleRows = async () => {
   // Inside node_modules so that the bundles resolve the AWS SDK (external, as on Lambda) from the project.
   const out = join(process.cwd(), 'node_modules', '.cache', 'bench-bundles');
   mkdirSync(out, { recursive: true });
@@ -673,6 +695,12 @@ const main = async () => {
       (!limit || kb <= limit) && imported.status === 0 && ms / sdkOnly <= IMPORT_LIMIT_RATIO,
     );
   }
+};
+
+const main = async () => {
+  if (runs('inproc')) await inProcessRows();
+  await serverRows();
+  if (runs('bundles')) await bundleRows();
 };
 
 await main();
