@@ -16,7 +16,7 @@
  * MCP hook runs before `charge` in the paid tool call. A request whose tag does not match goes on to
  * pay for the answer already computed here, so what is charged is exactly what was compared.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { EtagKeySource } from '../config/etag-key';
@@ -46,35 +46,106 @@ const PAID_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * Pure: a value as canonical JSON (keys sorted at every level, undefined members left out) without
- * its volatile fields. Built here rather than with analytics' canonicalJson: every paid bundle
- * carries this, and the data bundles are at their size limit.
+ * The canonical text of every value found frozen all the way down, by the value itself. Served
+ * figures are deep-frozen copies shared by every cache hit (shared/store/observation-reader.ts), so
+ * a cached answer's data is serialised once, not once per call. A frozen data value (answers hold
+ * no accessors) can never change, so its text stays true; an evicted value takes its entry along.
  */
-const dataOf = (body: unknown): string => {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (v === null || typeof v !== 'object') return v;
+const frozenText = new WeakMap<object, string>();
+
+/** Whether `v` is a primitive or a value whose text is held, i.e. frozen all the way down (its members are walked first). */
+const settled = (v: unknown): boolean => v === null || typeof v !== 'object' || frozenText.has(v);
+
+const isIndexKey = (k: string): boolean => /^(?:0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1;
+
+/** The member order JSON gives an object built from sorted keys: integer-like keys first, ascending, then the rest sorted. */
+const jsonKeyOrder = (keys: string[]): string[] => {
+  const sorted = keys.sort();
+  if (!sorted.some(isIndexKey)) return sorted;
+  const indices = sorted.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...sorted.filter((k) => !isIndexKey(k))];
+};
+
+/** The canonical text of `v`, undefined where JSON leaves a member out (held for values frozen all the way down). */
+const canonicalText = (v: unknown): string | undefined => {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  const known = frozenText.get(v);
+  if (known !== undefined) return known;
+  let text: string;
+  let members: unknown[];
+  if (Array.isArray(v)) {
+    members = v;
+    text = `[${v.map((x) => canonicalText(x) ?? 'null').join(',')}]`;
+  } else {
     const o = v as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.keys(o)
-        .sort()
-        .filter((k) => !VOLATILE_KEYS.has(k) && o[k] !== undefined)
-        .map((k) => [k, sorted(o[k])]),
-    );
-  };
-  return JSON.stringify(sorted(body));
+    const keys = jsonKeyOrder(Object.keys(o)).filter((k) => !VOLATILE_KEYS.has(k));
+    members = keys.map((k) => o[k]);
+    const parts: string[] = [];
+    keys.forEach((k, i) => {
+      const t = canonicalText(members[i]);
+      if (t !== undefined) parts.push(`${JSON.stringify(k)}:${t}`);
+    });
+    text = `{${parts.join(',')}}`;
+  }
+  if (Object.isFrozen(v) && members.every(settled)) frozenText.set(v, text);
+  return text;
 };
 
 /**
- * Pure: the strong ETag of an answer of `route` for the given parsed input.
+ * A value as canonical JSON (keys sorted at every level as an object built from them orders them,
+ * undefined members left out) without its volatile fields. Pure in effect (it remembers the text of
+ * frozen values). Built here rather than with analytics' canonicalJson: every paid bundle carries
+ * this, and the data bundles are at their size limit.
+ */
+const dataOf = (body: unknown): string => canonicalText(body) as string;
+
+/** The HMAC key object of each secret, imported once. */
+const keyObjects = new WeakMap<Uint8Array, KeyObject>();
+const keyObjectOf = (key: Uint8Array): KeyObject => {
+  const known = keyObjects.get(key);
+  if (known) return known;
+  const k = createSecretKey(key);
+  keyObjects.set(key, k);
+  return k;
+};
+
+/** Most tags kept per frozen answer: one per route input it was served for (e.g. as_known_at instants that share a figure). */
+const TAGS_PER_ANSWER = 16;
+
+/**
+ * Tags of frozen answers, by answer, for one secret: a cache hit serves the same frozen answer, so
+ * its tag is computed once per route input and secret. A new secret (rotation) starts afresh.
+ */
+const frozenTags = new WeakMap<object, { key: Uint8Array; byInput: Map<string, string> }>();
+
+/** The tags already computed for a frozen answer under `key`, by route input. */
+const tagsOf = (answer: object, key: Uint8Array): Map<string, string> => {
+  const held = frozenTags.get(answer);
+  if (held?.key === key) return held.byInput;
+  const byInput = new Map<string, string>();
+  frozenTags.set(answer, { key, byInput });
+  return byInput;
+};
+
+/**
+ * The strong ETag of an answer of `route` for the given parsed input. Pure in effect: the tag of a
+ * frozen answer is remembered per input and secret (the same answer, input and secret give the same tag).
  * @param key the server secret
  * @example etagOf(key, route, { code: 'CL' }, {}, body) // '"3q2-…"' (32 base64url characters)
  */
 const etagOf = (key: Uint8Array, route: Pick<RouteDef, 'id'>, params: unknown, query: unknown, body: unknown): string => {
-  const mac = createHmac('sha256', key)
-    .update(`${route.id}\n${dataOf(params ?? {})}\n${dataOf(query ?? {})}\n`)
-    .update(dataOf(body));
-  return `"${mac.digest('base64url').slice(0, 32)}"`;
+  const input = `${route.id}\n${dataOf(params ?? {})}\n${dataOf(query ?? {})}\n`;
+  const data = dataOf(body);
+  // dataOf has just held the answer's text if it is frozen all the way down.
+  const tags = body !== null && typeof body === 'object' && frozenText.has(body) ? tagsOf(body, key) : undefined;
+  const known = tags?.get(input);
+  if (known) return known;
+  const tag = `"${createHmac('sha256', keyObjectOf(key)).update(input).update(data).digest('base64url').slice(0, 32)}"`;
+  if (tags) {
+    if (tags.size >= TAGS_PER_ANSWER) tags.delete(tags.keys().next().value as string);
+    tags.set(input, tag);
+  }
+  return tag;
 };
 
 /**
