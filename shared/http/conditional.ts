@@ -46,15 +46,34 @@ const PAID_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * The canonical text of every value found frozen all the way down, by the value itself. Served
- * figures are deep-frozen copies shared by every cache hit (shared/store/observation-reader.ts), so
- * a cached answer's data is serialised once, not once per call. A frozen data value (answers hold
- * no accessors) can never change, so its text stays true; an evicted value takes its entry along.
+ * Values found frozen all the way down. Served figures are deep-frozen copies shared by every cache
+ * hit (shared/store/observation-reader.ts): a frozen plain object or array whose members are all so
+ * can never change, so what is computed from it (its data text, its tag, its JSON) holds for as long
+ * as it lives, and an evicted value takes what was kept for it along. Only plain objects and arrays
+ * count (a frozen Date still changes); answers hold no accessors.
  */
-const frozenText = new WeakMap<object, string>();
+const deepFrozen = new WeakSet<object>();
 
-/** Whether `v` is a primitive or a value whose text is held, i.e. frozen all the way down (its members are walked first). */
-const settled = (v: unknown): boolean => v === null || typeof v !== 'object' || frozenText.has(v);
+/** Whether `v` is a primitive or a plain object or array frozen all the way down (remembered once found). */
+const isDeepFrozen = (v: unknown): boolean => {
+  if (v === null || typeof v !== 'object') return true;
+  if (deepFrozen.has(v)) return true;
+  const proto = Object.getPrototypeOf(v);
+  if (!Object.isFrozen(v) || (proto !== Object.prototype && proto !== Array.prototype && proto !== null)) return false;
+  if (!Object.values(v).every(isDeepFrozen)) return false;
+  deepFrozen.add(v);
+  return true;
+};
+
+/** Keeps what is computed from a deep-frozen value, by the value; anything else is computed each time. */
+const keptFor = <T>(kept: WeakMap<object, T>, v: unknown, compute: () => T): T => {
+  if (v === null || typeof v !== 'object' || !isDeepFrozen(v)) return compute();
+  const known = kept.get(v);
+  if (known !== undefined) return known;
+  const value = compute();
+  kept.set(v, value);
+  return value;
+};
 
 const isIndexKey = (k: string): boolean => /^(?:0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1;
 
@@ -66,38 +85,41 @@ const jsonKeyOrder = (keys: string[]): string[] => {
   return [...indices, ...sorted.filter((k) => !isIndexKey(k))];
 };
 
-/** The canonical text of `v`, undefined where JSON leaves a member out (held for values frozen all the way down). */
+/** The canonical data text of deep-frozen values, computed once each. */
+const dataTexts = new WeakMap<object, string>();
+
+/** The canonical text of `v`, undefined where JSON leaves a member out. */
 const canonicalText = (v: unknown): string | undefined => {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  const known = frozenText.get(v);
-  if (known !== undefined) return known;
-  let text: string;
-  let members: unknown[];
-  if (Array.isArray(v)) {
-    members = v;
-    text = `[${v.map((x) => canonicalText(x) ?? 'null').join(',')}]`;
-  } else {
+  return keptFor(dataTexts, v, () => {
+    if (Array.isArray(v)) return `[${v.map((x) => canonicalText(x) ?? 'null').join(',')}]`;
     const o = v as Record<string, unknown>;
-    const keys = jsonKeyOrder(Object.keys(o)).filter((k) => !VOLATILE_KEYS.has(k));
-    members = keys.map((k) => o[k]);
-    const parts: string[] = [];
-    keys.forEach((k, i) => {
-      const t = canonicalText(members[i]);
-      if (t !== undefined) parts.push(`${JSON.stringify(k)}:${t}`);
-    });
-    text = `{${parts.join(',')}}`;
-  }
-  if (Object.isFrozen(v) && members.every(settled)) frozenText.set(v, text);
-  return text;
+    const members: string[] = [];
+    for (const k of jsonKeyOrder(Object.keys(o))) {
+      if (VOLATILE_KEYS.has(k)) continue;
+      const t = canonicalText(o[k]);
+      if (t !== undefined) members.push(`${JSON.stringify(k)}:${t}`);
+    }
+    return `{${members.join(',')}}`;
+  });
 };
 
 /**
  * A value as canonical JSON (keys sorted at every level as an object built from them orders them,
- * undefined members left out) without its volatile fields. Pure in effect (it remembers the text of
- * frozen values). Built here rather than with analytics' canonicalJson: every paid bundle carries
- * this, and the data bundles are at their size limit.
+ * undefined members left out) without its volatile fields. Pure in effect (the text of a
+ * deep-frozen value is kept). Built here rather than with analytics' canonicalJson: every paid
+ * bundle carries this, and the data bundles are at their size limit.
  */
 const dataOf = (body: unknown): string => canonicalText(body) as string;
+
+/** The JSON texts of deep-frozen answers. */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * An answer's body as JSON, as `JSON.stringify` writes it; serialised once for a deep-frozen answer
+ * (a cache hit serves the same frozen figure to every caller).
+ */
+const jsonOf = (body: unknown): string => keptFor(jsonTexts, body, () => JSON.stringify(body));
 
 /** The HMAC key object of each secret, imported once. */
 const keyObjects = new WeakMap<Uint8Array, KeyObject>();
@@ -136,8 +158,7 @@ const tagsOf = (answer: object, key: Uint8Array): Map<string, string> => {
 const etagOf = (key: Uint8Array, route: Pick<RouteDef, 'id'>, params: unknown, query: unknown, body: unknown): string => {
   const input = `${route.id}\n${dataOf(params ?? {})}\n${dataOf(query ?? {})}\n`;
   const data = dataOf(body);
-  // dataOf has just held the answer's text if it is frozen all the way down.
-  const tags = body !== null && typeof body === 'object' && frozenText.has(body) ? tagsOf(body, key) : undefined;
+  const tags = body !== null && typeof body === 'object' && isDeepFrozen(body) ? tagsOf(body, key) : undefined;
   const known = tags?.get(input);
   if (known) return known;
   const tag = `"${createHmac('sha256', keyObjectOf(key)).update(input).update(data).digest('base64url').slice(0, 32)}"`;
@@ -199,4 +220,4 @@ const conditionalMiddleware = (run: (req: HandlerRequest) => Promise<HandlerResu
   },
 });
 
-export { conditionalMiddleware, dataOf, etagOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };
+export { conditionalMiddleware, dataOf, etagOf, jsonOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };

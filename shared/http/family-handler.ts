@@ -17,7 +17,7 @@ import type { NotFoundIssue } from '../routes/params';
 import { unknownQueryIssues } from '../routes/query-names';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
-import { conditionalMiddleware, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
+import { conditionalMiddleware, jsonOf, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
 import { paymentMiddleware } from './payment-middleware';
 import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler, ServiceContext, ServiceState } from './types';
 
@@ -179,7 +179,8 @@ const toResponse = (route: RouteDef, result: HandlerResult, requestId: string): 
       'x-request-id': requestId,
       ...result.headers,
     },
-    body: text ? (result.body as string) : JSON.stringify(result.body),
+    // A cache hit's frozen figure is serialised once (conditional.ts keeps its JSON).
+    body: text ? (result.body as string) : jsonOf(result.body),
   };
 };
 

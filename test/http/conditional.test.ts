@@ -10,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { canonicalJson } from '../../shared/analytics/digest';
-import { dataOf, etagOf, ifNoneMatches } from '../../shared/http/conditional';
+import { dataOf, etagOf, ifNoneMatches, jsonOf } from '../../shared/http/conditional';
 import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { findRoute } from '../../shared/routes';
@@ -64,6 +64,21 @@ describe('etagOf and If-None-Match (pure)', () => {
     partly.figure.value = 61.51;
     expect(etagOf(key, route, { code: 'CL' }, {}, partly)).not.toBe(before);
     expect(etagOf(key, route, { code: 'CL' }, {}, partly)).toBe(expected(key, { code: 'CL' }, {}, { instrument: 'CL', figure: { value: 61.51 } }));
+  });
+
+  it("an answer's JSON is kept only while nothing in it can change: frozen all the way down, plain objects and arrays", () => {
+    const cached = deepFrozen(structuredClone(body));
+    expect(jsonOf(cached)).toBe(JSON.stringify(body));
+    expect(jsonOf(cached)).toBe(JSON.stringify(body));
+    const partly = Object.freeze({ figure: { value: 61.5 } });
+    expect(jsonOf(partly)).toBe('{"figure":{"value":61.5}}');
+    partly.figure.value = 61.51;
+    expect(jsonOf(partly)).toBe('{"figure":{"value":61.51}}');
+    // A frozen Date still changes (its time is not a property).
+    const dated = deepFrozen({ at: new Date(0) });
+    expect(jsonOf(dated)).toBe('{"at":"1970-01-01T00:00:00.000Z"}');
+    dated.at.setTime(86_400_000);
+    expect(jsonOf(dated)).toBe('{"at":"1970-01-02T00:00:00.000Z"}');
   });
 
   it('the data text is JSON of the sorted members: integer-like keys first, as an object built from them orders them', () => {
