@@ -50,7 +50,7 @@ const PAID_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * hit (shared/store/observation-reader.ts): a frozen plain object or array whose members are all so
  * can never change, so what is computed from it (its data text, its tag, its JSON) holds for as long
  * as it lives, and an evicted value takes what was kept for it along. Only plain objects and arrays
- * count (a frozen Date still changes); answers hold no accessors.
+ * of data properties count (a frozen Date still changes, so does a getter's answer).
  */
 const deepFrozen = new WeakSet<object>();
 
@@ -60,7 +60,12 @@ const isDeepFrozen = (v: unknown): boolean => {
   if (deepFrozen.has(v)) return true;
   const proto = Object.getPrototypeOf(v);
   if (!Object.isFrozen(v) || (proto !== Object.prototype && proto !== Array.prototype && proto !== null)) return false;
-  if (!Object.values(v).every(isDeepFrozen)) return false;
+  // Once per value (then remembered): every own member a data property whose value is deep-frozen too.
+  const members = Object.getOwnPropertyDescriptors(v);
+  for (const k of Reflect.ownKeys(members)) {
+    const m = members[k as string]!;
+    if (!('value' in m) || !isDeepFrozen(m.value)) return false;
+  }
   deepFrozen.add(v);
   return true;
 };
@@ -220,4 +225,4 @@ const conditionalMiddleware = (run: (req: HandlerRequest) => Promise<HandlerResu
   },
 });
 
-export { conditionalMiddleware, dataOf, etagOf, jsonOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };
+export { conditionalMiddleware, dataOf, etagOf, isDeepFrozen, jsonOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };

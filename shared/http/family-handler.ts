@@ -18,6 +18,7 @@ import { unknownQueryIssues } from '../routes/query-names';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { conditionalMiddleware, jsonOf, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
+import { checkOutput } from './output-check';
 import { paymentMiddleware } from './payment-middleware';
 import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler, ServiceContext, ServiceState } from './types';
 
@@ -237,7 +238,7 @@ const familyStack = <F extends Family>(
       const { request, route, requestId } = context.service;
       const result = context.service.precomputed ?? (await runRoute(request!));
       if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
-        const checked = route!.output.safeParse(result.body);
+        const checked = checkOutput(route!.output, result.body);
         if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
       }
       context.service.charge = result.charge !== false;
