@@ -80,7 +80,11 @@ const keptFor = <T>(kept: WeakMap<object, T>, v: unknown, compute: () => T): T =
   return value;
 };
 
-const isIndexKey = (k: string): boolean => /^(?:0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1;
+/** An array-index-like key (`0`, `10`), which JS objects order first; keys not starting with a digit are the common case. */
+const isIndexKey = (k: string): boolean => {
+  const first = k.charCodeAt(0);
+  return first >= 48 && first <= 57 && /^(?:0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1;
+};
 
 /** The member order JSON gives an object built from sorted keys: integer-like keys first, ascending, then the rest sorted. */
 const jsonKeyOrder = (keys: string[]): string[] => {

@@ -258,7 +258,7 @@ const PRO_DEBIT_RATIO = 2;
 /** Issue 36: signing a Pro call's receipt (one Ed25519 signature, one SHA-256 of the body) adds at most 10 % to the call's own work. */
 const RECEIPT_SIGNING_RATIO = 1.1;
 /** Measured rounds of the in-process calls (after 30 warm-up rounds): a signed/unsigned pair is a few percent apart, within a loaded machine's noise over fewer. */
-const IN_PROCESS_ROUNDS = Number(process.env.BENCH_IN_PROCESS_ROUNDS ?? 400);
+const IN_PROCESS_ROUNDS = Number(process.env.BENCH_IN_PROCESS_ROUNDS ?? 401);
 
 /** In-process rows on one local stack: tails, snapshot handler time, Pro debit, signed receipts, x402 verify-only. */
 const inProcessRows = async () => {
@@ -471,9 +471,10 @@ const serverRows = async () => {
     try {
       // Steady state: both servers are warmed up (JIT, caches) with as many calls as are then measured.
       for (const port of [ours.port, peerPort]) await load(port, ['/v1/price/CL'], 20_000, 50, status);
-      // The same 20,000 calls each, in rounds that alternate which server goes first: the figure is
-      // the median of the rounds' ratios, so a load that comes and goes on the machine weighs on both.
-      const ROUNDS = 8;
+      // About the same 20,000 calls each, in an odd number of rounds that alternate which server goes
+      // first: the figure is the median of the rounds' ratios, so a load that comes and goes on the
+      // machine weighs on both.
+      const ROUNDS = 9;
       const rps = { ours: [] as number[], peer: [] as number[] };
       for (let i = 0; i < ROUNDS; i++) {
         for (const [port, xs] of i % 2 === 0
@@ -485,7 +486,7 @@ const serverRows = async () => {
               [peerPort, rps.peer],
               [ours.port, rps.ours],
             ] as const)) {
-          xs.push((await load(port, ['/v1/price/CL'], 20_000 / ROUNDS, 50, status)).rps);
+          xs.push((await load(port, ['/v1/price/CL'], Math.round(20_000 / ROUNDS), 50, status)).rps);
         }
       }
       const ratio = quantile(
