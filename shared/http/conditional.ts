@@ -101,7 +101,8 @@ const dataTexts = new WeakMap<object, string>();
 const canonicalText = (v: unknown): string | undefined => {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   return keptFor(dataTexts, v, () => {
-    if (Array.isArray(v)) return `[${v.map((x) => canonicalText(x) ?? 'null').join(',')}]`;
+    // Array.from visits holes too (as JSON does: null), where map would skip them.
+    if (Array.isArray(v)) return `[${Array.from(v, (x) => canonicalText(x) ?? 'null').join(',')}]`;
     const o = v as Record<string, unknown>;
     const members: string[] = [];
     for (const k of jsonKeyOrder(Object.keys(o))) {

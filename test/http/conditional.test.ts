@@ -83,6 +83,8 @@ describe('etagOf and If-None-Match (pure)', () => {
 
   it('the data text is JSON of the sorted members: integer-like keys first, as an object built from them orders them', () => {
     expect(dataOf({ b: 3, 10: 1, a: [2, undefined], 9: 2, x: undefined, provenance: {} })).toBe('{"9":2,"10":1,"a":[2,null],"b":3}');
+    // biome-ignore lint/suspicious/noSparseArray: a hole is what is tested
+    expect(dataOf([1, , 3])).toBe('[1,null,3]');
   });
 
   it('If-None-Match: a list, weak prefixes and * match; anything else does not', () => {
