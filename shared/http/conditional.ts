@@ -16,7 +16,7 @@
  * MCP hook runs before `charge` in the paid tool call. A request whose tag does not match goes on to
  * pay for the answer already computed here, so what is charged is exactly what was compared.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { EtagKeySource } from '../config/etag-key';
@@ -46,35 +46,137 @@ const PAID_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * Pure: a value as canonical JSON (keys sorted at every level, undefined members left out) without
- * its volatile fields. Built here rather than with analytics' canonicalJson: every paid bundle
- * carries this, and the data bundles are at their size limit.
+ * Values found frozen all the way down. Served figures are deep-frozen copies shared by every cache
+ * hit (shared/store/observation-reader.ts): a frozen plain object or array whose members are all so
+ * can never change, so what is computed from it (its data text, its tag, its JSON) holds for as long
+ * as it lives, and an evicted value takes what was kept for it along. Only plain objects and arrays
+ * of data properties count (a frozen Date still changes, so does a getter's answer).
  */
-const dataOf = (body: unknown): string => {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (v === null || typeof v !== 'object') return v;
+const deepFrozen = new WeakSet<object>();
+
+/** Whether `v` is a primitive or a plain object or array frozen all the way down (remembered once found). */
+const isDeepFrozen = (v: unknown): boolean => {
+  if (v === null || typeof v !== 'object') return true;
+  if (deepFrozen.has(v)) return true;
+  const proto = Object.getPrototypeOf(v);
+  if (!Object.isFrozen(v) || (proto !== Object.prototype && proto !== Array.prototype && proto !== null)) return false;
+  // Once per value (then remembered): every own member a data property whose value is deep-frozen too.
+  const members = Object.getOwnPropertyDescriptors(v);
+  for (const k of Reflect.ownKeys(members)) {
+    const m = members[k as string]!;
+    if (!('value' in m) || !isDeepFrozen(m.value)) return false;
+  }
+  deepFrozen.add(v);
+  return true;
+};
+
+/** Keeps what is computed from a deep-frozen value, by the value; anything else is computed each time. */
+const keptFor = <T>(kept: WeakMap<object, T>, v: unknown, compute: () => T): T => {
+  if (v === null || typeof v !== 'object' || !isDeepFrozen(v)) return compute();
+  const known = kept.get(v);
+  if (known !== undefined) return known;
+  const value = compute();
+  kept.set(v, value);
+  return value;
+};
+
+/** An array-index-like key (`0`, `10`), which JS objects order first; keys not starting with a digit are the common case. */
+const isIndexKey = (k: string): boolean => {
+  const first = k.charCodeAt(0);
+  return first >= 48 && first <= 57 && /^(?:0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1;
+};
+
+/** The member order JSON gives an object built from sorted keys: integer-like keys first, ascending, then the rest sorted. */
+const jsonKeyOrder = (keys: string[]): string[] => {
+  const sorted = keys.sort();
+  if (!sorted.some(isIndexKey)) return sorted;
+  const indices = sorted.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...sorted.filter((k) => !isIndexKey(k))];
+};
+
+/** The canonical data text of deep-frozen values, computed once each. */
+const dataTexts = new WeakMap<object, string>();
+
+/** The canonical text of `v`, undefined where JSON leaves a member out. */
+const canonicalText = (v: unknown): string | undefined => {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  return keptFor(dataTexts, v, () => {
+    // Array.from visits holes too (as JSON does: null), where map would skip them.
+    if (Array.isArray(v)) return `[${Array.from(v, (x) => canonicalText(x) ?? 'null').join(',')}]`;
     const o = v as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.keys(o)
-        .sort()
-        .filter((k) => !VOLATILE_KEYS.has(k) && o[k] !== undefined)
-        .map((k) => [k, sorted(o[k])]),
-    );
-  };
-  return JSON.stringify(sorted(body));
+    const members: string[] = [];
+    for (const k of jsonKeyOrder(Object.keys(o))) {
+      if (VOLATILE_KEYS.has(k)) continue;
+      const t = canonicalText(o[k]);
+      if (t !== undefined) members.push(`${JSON.stringify(k)}:${t}`);
+    }
+    return `{${members.join(',')}}`;
+  });
 };
 
 /**
- * Pure: the strong ETag of an answer of `route` for the given parsed input.
+ * A value as canonical JSON (keys sorted at every level as an object built from them orders them,
+ * undefined members left out) without its volatile fields. Pure in effect (the text of a
+ * deep-frozen value is kept). Built here rather than with analytics' canonicalJson: every paid
+ * bundle carries this, and the data bundles are at their size limit.
+ */
+const dataOf = (body: unknown): string => canonicalText(body) as string;
+
+/** The JSON texts of deep-frozen answers. */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * An answer's body as JSON, as `JSON.stringify` writes it; serialised once for a deep-frozen answer
+ * (a cache hit serves the same frozen figure to every caller).
+ */
+const jsonOf = (body: unknown): string => keptFor(jsonTexts, body, () => JSON.stringify(body));
+
+/** The HMAC key object of each secret, imported once. */
+const keyObjects = new WeakMap<Uint8Array, KeyObject>();
+const keyObjectOf = (key: Uint8Array): KeyObject => {
+  const known = keyObjects.get(key);
+  if (known) return known;
+  const k = createSecretKey(key);
+  keyObjects.set(key, k);
+  return k;
+};
+
+/** Most tags kept per frozen answer: one per route input it was served for (e.g. as_known_at instants that share a figure). */
+const TAGS_PER_ANSWER = 16;
+
+/**
+ * Tags of frozen answers, by answer, for one secret: a cache hit serves the same frozen answer, so
+ * its tag is computed once per route input and secret. A new secret (rotation) starts afresh.
+ */
+const frozenTags = new WeakMap<object, { key: Uint8Array; byInput: Map<string, string> }>();
+
+/** The tags already computed for a frozen answer under `key`, by route input. */
+const tagsOf = (answer: object, key: Uint8Array): Map<string, string> => {
+  const held = frozenTags.get(answer);
+  if (held?.key === key) return held.byInput;
+  const byInput = new Map<string, string>();
+  frozenTags.set(answer, { key, byInput });
+  return byInput;
+};
+
+/**
+ * The strong ETag of an answer of `route` for the given parsed input. Pure in effect: the tag of a
+ * frozen answer is remembered per input and secret (the same answer, input and secret give the same tag).
  * @param key the server secret
  * @example etagOf(key, route, { code: 'CL' }, {}, body) // '"3q2-…"' (32 base64url characters)
  */
 const etagOf = (key: Uint8Array, route: Pick<RouteDef, 'id'>, params: unknown, query: unknown, body: unknown): string => {
-  const mac = createHmac('sha256', key)
-    .update(`${route.id}\n${dataOf(params ?? {})}\n${dataOf(query ?? {})}\n`)
-    .update(dataOf(body));
-  return `"${mac.digest('base64url').slice(0, 32)}"`;
+  const input = `${route.id}\n${dataOf(params ?? {})}\n${dataOf(query ?? {})}\n`;
+  const data = dataOf(body);
+  const tags = body !== null && typeof body === 'object' && isDeepFrozen(body) ? tagsOf(body, key) : undefined;
+  const known = tags?.get(input);
+  if (known) return known;
+  const tag = `"${createHmac('sha256', keyObjectOf(key)).update(input).update(data).digest('base64url').slice(0, 32)}"`;
+  if (tags) {
+    if (tags.size >= TAGS_PER_ANSWER) tags.delete(tags.keys().next().value as string);
+    tags.set(input, tag);
+  }
+  return tag;
 };
 
 /**
@@ -128,4 +230,4 @@ const conditionalMiddleware = (run: (req: HandlerRequest) => Promise<HandlerResu
   },
 });
 
-export { conditionalMiddleware, dataOf, etagOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };
+export { conditionalMiddleware, dataOf, etagOf, isDeepFrozen, jsonOf, ifNoneMatches, tagOfResult, PAID_CACHE_HEADERS };

@@ -16,7 +16,8 @@ import { logger } from '../observability/logger';
 import { parseRouteInput } from '../routes/input';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
-import { conditionalMiddleware, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
+import { conditionalMiddleware, jsonOf, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
+import { checkOutput } from './output-check';
 import { paymentMiddleware } from './payment-middleware';
 import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler, ServiceContext, ServiceState } from './types';
 
@@ -151,7 +152,8 @@ const toResponse = (route: RouteDef, result: HandlerResult, requestId: string): 
       'x-request-id': requestId,
       ...result.headers,
     },
-    body: text ? (result.body as string) : JSON.stringify(result.body),
+    // A cache hit's frozen figure is serialised once (conditional.ts keeps its JSON).
+    body: text ? (result.body as string) : jsonOf(result.body),
   };
 };
 
@@ -208,7 +210,7 @@ const familyStack = <F extends Family>(
       const { request, route, requestId } = context.service;
       const result = context.service.precomputed ?? (await runRoute(request!));
       if (request!.services.config.STAGE === 'dev' && (result.status ?? 200) === 200) {
-        const checked = route!.output.safeParse(result.body);
+        const checked = checkOutput(route!.output, result.body);
         if (!checked.success) throw new ResponseValidationError(route!.id, checked.error.issues);
       }
       context.service.charge = result.charge !== false;

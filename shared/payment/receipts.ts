@@ -41,7 +41,12 @@ interface ReceiptSigner {
    * For JWS: signs the receipts with extra claims, synchronously (Ed25519 in node:crypto), because a
    * receipt is signed while a lane stores the answer it is part of (lane.ts AnswerToStore is sync).
    */
-  readonly jws?: { kid: string; sign: (input: Uint8Array) => string };
+  readonly jws?: {
+    kid: string;
+    /** The JWS protected header {alg, kid}, base64url: the same for every receipt, so encoded once. */
+    header: string;
+    sign: (input: Uint8Array) => string;
+  };
   /** Published in /.well-known/x402.json: the kid (a DID) and, for EIP-712, the signing address. */
   readonly published: { format: 'jws' | 'eip712'; kid: string; address?: string };
 }
@@ -58,7 +63,8 @@ const jwsReceiptSigner = (privateKeyPem: string): ReceiptSigner => {
   const kid = `did:jwk:${b64url(Buffer.from(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })))}#0`;
   const signSync = (input: Uint8Array) => b64url(sign(null, input, key));
   const jws: JWSSigner = { kid, format: 'jws', algorithm: 'EdDSA', sign: async (input) => signSync(input) };
-  return { issuer: createJWSOfferReceiptIssuer(kid, jws), jws: { kid, sign: signSync }, published: { format: 'jws', kid } };
+  const header = b64url(Buffer.from(JSON.stringify({ alg: jws.algorithm, kid })));
+  return { issuer: createJWSOfferReceiptIssuer(kid, jws), jws: { kid, header, sign: signSync }, published: { format: 'jws', kid } };
 };
 
 /** An EIP-712 signer from a secp256k1 private key (0x hex): kid `did:pkh:eip155:<chain>:<address>`. */
@@ -116,7 +122,7 @@ const sha256Hex = (body: Uint8Array | string): string => createHash('sha256').up
  * payload), signed synchronously.
  */
 const jwsOf = (jws: NonNullable<ReceiptSigner['jws']>, payload: object): string => {
-  const input = `${b64url(Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: jws.kid })))}.${b64url(Buffer.from(canonicalize(payload)))}`;
+  const input = `${jws.header}.${b64url(Buffer.from(canonicalize(payload)))}`;
   return `${input}.${jws.sign(Buffer.from(input))}`;
 };
 

@@ -10,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
 import { canonicalJson } from '../../shared/analytics/digest';
-import { dataOf, etagOf, ifNoneMatches } from '../../shared/http/conditional';
+import { dataOf, etagOf, ifNoneMatches, jsonOf } from '../../shared/http/conditional';
 import { DynamoCreditLedger, newKeyRecord } from '../../shared/pro/credit-ledger';
 import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { findRoute } from '../../shared/routes';
@@ -32,6 +32,59 @@ describe('etagOf and If-None-Match (pure)', () => {
     expect(etagOf(key, route, { code: 'CL' }, {}, { ...body, value: 61.51 })).not.toBe(etagOf(key, route, { code: 'CL' }, {}, body));
     expect(etagOf(key, route, { code: 'CL' }, { as_known_at: '2026-08-01T00:00:00Z' }, body)).not.toBe(etagOf(key, route, { code: 'CL' }, {}, body));
     expect(etagOf(Buffer.alloc(32, 8), route, { code: 'CL' }, {}, body)).not.toBe(etagOf(key, route, { code: 'CL' }, {}, body));
+  });
+
+  // The oracle: the HMAC over the route input and the canonical JSON of the answer without its volatile fields.
+  const expected = (k: Uint8Array, params: object, query: object, data: object) =>
+    `"${createHmac('sha256', k)
+      .update(`${route.id}\n${canonicalJson(params)}\n${canonicalJson(query)}\n`)
+      .update(canonicalJson(data))
+      .digest('base64url')
+      .slice(0, 32)}"`;
+  const deepFrozen = <T>(v: T): T => {
+    if (v && typeof v === 'object') for (const m of Object.values(v)) deepFrozen(m);
+    return Object.freeze(v);
+  };
+
+  it('a frozen (cached) answer keeps its own tag per input and per secret, each the HMAC of its data', () => {
+    const cached = deepFrozen(structuredClone(body));
+    const { provenance: _p, ...data } = body;
+    const past = { as_known_at: '2026-08-01T00:00:00Z' };
+    // Twice each, so the second of each is answered from what the first remembered.
+    for (let i = 0; i < 2; i++) {
+      expect(etagOf(key, route, { code: 'CL' }, {}, cached)).toBe(expected(key, { code: 'CL' }, {}, data));
+      expect(etagOf(key, route, { code: 'CL' }, past, cached)).toBe(expected(key, { code: 'CL' }, past, data));
+      expect(etagOf(Buffer.alloc(32, 8), route, { code: 'CL' }, {}, cached)).toBe(expected(Buffer.alloc(32, 8), { code: 'CL' }, {}, data));
+    }
+  });
+
+  it('an answer frozen only on top is hashed again each call: a change below it changes the tag', () => {
+    const partly = Object.freeze({ instrument: 'CL', figure: { value: 61.5 } });
+    const before = etagOf(key, route, { code: 'CL' }, {}, partly);
+    partly.figure.value = 61.51;
+    expect(etagOf(key, route, { code: 'CL' }, {}, partly)).not.toBe(before);
+    expect(etagOf(key, route, { code: 'CL' }, {}, partly)).toBe(expected(key, { code: 'CL' }, {}, { instrument: 'CL', figure: { value: 61.51 } }));
+  });
+
+  it("an answer's JSON is kept only while nothing in it can change: frozen all the way down, plain objects and arrays", () => {
+    const cached = deepFrozen(structuredClone(body));
+    expect(jsonOf(cached)).toBe(JSON.stringify(body));
+    expect(jsonOf(cached)).toBe(JSON.stringify(body));
+    const partly = Object.freeze({ figure: { value: 61.5 } });
+    expect(jsonOf(partly)).toBe('{"figure":{"value":61.5}}');
+    partly.figure.value = 61.51;
+    expect(jsonOf(partly)).toBe('{"figure":{"value":61.51}}');
+    // A frozen Date still changes (its time is not a property).
+    const dated = deepFrozen({ at: new Date(0) });
+    expect(jsonOf(dated)).toBe('{"at":"1970-01-01T00:00:00.000Z"}');
+    dated.at.setTime(86_400_000);
+    expect(jsonOf(dated)).toBe('{"at":"1970-01-02T00:00:00.000Z"}');
+  });
+
+  it('the data text is JSON of the sorted members: integer-like keys first, as an object built from them orders them', () => {
+    expect(dataOf({ b: 3, 10: 1, a: [2, undefined], 9: 2, x: undefined, provenance: {} })).toBe('{"9":2,"10":1,"a":[2,null],"b":3}');
+    // biome-ignore lint/suspicious/noSparseArray: a hole is what is tested
+    expect(dataOf([1, , 3])).toBe('[1,null,3]');
   });
 
   it('If-None-Match: a list, weak prefixes and * match; anything else does not', () => {

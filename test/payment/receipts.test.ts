@@ -107,6 +107,9 @@ describe('signed offers and receipts, verified with the official @x402/extension
       expect(read, l.lane).toEqual(receipt);
       if (read!.format === 'jws') {
         const payload = (await verifyReceiptSignatureJWS(read as JWSSignedReceipt)) as unknown as Record<string, unknown>;
+        // The protected header (encoded once per signer) is the one the package writes for the offers: {alg, kid} of this key.
+        expect(JSON.parse(Buffer.from(read!.signature.split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'EdDSA', kid: signer.published.kid });
+        expect(read!.signature.split('.')[0]).toBe((offer!.signedOffer as JWSSignedOffer).signature.split('.')[0]);
         expect(payload, l.lane).toMatchObject({ payer: l.payer, transaction: l.transaction, lane: l.lane, bodySha256: sha256Hex(BODY) });
         expect(payload.amount, l.lane).toBe(l.lane === 'pro' ? '1' : challenge.accepts[0]!.amount);
       } else {
