@@ -8,7 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { mapError } from '../errors/error-mapper';
-import { parseRouteInput } from '../http/family-handler';
+import { parseRouteInput } from '../routes/input';
 import type { HandlerRequest } from '../http/types';
 import { logger } from '../observability/logger';
 import { findRoute, type RouteDef } from '../routes/table';
