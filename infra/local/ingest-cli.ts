@@ -106,7 +106,8 @@ for (const id of ids) if (!ADAPTERS[id]) fail(`unknown source ${id}; sources: ${
 
 const files = values.file ?? [];
 if (files.length > 0 && (target === 'all' || values.live)) fail(`--file loads one source's payload files; not with 'all' or --live\n${USAGE}`);
-if (values['until-new'] && (files.length > 0 || !(values.live || values.aws))) fail(`--until-new re-polls the publishers: with --live or --aws, not --file\n${USAGE}`);
+if (values['until-new'] && (files.length > 0 || !(values.live || values.aws)))
+  fail(`--until-new re-polls the publishers: with --live or --aws, not --file\n${USAGE}`);
 const { config, close: closeStore } = await openStore();
 const { store } = createServices(config);
 // --file: the files stand in for the source's samples (same wire format, read the same way).
