@@ -24,7 +24,7 @@ import type { LocalStack } from '../../infra/local/stack';
 import type { MetricsSink } from '../../shared/observability/metrics';
 import { deferredWorkerDeps } from '../../shared/payment/exact/deferred-job';
 import { DynamoDeferredLedger } from '../../shared/payment/exact/deferred-store';
-import { leaseMsFor, runDeferredSettlement, type DeferredWorkerDeps } from '../../shared/payment/exact/deferred-worker';
+import { deferredSettler, leaseMsFor, runDeferredSettlement, type DeferredWorkerDeps } from '../../shared/payment/exact/deferred-worker';
 import { PaymentStatusBody } from '../../shared/schemas/payment-status';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
@@ -239,6 +239,30 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     }
     expect(await net.chain.balanceOf(buyer.address)).toBe(80_000n);
   });
+
+  it("settled exactly once: npm start's settler, ticking again while its settlements are in flight, starts each claim once", async () => {
+    const buyer = await freshBuyer(50_000n);
+    const keys = [(await pay(buyer)).key, (await pay(buyer)).key];
+    const ours = (k: { payer: string; nonce: string }) => keys.some((o) => o.nonce === k.nonce);
+    const outcomes: string[] = [];
+    let done: () => void;
+    const allDone = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const settler = deferredSettler(worker, 4, (outcome, key) => {
+      if (!ours(key)) return;
+      outcomes.push(outcome);
+      if (outcomes.length === keys.length) done();
+    });
+    expect(await settler.tick()).toBeGreaterThanOrEqual(keys.length);
+    // The next ticks come while the first settlements wait for the chain: they start none of them again.
+    await settler.tick();
+    await settler.tick();
+    await allDone;
+    expect(outcomes).toEqual(['settled', 'settled']);
+    for (const k of keys) expect((await ledger.get(k))?.state).toBe('SETTLED');
+    expect(await net.chain.balanceOf(buyer.address)).toBe(30_000n);
+  }, 120_000);
 
   it('settled exactly once: a worker whose lease ran out during its /settle, and the worker that took over, book it once', async () => {
     const buyer = await freshBuyer(100_000n);

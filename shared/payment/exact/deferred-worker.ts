@@ -158,8 +158,41 @@ const runDeferredSettlement = async (deps: DeferredWorkerDeps, concurrency = 16)
   return report;
 };
 
+/**
+ * The worker of a long-running process (the timer of `npm start`): each `tick` lists the DEFERRED
+ * claims and starts those this process does not hold yet, oldest first, `concurrency` settlements at
+ * a time across ticks, and returns without waiting for them. A pass that waits for its slowest
+ * settlement (runDeferredSettlement) holds every claim answered meanwhile until it ends, and one
+ * /settle that runs into the facilitator's timeout holds them 10 s. Other processes are kept off a
+ * claim by its lease, as before.
+ * @param onDone told each outcome (for the process's log)
+ */
+const deferredSettler = (deps: DeferredWorkerDeps, concurrency: number, onDone: (outcome: DeferredOutcome | 'failed', key: ClaimKey) => void) => {
+  const held = new Set<string>();
+  const slots = new Semaphore(concurrency);
+  const tick = async (): Promise<number> => {
+    const keys = (await deps.deferred.listDeferred()).filter((k) => !held.has(`${k.payer}#${k.nonce}`));
+    for (const key of keys) {
+      const id = `${key.payer}#${key.nonce}`;
+      held.add(id);
+      void slots
+        .run(() => settleDeferred(key, deps))
+        .then(
+          (outcome) => onDone(outcome, key),
+          (err: unknown) => {
+            deps.log.error('x402 deferred settlement attempt failed', { ...key, error: message(err) });
+            onDone('failed', key);
+          },
+        )
+        .finally(() => held.delete(id));
+    }
+    return keys.length;
+  };
+  return { tick };
+};
+
 /** A lease: the facilitator's timeout twice (a /settle and its one retry) and a margin. */
 const leaseMsFor = (facilitatorTimeoutMs: number): number => 2 * facilitatorTimeoutMs + 5_000;
 
-export { leaseMsFor, runDeferredSettlement, settleDeferred };
+export { deferredSettler, leaseMsFor, runDeferredSettlement, settleDeferred };
 export type { DeferredOutcome, DeferredPassReport, DeferredWorkerDeps };
