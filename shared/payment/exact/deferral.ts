@@ -19,7 +19,7 @@ import type { AnswerToStore, PaymentDeps, Settlement, SettleOutcome } from '../l
 import type { DeferralCaps } from './deferred-store';
 import { nowSeconds, type ExactGrant } from './grant';
 import { keptAnswer } from './kept-answer';
-import { message, pendingOutcome } from './refusals';
+import { message } from './refusals';
 
 /**
  * Seconds an authorization must still be valid for its settlement to be deferred: the worker settles
@@ -108,9 +108,16 @@ const tryDefer = async (g: ExactGrant, deps: PaymentDeps, answer?: AnswerToStore
     } catch (err) {
       deps.log.error('payment ledger: deferral write failed', { ...who, attempt, error: message(err) });
       if (g.timeLeftMs() < DEFER_MARGIN_MS + deps.config.X402_FACILITATOR_TIMEOUT_MS) {
-        // Unconfirmed: the claim is CLAIMED (the reconciler's, settled only if the chain shows it
-        // used) or DEFERRED (the worker settles it). No data now; the buyer's retry is told which.
-        return pendingOutcome(g, '');
+        // Unconfirmed, and no time left to settle first: the claim is DEFERRED (a write landed, its
+        // answer lost: the worker settles it, and a retry of the header would find it used) or still
+        // CLAIMED (nothing landed: nobody settles it). The data leave either way, so the buyer is
+        // never charged without them; the seller risks this one call's price, and only when the store
+        // failed between this request's claim and its deferral (a new call cannot claim then).
+        deps.log.error('x402 deferral unconfirmed: answered; settled by the worker if the write landed, else not charged', {
+          ...who,
+          amount: g.amount,
+        });
+        return { type: 'settled', receipt };
       }
     }
   }
