@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { createWalletClient, http, publicActions } from 'viem';
+import { createWalletClient, http, parseSignature, publicActions } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import { baseSepolia } from 'viem/chains';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
+import { localBaseSepolia } from '../../infra/local/chain/chain';
 import { startLocalServer, type LocalServer } from '../../infra/local/server';
 import type { LocalStack } from '../../infra/local/stack';
 import type { MetricsSink } from '../../shared/observability/metrics';
@@ -339,6 +340,40 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(next.res.status).toBe(200);
     expect(pending(next.res)).toMatchObject({ success: true });
     expect(await net.chain.balanceOf(buyer.address)).toBe(0n);
+  });
+
+  it('a payer that cancels its authorization after verify (EIP-3009 cancelAuthorization): a deferred_loss, not a sale; refused deferral', async () => {
+    const buyer = await freshBuyer(50_000n);
+    const { res, key } = await pay(buyer);
+    expect(pending(res)?.errorReason).toBe('settlement_pending');
+    // The payer signs the token's CancelAuthorization for the nonce it paid with; anyone may send it (here account 9).
+    const signature = await buyer.signTypedData({
+      domain: { name: 'USDC', version: '2', chainId: net.chain.chainId, verifyingContract: net.chain.asset },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'CancelAuthorization',
+      message: { authorizer: buyer.address, nonce: key.nonce as `0x${string}` },
+    });
+    const { r, s: sig, v } = parseSignature(signature);
+    const sender = createWalletClient({ account: net.chain.accounts[9]!, chain: localBaseSepolia(net.chain.rpcUrl), transport: http(net.chain.rpcUrl) });
+    const hash = await sender.writeContract({
+      address: net.chain.asset,
+      abi: net.chain.contracts.LocalUSDC.abi,
+      functionName: 'cancelAuthorization',
+      args: [buyer.address, key.nonce, Number(v), r, sig],
+    } as never);
+    expect((await net.chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+    const month = new Date().toISOString().slice(0, 7);
+    const salesBefore = (await ledger.salesOfMonth(month)).length;
+    await pass();
+    expect(await ledger.get(key)).toMatchObject({ state: 'DEFERRED_LOSS', reason: 'authorization_canceled' });
+    expect((await ledger.salesOfMonth(month)).length).toBe(salesBefore);
+    expect(await net.chain.balanceOf(buyer.address)).toBe(50_000n);
+    expect(await deferred.payer(buyer.address)).toMatchObject({ outstanding: 0n, calls: 0, refusedAt: expect.any(String) });
   });
 
   it('the outstanding cap holds under 50 concurrent calls of one payer across two servers sharing the store', async () => {

@@ -46,7 +46,7 @@ const mayDefer = (policy: DeferralPolicy, amount: bigint, validBefore: number, n
 /** The two sentences of the policy, for buyers and sellers (x402.json, llms.txt, README). */
 const DEFERRAL_POLICY_TEXT =
   'Exact payments for routes priced at or below deferred_up_to_usd are answered as soon as the facilitator has verified them and are settled on chain right after (PAYMENT-RESPONSE success false, errorReason settlement_pending, extra.status the free URL that shows the transaction); dearer routes, a payer over its unsettled caps, and a payer whose deferred settlement ever failed are settled before the data leaves. ' +
-  'A deferred payment is still charged once and only with its data; a payer who moves its funds before settlement is refused deferral from then on.';
+  'A deferred payment is still charged once and only with its data; a payer who moves its funds before settlement is refused deferral from then on, and the seller books the call as a deferred_loss.';
 
 /** What /.well-known/x402.json states of the policy of this deployment. */
 const deferralTerms = (config: Parameters<typeof deferralPolicyOf>[0], routes: ReadonlyArray<{ id: string; priceUsd: string | null }>) => {

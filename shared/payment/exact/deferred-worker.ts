@@ -44,10 +44,19 @@ type DeferredOutcome = 'settled' | 'lost' | 'retry' | 'skipped';
 
 /** Seconds after validBefore before "unused" is final: the chain's head may lag the wall clock (as the reconciler). */
 const FINALITY_MARGIN_S = 30;
+/** @x402/evm's refusal of an authorization whose nonce the token shows used (or cancelled). */
+const NONCE_USED = 'invalid_exact_evm_nonce_already_used';
+/** Leases after which an authorization used with no transfer found is taken as cancelled (a log index may lag its state). */
+const CANCELLED_AFTER_LEASES = 3;
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** The transaction that used the claim's authorization, '' when used but not found; null when unused. */
+/**
+ * The transaction that used the claim's authorization; null when unused; '' when used without a
+ * transfer found: EIP-3009's cancelAuthorization marks a nonce used too (with AuthorizationCanceled,
+ * no AuthorizationUsed), so "used" alone is no payment: booking it as a sale let a payer cancel each
+ * authorization after its answer and be neither charged nor capped (the sale freed its account).
+ */
 const usedOnChain = async (c: DeferredClaim, chain: ChainReader): Promise<string | null> => {
   const asset = getAddress(c.asset);
   const payer = getAddress(c.payer);
@@ -97,33 +106,39 @@ const settleDeferred = async (key: ClaimKey, deps: DeferredWorkerDeps): Promise<
   if (!c) return 'skipped';
   if (c.settleAttempts > 0) {
     const tx = await usedOnChain(c, deps.chain);
-    if (tx !== null) return book(c, tx, deps);
+    if (tx) return book(c, tx, deps);
+    // Used, no transfer found: cancelled, or an earlier attempt's transfer not indexed yet; a few leases decide.
+    if (tx === '') return c.settleAttempts >= CANCELLED_AFTER_LEASES ? loss(c, 'authorization_canceled', deps) : 'retry';
   }
   const nowS = Math.floor(deps.now().getTime() / 1000);
   if (nowS >= c.validBefore) {
     // Too late to settle: unless the chain shows it used, it never will be (once its head has passed validBefore).
     if (nowS < c.validBefore + FINALITY_MARGIN_S) return 'retry';
     const tx = c.settleAttempts > 0 ? null : await usedOnChain(c, deps.chain);
-    return tx !== null ? book(c, tx, deps) : loss(c, 'authorization_expired', deps);
+    return tx ? book(c, tx, deps) : loss(c, tx === '' ? 'authorization_canceled' : 'authorization_expired', deps);
   }
   if (!c.payload) return loss(c, 'no_payload', deps);
   const payload = JSON.parse(c.payload) as PaymentPayload;
+  // A refusal the chain settles at once: one before sending, or "nonce already used" when no worker
+  // of ours sent it before (someone else used it, with a transfer to find, or the payer cancelled it).
+  const decided = (r: { errorReason?: string; transaction: string }) =>
+    isSettledBeforeSending({ success: false, ...r }) || (c.settleAttempts === 0 && !r.transaction && r.errorReason === NONCE_USED);
   let refusal: string | null = null;
   try {
     const r = await deps.facilitator.settle(payload, payload.accepted);
     if (r.success) return book(c, r.transaction, deps);
-    if (isSettledBeforeSending(r)) refusal = r.errorReason ?? 'settle_refused';
+    if (decided(r)) refusal = r.errorReason ?? 'settle_refused';
     else deps.log.warn('x402 deferred settlement pending', { ...key, reason: r.errorReason, transaction: r.transaction });
   } catch (err) {
     const f = classifyFacilitatorError(err);
-    if (f.kind === 'verdict' && isSettledBeforeSending({ success: false, errorReason: f.reason, transaction: f.transaction ?? '' }))
+    if (f.kind === 'verdict' && decided({ ...(f.reason ? { errorReason: f.reason } : {}), transaction: f.transaction ?? '' }))
       refusal = f.reason ?? 'settle_refused';
     else deps.log.warn('x402 deferred settle call failed', { ...key, failure: f, error: message(err) });
   }
   if (refusal === null) return 'retry';
-  // Refused before sending, but an earlier attempt may have used the authorization: the chain decides.
+  // Refused, but an earlier attempt may have used the authorization: the chain decides.
   const tx = await usedOnChain(c, deps.chain);
-  return tx !== null ? book(c, tx, deps) : loss(c, refusal, deps);
+  return tx ? book(c, tx, deps) : loss(c, tx === '' ? 'authorization_canceled' : refusal, deps);
 };
 
 interface DeferredPassReport {
