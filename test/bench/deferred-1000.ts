@@ -311,7 +311,7 @@ try {
       ok: paid.length === CALLS && failed.length === 0 && lost.length === 0 && open.length === 0,
     },
     {
-      what: 'x402 exact deferred (1,000 calls): paid call p50 / p95, deferred (settled-first calls)',
+      what: `x402 exact deferred (${CALLS} calls): paid call p50 / p95, deferred (settled-first calls)`,
       value: `${ms(deferred, 0.5)} / ${ms(deferred, 0.95)} ms (${first.length ? `${ms(first, 0.5)} / ${ms(first, 0.95)} ms` : 'none'})`,
       target: 'p50 < 150 ms',
       ok:
@@ -321,13 +321,13 @@ try {
         ) < 150,
     },
     {
-      what: 'x402 exact deferred (1,000 calls): answer to on-chain settlement p50 / p95',
+      what: `x402 exact deferred (${CALLS} calls): answer to on-chain settlement p50 / p95`,
       value: `${(quantile(lags, 0.5) / 1000).toFixed(2)} / ${(quantile(lags, 0.95) / 1000).toFixed(2)} s (max ${(Math.max(...lags) / 1000).toFixed(2)} s, ${lags.length} claims)`,
       target: `p95 < ${lagTarget} s (2 blocks + ${SETTLE_INTERVAL_S} s)`,
       ok: quantile(lags, 0.95) < lagTarget * 1000,
     },
     {
-      what: 'x402 exact deferred (1,000 calls): chain = store = finance, USDC atomic units',
+      what: `x402 exact deferred (${CALLS} calls): chain = store = finance, USDC atomic units`,
       value: `charged ${charged} (${paid.length} calls); pay-to +${payToDelta}; buyers -${buyersDrop}; Transfer logs ${logged} (${ours.length}); sales ${booked} (${sales.length}); npm run usage ${finance.atomic} (${finance.calls})`,
       target: 'all equal, to the unit and the call',
       ok: agree,
