@@ -25,7 +25,7 @@ import type { LocalStack } from '../../infra/local/stack';
 import type { MetricsSink } from '../../shared/observability/metrics';
 import { deferredWorkerDeps } from '../../shared/payment/exact/deferred-job';
 import { DynamoDeferredLedger } from '../../shared/payment/exact/deferred-store';
-import { deferredSettler, leaseMsFor, runDeferredSettlement, type DeferredWorkerDeps } from '../../shared/payment/exact/deferred-worker';
+import { deferredSettler, leaseMsFor, runDeferredSettlement, settleDeferred, type DeferredWorkerDeps } from '../../shared/payment/exact/deferred-worker';
 import { PaymentStatusBody } from '../../shared/schemas/payment-status';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
@@ -374,6 +374,21 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect((await ledger.salesOfMonth(month)).length).toBe(salesBefore);
     expect(await net.chain.balanceOf(buyer.address)).toBe(50_000n);
     expect(await deferred.payer(buyer.address)).toMatchObject({ outstanding: 0n, calls: 0, refusedAt: expect.any(String) });
+  });
+
+  it('a worker so late that the authorization expired: the loss is booked and counted, but the payer keeps deferral (the lateness was ours)', async () => {
+    const buyer = await freshBuyer(30_000n);
+    const { res, key } = await pay(buyer);
+    expect(pending(res)?.errorReason).toBe('settlement_pending');
+    // A worker whose clock is past the authorization's validBefore (15 min) and the finality margin.
+    const late = () => new Date(Date.now() + 1_000_000);
+    const lossBefore = metrics.total('DeferredLossUsdcAtomic');
+    const lateWorker = { ...worker, now: late, deferred: new DynamoDeferredLedger(stack.services.doc!, stack.config.CREDITS_TABLE, late) };
+    expect(await settleDeferred(key, lateWorker)).toBe('lost');
+    expect(await ledger.get(key)).toMatchObject({ state: 'DEFERRED_LOSS', reason: 'authorization_expired' });
+    expect(metrics.total('DeferredLossUsdcAtomic') - lossBefore).toBe(10_000);
+    expect(await deferred.payer(buyer.address)).toEqual({ outstanding: 0n, calls: 0 });
+    expect(pending((await pay(buyer)).res)?.errorReason).toBe('settlement_pending');
   });
 
   it('the outstanding cap holds under 50 concurrent calls of one payer across two servers sharing the store', async () => {
