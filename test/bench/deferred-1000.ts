@@ -87,7 +87,7 @@ const runtimeEnv = {
   X402_LOCAL_BLOCK_TIME: String(BLOCK_TIME_S),
   X402_LOCAL_CHAIN_PORT: String(ports.chain),
   X402_LOCAL_FACILITATOR_PORT: String(ports.facilitator),
-  POWERTOOLS_LOG_LEVEL: 'ERROR',
+  POWERTOOLS_LOG_LEVEL: process.env.BENCH_RUNTIME_LOG_LEVEL ?? 'ERROR',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 // `npm start` is `tsx infra/local/start.ts`: the same, with this node, and its pid the runtime's own (its CPU time is read below).

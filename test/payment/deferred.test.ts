@@ -265,6 +265,31 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(await net.chain.balanceOf(buyer.address)).toBe(30_000n);
   }, 120_000);
 
+  it("npm start's settler: a /settle whose answer is lost is booked from the chain within the same lease, once", async () => {
+    const buyer = await freshBuyer(30_000n);
+    const { key } = await pay(buyer);
+    const losing = {
+      ...worker,
+      owner: 'losing-settler',
+      facilitator: {
+        ...worker.facilitator,
+        settle: async (p: any, r: any) => {
+          await worker.facilitator.settle(p, r);
+          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        },
+      } as typeof worker.facilitator,
+    };
+    const outcome = new Promise<string>((resolve) => {
+      const settler = deferredSettler(losing, 4, (o, k) => k.nonce === key.nonce && resolve(o));
+      void settler.tick();
+    });
+    expect(await outcome).toBe('settled');
+    const rec = await ledger.get(key);
+    expect(rec?.state).toBe('SETTLED');
+    expect((await net.chain.publicClient.getTransactionReceipt({ hash: rec!.transaction as `0x${string}` })).status).toBe('success');
+    expect(await net.chain.balanceOf(buyer.address)).toBe(20_000n);
+  }, 120_000);
+
   it('settled exactly once: a worker whose lease ran out during its /settle, and the worker that took over, book it once', async () => {
     const buyer = await freshBuyer(100_000n);
     const { key } = await pay(buyer);
