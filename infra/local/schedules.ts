@@ -8,7 +8,7 @@
 import { batchSettlementDeps, runBatchSettlement } from '../../shared/payment/batch/settle-job';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { deferredWorkerDeps } from '../../shared/payment/exact/deferred-job';
-import { runDeferredSettlement } from '../../shared/payment/exact/deferred-worker';
+import { deferredSettler } from '../../shared/payment/exact/deferred-worker';
 import { runReconciliation } from '../../shared/payment/reconcile-job';
 import type { Services } from '../../shared/services';
 
@@ -17,6 +17,12 @@ const RECONCILE_EVERY_S = 60;
 const SETTLE_BATCHES_EVERY_S = 60;
 /** The deferred settle worker: on AWS the claims' stream starts it within a second; locally a pass each second. */
 const SETTLE_DEFERRED_EVERY_S = 1;
+/**
+ * Settlements in flight at once, across ticks: each waits for its block (2 s on Base), so about 8 a
+ * second. More did not settle faster on the shared 2-core machine: 64 at once starved the local
+ * chain and facilitator of CPU until authorizations expired (test/bench/deferred-1000.ts, measured).
+ */
+const SETTLE_DEFERRED_CONCURRENCY = 16;
 
 /** A pass returns what it did worth a line, or null when it found nothing to do. */
 const every = (seconds: number, name: string, pass: () => Promise<string | null>, log: (line: string) => void) => {
@@ -76,14 +82,21 @@ const startLocalSchedules = (
     ),
   ];
   const worker = deferredWorkerDeps(payment, undefined, metrics);
-  if (worker)
+  // Outcomes since the last line: the settlements outlive the tick that started them.
+  const tally = { settled: 0, lost: 0, retry: 0, skipped: 0, failed: 0 };
+  const settler = worker && deferredSettler(worker, SETTLE_DEFERRED_CONCURRENCY, (outcome) => void tally[outcome]++);
+  if (settler)
     stops.push(
       every(
         every_s.deferred ?? SETTLE_DEFERRED_EVERY_S,
         'settle-deferred',
         async () => {
-          const r = await runDeferredSettlement(worker);
-          return r.found ? `${r.settled} settled, ${r.lost} lost (booked), ${r.retry} to retry, ${r.failed} failed` : null;
+          await settler.tick();
+          const done = { ...tally };
+          for (const k of Object.keys(tally) as Array<keyof typeof tally>) tally[k] = 0;
+          return done.settled || done.lost || done.retry || done.failed
+            ? `${done.settled} settled, ${done.lost} lost (booked), ${done.retry} to retry, ${done.failed} failed`
+            : null;
         },
         log,
       ),

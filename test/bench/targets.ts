@@ -679,6 +679,7 @@ const serverRows = async () => {
   if (runs('sub')) {
     subBench('test/bench/batch-lane.ts', 'x402 batch bench'); // issue 23: the x402 lanes on the local chain, 2 s blocks
     subBench('test/bench/deferred-exact.ts', 'x402 deferred exact bench'); // issue 38
+    subBench('test/bench/deferred-1000.ts', 'x402 deferred exact, 1,000 calls through npm start'); // issue 38's done-when
     subBench('test/bench/news.ts', 'news bench'); // issue 37: 304s and webhook deliveries
   }
 };

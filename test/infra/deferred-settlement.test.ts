@@ -6,6 +6,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../shared/config/env-keys';
+import { METRIC_SERVICE } from '../../shared/observability/metrics';
 import { CREDITS_WATCH_INDEX } from '../../shared/store/tables';
 import { actionsOn, logicalId, PAY_TO, synthService, type Synthesized } from './synth';
 
@@ -45,6 +46,14 @@ describe('deferred settlement on AWS (staging synth)', () => {
     expect(actionsOn(s.templates.api, fnId, logicalId(s.data, s.data.observations), s.templates.data)).toEqual([]);
     expect(s.api.deferredSettlement.fn.tableAccess).toEqual({ [ENV.OBSERVATIONS_TABLE]: 'NAME_ONLY', [ENV.CREDITS_TABLE]: 'LEDGER' });
     s.templates.api.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'DeferredLossUsdcAtomic', Threshold: 0, AlarmActions: Match.anyValue() });
+    // The loss alarm reads the metric where the worker puts it: its function's METRICS_NAMESPACE, and the
+    // service dimension every payment sink adds (shared/services: METRIC_SERVICE.api); else it never fires.
+    const fn = s.templates.api.toJSON().Resources[fnId];
+    const lossAlarm = Object.values(s.templates.api.findResources('AWS::CloudWatch::Alarm')).find(
+      (a: any) => a.Properties.MetricName === 'DeferredLossUsdcAtomic',
+    ) as any;
+    expect(lossAlarm.Properties.Namespace).toBe(fn.Properties.Environment.Variables.METRICS_NAMESPACE);
+    expect(lossAlarm.Properties.Dimensions).toEqual([{ Name: 'service', Value: METRIC_SERVICE.api }]);
     s.templates.api.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0 });
     s.templates.api.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'IteratorAge', Namespace: 'AWS/Lambda' });
   });

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { createWalletClient, http, publicActions } from 'viem';
+import { createWalletClient, http, parseSignature, publicActions } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import { baseSepolia } from 'viem/chains';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
@@ -19,12 +19,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
+import { localBaseSepolia } from '../../infra/local/chain/chain';
 import { startLocalServer, type LocalServer } from '../../infra/local/server';
 import type { LocalStack } from '../../infra/local/stack';
 import type { MetricsSink } from '../../shared/observability/metrics';
 import { deferredWorkerDeps } from '../../shared/payment/exact/deferred-job';
 import { DynamoDeferredLedger } from '../../shared/payment/exact/deferred-store';
-import { leaseMsFor, runDeferredSettlement, type DeferredWorkerDeps } from '../../shared/payment/exact/deferred-worker';
+import { deferredSettler, leaseMsFor, runDeferredSettlement, settleDeferred, type DeferredWorkerDeps } from '../../shared/payment/exact/deferred-worker';
 import { PaymentStatusBody } from '../../shared/schemas/payment-status';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
@@ -250,6 +251,55 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(await net.chain.balanceOf(buyer.address)).toBe(80_000n);
   });
 
+  it("settled exactly once: npm start's settler, ticking again while its settlements are in flight, starts each claim once", async () => {
+    const buyer = await freshBuyer(50_000n);
+    const keys = [(await pay(buyer)).key, (await pay(buyer)).key];
+    const ours = (k: { payer: string; nonce: string }) => keys.some((o) => o.nonce === k.nonce);
+    const outcomes: string[] = [];
+    let done: () => void;
+    const allDone = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const settler = deferredSettler(worker, 4, (outcome, key) => {
+      if (!ours(key)) return;
+      outcomes.push(outcome);
+      if (outcomes.length === keys.length) done();
+    });
+    expect(await settler.tick()).toBeGreaterThanOrEqual(keys.length);
+    // The next ticks come while the first settlements wait for the chain: they start none of them again.
+    await settler.tick();
+    await settler.tick();
+    await allDone;
+    expect(outcomes).toEqual(['settled', 'settled']);
+    for (const k of keys) expect((await ledger.get(k))?.state).toBe('SETTLED');
+    expect(await net.chain.balanceOf(buyer.address)).toBe(30_000n);
+  }, 120_000);
+
+  it("npm start's settler: a /settle whose answer is lost is booked from the chain within the same lease, once", async () => {
+    const buyer = await freshBuyer(30_000n);
+    const { key } = await pay(buyer);
+    const losing = {
+      ...worker,
+      owner: 'losing-settler',
+      facilitator: {
+        ...worker.facilitator,
+        settle: async (p: any, r: any) => {
+          await worker.facilitator.settle(p, r);
+          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        },
+      } as typeof worker.facilitator,
+    };
+    const outcome = new Promise<string>((resolve) => {
+      const settler = deferredSettler(losing, 4, (o, k) => k.nonce === key.nonce && resolve(o));
+      void settler.tick();
+    });
+    expect(await outcome).toBe('settled');
+    const rec = await ledger.get(key);
+    expect(rec?.state).toBe('SETTLED');
+    expect((await net.chain.publicClient.getTransactionReceipt({ hash: rec!.transaction as `0x${string}` })).status).toBe('success');
+    expect(await net.chain.balanceOf(buyer.address)).toBe(20_000n);
+  }, 120_000);
+
   it('settled exactly once: a worker whose lease ran out during its /settle, and the worker that took over, book it once', async () => {
     const buyer = await freshBuyer(100_000n);
     const { key } = await pay(buyer);
@@ -325,6 +375,55 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(next.res.status).toBe(200);
     expect(pending(next.res)).toMatchObject({ success: true });
     expect(await net.chain.balanceOf(buyer.address)).toBe(0n);
+  });
+
+  it('a payer that cancels its authorization after verify (EIP-3009 cancelAuthorization): a deferred_loss, not a sale; refused deferral', async () => {
+    const buyer = await freshBuyer(50_000n);
+    const { res, key } = await pay(buyer);
+    expect(pending(res)?.errorReason).toBe('settlement_pending');
+    // The payer signs the token's CancelAuthorization for the nonce it paid with; anyone may send it (here account 9).
+    const signature = await buyer.signTypedData({
+      domain: { name: 'USDC', version: '2', chainId: net.chain.chainId, verifyingContract: net.chain.asset },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'CancelAuthorization',
+      message: { authorizer: buyer.address, nonce: key.nonce as `0x${string}` },
+    });
+    const { r, s: sig, v } = parseSignature(signature);
+    const sender = createWalletClient({ account: net.chain.accounts[9]!, chain: localBaseSepolia(net.chain.rpcUrl), transport: http(net.chain.rpcUrl) });
+    const hash = await sender.writeContract({
+      address: net.chain.asset,
+      abi: net.chain.contracts.LocalUSDC.abi,
+      functionName: 'cancelAuthorization',
+      args: [buyer.address, key.nonce, Number(v), r, sig],
+    } as never);
+    expect((await net.chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+    const month = new Date().toISOString().slice(0, 7);
+    const salesBefore = (await ledger.salesOfMonth(month)).length;
+    await pass();
+    expect(await ledger.get(key)).toMatchObject({ state: 'DEFERRED_LOSS', reason: 'authorization_canceled' });
+    expect((await ledger.salesOfMonth(month)).length).toBe(salesBefore);
+    expect(await net.chain.balanceOf(buyer.address)).toBe(50_000n);
+    expect(await deferred.payer(buyer.address)).toMatchObject({ outstanding: 0n, calls: 0, refusedAt: expect.any(String) });
+  });
+
+  it('a worker so late that the authorization expired: the loss is booked and counted, but the payer keeps deferral (the lateness was ours)', async () => {
+    const buyer = await freshBuyer(30_000n);
+    const { res, key } = await pay(buyer);
+    expect(pending(res)?.errorReason).toBe('settlement_pending');
+    // A worker whose clock is past the authorization's validBefore (15 min) and the finality margin.
+    const late = () => new Date(Date.now() + 1_000_000);
+    const lossBefore = metrics.total('DeferredLossUsdcAtomic');
+    const lateWorker = { ...worker, now: late, deferred: new DynamoDeferredLedger(stack.services.doc!, stack.config.CREDITS_TABLE, late) };
+    expect(await settleDeferred(key, lateWorker)).toBe('lost');
+    expect(await ledger.get(key)).toMatchObject({ state: 'DEFERRED_LOSS', reason: 'authorization_expired' });
+    expect(metrics.total('DeferredLossUsdcAtomic') - lossBefore).toBe(10_000);
+    expect(await deferred.payer(buyer.address)).toEqual({ outstanding: 0n, calls: 0 });
+    expect(pending((await pay(buyer)).res)?.errorReason).toBe('settlement_pending');
   });
 
   it('the outstanding cap holds under 50 concurrent calls of one payer across two servers sharing the store', async () => {

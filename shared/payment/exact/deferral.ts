@@ -19,7 +19,7 @@ import type { AnswerToStore, PaymentDeps, Settlement, SettleOutcome } from '../l
 import type { DeferralCaps } from './deferred-store';
 import { nowSeconds, type ExactGrant } from './grant';
 import { keptAnswer } from './kept-answer';
-import { message, pendingOutcome } from './refusals';
+import { message } from './refusals';
 
 /**
  * Seconds an authorization must still be valid for its settlement to be deferred: the worker settles
@@ -46,7 +46,7 @@ const mayDefer = (policy: DeferralPolicy, amount: bigint, validBefore: number, n
 /** The two sentences of the policy, for buyers and sellers (x402.json, llms.txt, README). */
 const DEFERRAL_POLICY_TEXT =
   'Exact payments for routes priced at or below deferred_up_to_usd are answered as soon as the facilitator has verified them and are settled on chain right after (PAYMENT-RESPONSE success false, errorReason settlement_pending, extra.status the free URL that shows the transaction); dearer routes, a payer over its unsettled caps, and a payer whose deferred settlement ever failed are settled before the data leaves. ' +
-  'A deferred payment is still charged once and only with its data; a payer who moves its funds before settlement is refused deferral from then on.';
+  'A deferred payment is still charged once and only with its data; a payer who moves its funds before settlement is refused deferral from then on, and the seller books the call as a deferred_loss.';
 
 /** What /.well-known/x402.json states of the policy of this deployment. */
 const deferralTerms = (config: Parameters<typeof deferralPolicyOf>[0], routes: ReadonlyArray<{ id: string; priceUsd: string | null }>) => {
@@ -108,9 +108,16 @@ const tryDefer = async (g: ExactGrant, deps: PaymentDeps, answer?: AnswerToStore
     } catch (err) {
       deps.log.error('payment ledger: deferral write failed', { ...who, attempt, error: message(err) });
       if (g.timeLeftMs() < DEFER_MARGIN_MS + deps.config.X402_FACILITATOR_TIMEOUT_MS) {
-        // Unconfirmed: the claim is CLAIMED (the reconciler's, settled only if the chain shows it
-        // used) or DEFERRED (the worker settles it). No data now; the buyer's retry is told which.
-        return pendingOutcome(g, '');
+        // Unconfirmed, and no time left to settle first: the claim is DEFERRED (a write landed, its
+        // answer lost: the worker settles it, and a retry of the header would find it used) or still
+        // CLAIMED (nothing landed: nobody settles it). The data leave either way, so the buyer is
+        // never charged without them; the seller risks this one call's price, and only when the store
+        // failed between this request's claim and its deferral (a new call cannot claim then).
+        deps.log.error('x402 deferral unconfirmed: answered; settled by the worker if the write landed, else not charged', {
+          ...who,
+          amount: g.amount,
+        });
+        return { type: 'settled', receipt };
       }
     }
   }

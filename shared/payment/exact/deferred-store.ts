@@ -15,7 +15,8 @@
  *   CLAIMED (ours) -> DEFERRED        + payer outstanding += amount, only within the caps, only if
  *                                       the payer is not refused (two processes share the condition)
  *   DEFERRED -> SETTLED (the sale)    + payer outstanding -= amount
- *   DEFERRED -> DEFERRED_LOSS         + payer outstanding -= amount, payer refused, loss item
+ *   DEFERRED -> DEFERRED_LOSS         + payer outstanding -= amount, payer refused (unless the
+ *                                       worker was late: the seller's loss), loss item
  * A settle worker holds a DEFERRED claim by a lease (lease_until), so that only one asks /settle at
  * a time; a lease that ran out means its worker may have died after /settle, and the next one
  * asks the chain first (deferred-worker.ts).
@@ -70,8 +71,8 @@ interface DeferredLedger {
   lease(key: ClaimKey, owner: string, ms: number): Promise<DeferredClaim | null>;
   /** DEFERRED -> SETTLED, the claim made its sale; false when it was not DEFERRED any more. */
   settled(key: ClaimKey, sale: SaleRecord): Promise<boolean>;
-  /** DEFERRED -> DEFERRED_LOSS, the payer refused deferral, the loss booked; false when not DEFERRED any more. */
-  lost(key: ClaimKey, reason: string): Promise<boolean>;
+  /** DEFERRED -> DEFERRED_LOSS, the loss booked, the payer refused deferral (unless told not to); false when not DEFERRED any more. */
+  lost(key: ClaimKey, reason: string, refusePayer?: boolean): Promise<boolean>;
   payer(payer: string): Promise<PayerDeferral>;
   /** DEFERRED claims, oldest first (by when they were claimed). */
   listDeferred(limitPerShard?: number): Promise<ClaimKey[]>;
@@ -244,7 +245,7 @@ class DynamoDeferredLedger implements DeferredLedger {
     ]);
   }
 
-  async lost(key: ClaimKey, reason: string): Promise<boolean> {
+  async lost(key: ClaimKey, reason: string, refusePayer = true): Promise<boolean> {
     const rec = await this.get(key);
     if (rec?.state !== 'DEFERRED') return false;
     const at = this.now().toISOString();
@@ -260,10 +261,14 @@ class DynamoDeferredLedger implements DeferredLedger {
           ExpressionAttributeValues: { ':deferred': 'DEFERRED', ':lost': 'DEFERRED_LOSS', ':reason': reason, ':at': at },
         },
       },
-      this.release(key, rec.amount, at, {
-        expr: 'refused_at = if_not_exists(refused_at, :at), refused_reason = if_not_exists(refused_reason, :reason)',
-        values: { ':reason': reason },
-      }),
+      this.release(
+        key,
+        rec.amount,
+        at,
+        refusePayer
+          ? { expr: 'refused_at = if_not_exists(refused_at, :at), refused_reason = if_not_exists(refused_reason, :reason)', values: { ':reason': reason } }
+          : undefined,
+      ),
       { Put: { TableName: this.table, Item: { pk: lossPk(at.slice(0, 7)), sk: `${at}#${loss.payer}#${loss.nonce}`, state: 'deferred_loss', ...loss } } },
     ]);
   }
