@@ -4,7 +4,7 @@
  * is the authority: EIP-3009's `authorizationState(payer, nonce)` says whether the authorization was
  * used, and the token's AuthorizationUsed event names the transaction that used it.
  *
- *   used on chain                     -> SETTLED, the sale booked (delivered = false: a retry of the
+ *   used on chain by a transfer       -> SETTLED, the sale booked (delivered = false: a retry of the
  *                                        same header gets the data), whatever state the claim was in
  *   unused after validBefore          -> UNPAID (CLAIMED, PENDING) or closed as it was (RELEASED, FAILED)
  *   unused, still valid               -> PENDING: re-submitted to the facilitator when one is given;
@@ -165,10 +165,22 @@ const reconcileClaim = async (rec: ClaimRecord, key: ClaimKey, deps: ReconcileDe
   };
 
   if (rec.transaction && (await deps.chain.transactionStatus(rec.transaction as Hex)) === 'success') return settle(rec.transaction);
-  if (await deps.chain.authorizationUsed(asset, payer, nonce)) {
-    return settle((await deps.chain.findAuthorizationTransaction(asset, payer, nonce)) ?? rec.transaction ?? '');
-  }
   const nowS = Math.floor(deps.now().getTime() / 1000);
+  if (await deps.chain.authorizationUsed(asset, payer, nonce)) {
+    const transaction = await deps.chain.findAuthorizationTransaction(asset, payer, nonce);
+    if (transaction) return settle(transaction);
+    // Used with no transfer: EIP-3009's cancelAuthorization marks a nonce used too (AuthorizationCanceled,
+    // no AuthorizationUsed). Booked as a sale, a payer who cancels after a 504 would be owed the data for
+    // nothing; a log index may lag the state, so the window's end decides, as for "unused".
+    if (nowS >= rec.validBefore + FINALITY_MARGIN_S && (rec.state === 'CLAIMED' || rec.state === 'PENDING')) {
+      await deps.ledger.resolve(key, observed, { state: 'UNPAID', reason: 'authorization_canceled' });
+      report.unpaid.push(key);
+      deps.log?.warn('x402 payment reconciled as unpaid: authorization used with no transfer (cancelled)', { ...key });
+      return;
+    }
+    if (rec.state === 'CLAIMED' || rec.state === 'PENDING') report.stillPending.push(key);
+    return;
+  }
   if (nowS >= rec.validBefore + FINALITY_MARGIN_S) {
     const unpaid = rec.state === 'CLAIMED' || rec.state === 'PENDING';
     await deps.ledger.resolve(

@@ -4,7 +4,9 @@
  *   - a transaction the chain reverted is not a settlement;
  *   - a stale CLAIMED claim (its call died, maybe before /settle) is never sent to /settle again;
  *   - a stale CLAIMED claim that expires unused is UNPAID, like a PENDING one, not closed;
- *   - "unused" is final only 30 s after validBefore (the chain's head may lag the wall clock).
+ *   - "unused" is final only 30 s after validBefore (the chain's head may lag the wall clock);
+ *   - an authorization used with no transfer (EIP-3009's cancelAuthorization) is no sale: UNPAID at the
+ *     window's end, never SETTLED (which would owe a payer who cancelled after a 504 the data for nothing).
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -109,5 +111,20 @@ describe('reconcilePendingPayments: the rules at their edges', () => {
     const final = await run(at(60 + 30));
     expect(has(final.unpaid, k)).toBe(true);
     expect(await ledger.get(k)).toMatchObject({ state: 'UNPAID' });
+  });
+
+  it('an authorization used with no transfer (cancelled by the payer) is never a sale: pending in its window, then UNPAID', async () => {
+    fake.settle = async () => ({ status: 500, body: { error: 'down' } });
+    const k = await claim();
+    await pendClaim(ledger, k, 'req-1'); // the facilitator took it; the buyer got a 504, then cancelled the authorization
+    const cancelled = chainOf({ used: new Set([k.nonce]) }); // used on the token, no AuthorizationUsed transfer to find
+    const early = await run(at(40), cancelled);
+    expect(has(early.settled, k)).toBe(false);
+    expect(has(early.stillPending, k)).toBe(true);
+    const final = await run(at(60 + 30), cancelled);
+    expect(has(final.settled, k)).toBe(false);
+    expect(has(final.unpaid, k)).toBe(true);
+    expect(await ledger.get(k)).toMatchObject({ state: 'UNPAID', reason: 'authorization_canceled' });
+    expect((await ledger.salesOfMonth('2026-05')).some((s) => s.nonce === k.nonce)).toBe(false);
   });
 });
