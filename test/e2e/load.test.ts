@@ -47,7 +47,7 @@ describe(`load: ${TOTAL} mixed requests at ${CONCURRENCY} concurrent`, () => {
     ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
     const record = newKeyRecord({ hash: hashKey(key), hint: keyHint(key), plan: 'monthly', now: new Date() });
     await ledger.put({ ...record, creditsLeft: START_CREDITS });
-  }, 120_000);
+  });
   afterAll(async () => {
     await stack?.close();
     await fake?.close();
