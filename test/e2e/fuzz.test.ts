@@ -21,13 +21,15 @@ import { startTestStack } from '../helpers/stack';
 
 const SEED = 42;
 /**
- * Runs per property, bounded so the file stays well under a minute on a busy 2-core machine. With a
- * fixed seed a smaller numRuns replays a prefix of the same cases. A longer run multiplies them:
- * FUZZ_RUNS_SCALE=10 npx vitest run test/e2e/fuzz.test.ts.
+ * Runs per property, bounded so the file stays cheap in `npm test`. With a fixed seed a smaller
+ * numRuns replays a prefix of the same cases: these are the first half of the cases the suite ran
+ * until issue 39 (FUZZ_RUNS_SCALE=2 runs all of those), and every failure the fuzzer found is pinned
+ * below as a plain example. A longer run multiplies them (the bench's):
+ * FUZZ_RUNS_SCALE=20 npx vitest run test/e2e/fuzz.test.ts.
  */
 const SCALE = Number(process.env.FUZZ_RUNS_SCALE ?? 1);
 const RUNS = Object.fromEntries(
-  Object.entries({ paths: 200, query: 150, headers: 300, pro: 150, x402: 75, mcp: 250, raw: 100 }).map(([k, n]) => [k, Math.ceil(n * SCALE)]),
+  Object.entries({ paths: 100, query: 75, headers: 150, pro: 75, x402: 38, mcp: 125, raw: 50 }).map(([k, n]) => [k, Math.ceil(n * SCALE)]),
 ) as Record<'paths' | 'query' | 'headers' | 'pro' | 'x402' | 'mcp' | 'raw', number>;
 const TIMEOUT_MS = 120_000;
 

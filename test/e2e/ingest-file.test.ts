@@ -37,6 +37,7 @@ describe('npm run ingest -- <source> --file', () => {
     const r = run('eia-petroleum', '--file', path);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^failed\s+PET.WCESTUS1.W.json: row 0/m);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('refuses --file with all or --live', () => {

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack';
 import type { ServiceOverrides } from '../../shared/services';
 import { copySeededStore, SEEDED_TABLES, seededStore } from './seeded-store';
+import { TEST_STORE_TIMEOUT } from './store';
 
 /** The run's folder for the shared seed (global-setup.ts), when this runs under vitest with it. */
 const seedRunDir = (): string | undefined => {
@@ -21,8 +22,11 @@ const seedRunDir = (): string | undefined => {
  * @param env extra environment such as { X402_ENFORCE: '1' }
  * @param overrides injected parts (a fixed clock …)
  */
-/** Exact calls settle first unless a test opts into deferred settlement (X402_DEFER_MAX_USD). */
-const SETTLE_FIRST = { X402_DEFER_MAX_USD: '0' };
+/**
+ * Exact calls settle first unless a test opts into deferred settlement (X402_DEFER_MAX_USD); the
+ * store timeout is a test store's (store.ts: the embedded store shares the loaded test process).
+ */
+const STACK_DEFAULTS = { X402_DEFER_MAX_USD: '0', ...TEST_STORE_TIMEOUT };
 
 const startTestStack = async (env: Record<string, string | undefined> = {}, seed = true, overrides?: ServiceOverrides): Promise<LocalStack> => {
   const runDir = seed ? seedRunDir() : undefined;
@@ -30,7 +34,7 @@ const startTestStack = async (env: Record<string, string | undefined> = {}, seed
     // A copy of the seed written once for the run: the same data, without seconds of ingestion per stack.
     const copy = copySeededStore(await seededStore(runDir));
     const stack = await startLocalStack({
-      env: { ...SEEDED_TABLES, ...SETTLE_FIRST, ...env },
+      env: { ...SEEDED_TABLES, ...STACK_DEFAULTS, ...env },
       seed,
       dataDir: copy.dir,
       ...(overrides ? { overrides } : {}),
@@ -48,7 +52,7 @@ const startTestStack = async (env: Record<string, string | undefined> = {}, seed
   }
   const id = randomUUID().slice(0, 8);
   return startLocalStack({
-    env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, ...SETTLE_FIRST, ...env },
+    env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, ...STACK_DEFAULTS, ...env },
     seed,
     ...(overrides ? { overrides } : {}),
   });

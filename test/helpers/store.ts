@@ -15,6 +15,14 @@ interface TestStore {
   close(): Promise<void>;
 }
 
+/**
+ * The store timeout of a test's store: the longest the service allows. The embedded store answers
+ * from the test's own process on a shared 2-core machine, so a busy machine delays its answers
+ * without anything being wrong (the service's 3 s is for DynamoDB); a test about store timeouts
+ * sets its own.
+ */
+const TEST_STORE_TIMEOUT = { STORE_TIMEOUT_MS: '20000' } as const;
+
 /** Starts dynalite in memory and creates uniquely named tables. */
 const startTestStore = async (env: Record<string, string> = {}): Promise<TestStore> => {
   const embedded = await startEmbeddedStore();
@@ -24,6 +32,7 @@ const startTestStore = async (env: Record<string, string> = {}): Promise<TestSto
     CREDITS_TABLE: `credits-${id}`,
     DYNAMODB_ENDPOINT: embedded.endpoint,
     AWS_REGION: 'us-east-1',
+    ...TEST_STORE_TIMEOUT,
     ...env,
   });
   await ensureTables(embedded.endpoint, { observations: config.OBSERVATIONS_TABLE, credits: config.CREDITS_TABLE });
@@ -40,5 +49,5 @@ const startTestStore = async (env: Record<string, string> = {}): Promise<TestSto
   };
 };
 
-export { startTestStore };
+export { startTestStore, TEST_STORE_TIMEOUT };
 export type { TestStore };

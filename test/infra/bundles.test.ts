@@ -48,7 +48,7 @@ beforeAll(async () => {
   mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true }); // absent after a fresh `npm ci`
   outdir = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'bundle-test-'));
   metafile = await bundleFunctions(Object.fromEntries(ENTRIES.map((n) => [n, join(ROOT, 'functions', `${n}.ts`)])), outdir);
-}, 120_000);
+});
 
 afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
@@ -97,7 +97,7 @@ describe('Lambda bundles (as CDK builds them)', () => {
       const file = join(outdir, `${name}.mjs`);
       await expect(run(process.execPath, ['-e', `await import(${JSON.stringify(file)})`, '--input-type=module'], { env }), name).resolves.toBeDefined();
     }
-  }, 60_000);
+  });
 });
 
 /** A paid GET of each data family, as API Gateway passes it: route, path, path parameters, query. */
@@ -201,7 +201,7 @@ describe('MCP bundle without Ajv (infra/bundle/mcp-no-ajv.ts)', () => {
     expect(discover.result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
     expect(modernList.result).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000, cacheScope: 'public' });
     expect(modernList.result.tools).toEqual(list.result.tools);
-  }, 30_000);
+  });
 });
 
 describe('x402 packages on zod 4 (infra/bundle/x402-zod.ts)', () => {
@@ -250,7 +250,7 @@ describe('x402 packages on zod 4 (infra/bundle/x402-zod.ts)', () => {
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    }, 60_000);
+    });
 
     afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 

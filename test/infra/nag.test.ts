@@ -2,7 +2,7 @@
  * cdk-nag's AwsSolutions pack over the whole app (every stack, staging and prod): zero findings
  * that are not acknowledged next to their resource with a reason.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,16 +25,20 @@ const findings = (context: Record<string, string>, extra?: (app: App) => void): 
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const report = join(outdir, 'validation-report.json');
   try {
-    app.synth();
-  } catch (err) {
-    // A failed validation throws after writing its report; anything else is a real error.
-    if (!existsSync(report)) throw err;
+    try {
+      app.synth();
+    } catch (err) {
+      // A failed validation throws after writing its report; anything else is a real error.
+      if (!existsSync(report)) throw err;
+    }
+    if (!existsSync(report)) return [];
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      pluginReports: Array<{ violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }> }>;
+    };
+    return json.pluginReports.flatMap((r) => r.violations.flatMap((v) => v.violatingConstructs.map((c) => `${v.ruleName} at ${c.constructPath}`)));
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
   }
-  if (!existsSync(report)) return [];
-  const json = JSON.parse(readFileSync(report, 'utf8')) as {
-    pluginReports: Array<{ violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }> }>;
-  };
-  return json.pluginReports.flatMap((r) => r.violations.flatMap((v) => v.violatingConstructs.map((c) => `${v.ruleName} at ${c.constructPath}`)));
 };
 
 describe('cdk-nag AwsSolutionsChecks', () => {

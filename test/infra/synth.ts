@@ -4,7 +4,7 @@
  * synth; `cdk synth` runs it), and a stub entry for every function, so the tests depend neither on
  * esbuild nor on which functions/<family>.ts exist yet.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,17 +23,23 @@ interface Synthesized extends ServiceStacks {
 
 /** Builds the app for a deployment context and returns the stacks with their templates. */
 const synthService = (context: Record<string, string> = {}): Synthesized => {
-  const app = new App({
-    outdir: mkdtempSync(join(tmpdir(), 'cdk-test-')),
-    context: { 'aws:cdk:bundling-stacks': [], ...context },
-    postCliContext: { ...APP_CONTEXT },
-    builtinCloudFormationValidation: false,
-  });
-  const stacks = addServiceStacks(app, readDeployConfig(app.node), { entry: () => STUB_ENTRY });
-  return {
-    ...stacks,
-    templates: { data: Template.fromStack(stacks.data), api: Template.fromStack(stacks.api), ingest: Template.fromStack(stacks.ingest) },
-  };
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
+  try {
+    const app = new App({
+      outdir,
+      context: { 'aws:cdk:bundling-stacks': [], ...context },
+      postCliContext: { ...APP_CONTEXT },
+      builtinCloudFormationValidation: false,
+    });
+    const stacks = addServiceStacks(app, readDeployConfig(app.node), { entry: () => STUB_ENTRY });
+    return {
+      ...stacks,
+      templates: { data: Template.fromStack(stacks.data), api: Template.fromStack(stacks.api), ingest: Template.fromStack(stacks.ingest) },
+    };
+  } finally {
+    // The templates are read into memory above; the cloud assembly on disk is not used again.
+    rmSync(outdir, { recursive: true, force: true });
+  }
 };
 
 /** Logical id of a construct's CloudFormation resource in its stack. */

@@ -111,7 +111,10 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
       X402_FACILITATOR_TIMEOUT_MS: '4000',
       X402_MAX_TIMEOUT_SECONDS: '900',
       X402_DEFER_MAX_USD: '0.05',
-      X402_DEFER_MAX_CALLS: '25',
+      // Caps of 0.10 USD and 10 calls a payer (the defaults are 0.25 and 25): the burst below needs
+      // more calls than the cap, and each call past it settles on chain first.
+      X402_DEFER_OUTSTANDING_USD: '0.10',
+      X402_DEFER_MAX_CALLS: '10',
     });
     net = stack.payments!;
     ledger = new DynamoReconcileLedger(stack.services.doc!, stack.config.CREDITS_TABLE);
@@ -433,12 +436,12 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
       const calls = await Promise.all(Array.from({ length: 50 }, (_, i) => pay(buyer, '/v1/price/CL', i % 2 ? second.url : stack.url)));
       const deferredCalls = calls.filter((c) => c.res.status === 200 && pending(c.res)?.errorReason === 'settlement_pending');
       const settledFirst = calls.filter((c) => c.res.status === 200 && pending(c.res)?.success === true);
-      // 0.25 USD outstanding (the default) at 0.01 a call: at most 25 answered before settlement; every
+      // 0.10 USD outstanding at 0.01 a call: at most 10 answered before settlement; every
       // other call settled first: 200 with its transaction, or 504 SETTLEMENT_PENDING (one facilitator key
       // under a burst of settlements) with no data, which the reconciler resolves below, or refused
       // before any charge.
       expect(deferredCalls.length).toBeGreaterThanOrEqual(1);
-      expect(deferredCalls.length).toBeLessThanOrEqual(25);
+      expect(deferredCalls.length).toBeLessThanOrEqual(10);
       const rest = calls.filter((c) => !deferredCalls.includes(c) && !settledFirst.includes(c));
       for (const c of rest) {
         // 504 SETTLEMENT_PENDING, or 502 when the facilitator did not answer /verify in time (nothing charged).
@@ -447,7 +450,7 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
       }
       const account = await deferred.payer(buyer.address);
       expect(account.outstanding).toBe(BigInt(deferredCalls.length) * 10_000n);
-      expect(account.outstanding).toBeLessThanOrEqual(250_000n);
+      expect(account.outstanding).toBeLessThanOrEqual(100_000n);
       expect(account.calls).toBe(deferredCalls.length);
       // The facilitator still works through the burst: settlements that outlive its timeout are
       // asked of the chain once their lease ran out (as a worker after a lost answer does).
@@ -461,8 +464,11 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
       // then books each from the chain (and re-submits any it never sent).
       const reconcile = () =>
         reconcilePendingPayments({ ledger, chain: worker.chain, facilitator: worker.facilitator, now: () => new Date(Date.now() + 31_000) });
+      // Only the 504s were sent to /settle: waiting for a 502's authorization (never sent) spent the
+      // whole wait each round (335 s of this file's 346 under load, issue 39).
+      const sent = rest.filter((c) => c.res.status === 504).map((c) => c.key);
       for (let round = 0; round < 5; round++) {
-        await untilUsed(rest.map((c) => c.key));
+        await untilUsed(sent);
         if ((await reconcile()).stillPending.length === 0) break;
       }
       for (const c of rest) expect((await ledger.get(c.key))?.state).toBe(c.res.status === 504 ? 'SETTLED' : 'RELEASED');
