@@ -35,6 +35,9 @@ const THROTTLING = new Set([
   'TimeoutError',
 ]);
 
+/** How @smithy/node-http-handler (the AWS SDK's transport) begins its timeout messages. */
+const SDK_HTTP_HANDLER = '@smithy/node-http-handler';
+
 /** An AWS SDK call (the store) that could not be made or was throttled: the client may retry, it is not our bug. */
 const isDependencyOutage = (err: unknown): boolean => {
   for (
@@ -44,6 +47,13 @@ const isDependencyOutage = (err: unknown): boolean => {
   ) {
     if (e.code && NETWORK_CODES.has(e.code)) return true;
     if (e.$metadata !== undefined && e.name && THROTTLING.has(e.name)) return true;
+    // The SDK's HTTP handler times out a connection or an idle socket with no code and no $metadata.
+    if (
+      e.name === 'TimeoutError' &&
+      typeof (e as { message?: unknown }).message === 'string' &&
+      (e as { message: string }).message.startsWith(SDK_HTTP_HANDLER)
+    )
+      return true;
   }
   return false;
 };

@@ -178,6 +178,22 @@ describe('mapError', () => {
     expect(m.body.error).toEqual({ code: 'UNKNOWN_SERIES', message: 'no such key', retryable: false, request_id: 'r-9', details: { valid: ['a'] } });
   });
 
+  it("a store call the SDK's transport timed out (no code, no $metadata) is a retryable 503, not a 500", () => {
+    // The errors @smithy/node-http-handler rejects with when a connection or an idle socket times out.
+    const connect = Object.assign(
+      new Error('@smithy/node-http-handler - the request socket did not establish a connection with the server within the configured timeout of 2000 ms.'),
+      { name: 'TimeoutError' },
+    );
+    const socket = Object.assign(
+      new Error('@smithy/node-http-handler - the request socket timed out after 2000 ms of inactivity (configured by client requestHandler).'),
+      { name: 'TimeoutError' },
+    );
+    for (const err of [connect, socket])
+      expect(mapError(err, 'r')).toMatchObject({ statusCode: 503, body: { error: { code: 'STORE_UNAVAILABLE', retryable: true } } });
+    // A timeout from anything else is not the store's.
+    expect(mapError(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }), 'r').statusCode).toBe(500);
+  });
+
   it('never throws on odd values', () => {
     expect(mapError(undefined, 'r').statusCode).toBe(500);
     expect(mapError('a string', 'r').statusCode).toBe(500);
