@@ -122,10 +122,21 @@ describe('free discovery routes over HTTP', () => {
     expect(name).not.toContain('127');
   });
 
-  it('GET /api/mcp lists one tool per paid route plus the free catalog, calendar and health tools', async () => {
+  it('GET /api/mcp lists one tool per paid route plus the free catalog, calendar and health tools and the four watch tools', async () => {
     const res = await get('/api/mcp');
-    expect(res.body.tools).toHaveLength(PAID_ROUTES.length + 3);
-    expect(res.body.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(['get_crack_spread', 'get_catalog', 'get_release_calendar', 'get_health']));
+    expect(res.body.tools).toHaveLength(PAID_ROUTES.length + 3 + 4);
+    expect(res.body.tools.map((t: any) => t.name)).toEqual(
+      expect.arrayContaining([
+        'get_crack_spread',
+        'get_catalog',
+        'get_release_calendar',
+        'get_health',
+        'create_watch',
+        'list_watches',
+        'get_watch',
+        'delete_watch',
+      ]),
+    );
   });
 });
 
