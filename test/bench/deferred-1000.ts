@@ -22,8 +22,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -38,6 +36,7 @@ import { wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { USDC_BY_NETWORK } from '../../shared/payment/assets';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { PRICES_USD as PRICES, usdToAtomic } from '../../shared/routes/pricing';
+import { freePort } from '../helpers/ports';
 
 const JSON_OUT = process.argv.includes('--json');
 const CALLS = Number(process.env.BENCH_DEFERRED_CALLS ?? 1_000);
@@ -69,13 +68,6 @@ const quantile = (xs: readonly number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const freePort = async () => {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-};
 const today = () => new Date().toISOString().slice(0, 10);
 
 // ---- npm start, as an operator runs it ---------------------------------------------------------

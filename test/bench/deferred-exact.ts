@@ -19,8 +19,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../helpers/ports';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -58,13 +57,6 @@ const stack = await startLocalStack({
 });
 const net = stack.payments!;
 const settleFirst = await startLocalServer(createServices({ ...stack.config, X402_DEFER_MAX_USD: '0' }), 0);
-const freePort = async () => {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-};
 
 /** The official client; `paidMs` is the time of the request that carried the payment (probe excluded). */
 const client = (account: (typeof net.chain.accounts)[number]) => {

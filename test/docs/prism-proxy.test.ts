@@ -9,7 +9,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,18 +19,9 @@ import { generateKey, hashKey, keyHint } from '../../shared/pro/keys';
 import { ROUTES } from '../../shared/routes/table';
 import { createDocumentClient } from '../../shared/store/client';
 import { startTestStack } from '../helpers/stack';
+import { freePort } from '../helpers/ports';
 
 const PRISM = resolve('node_modules/.bin/prism');
-
-const freePort = (): Promise<number> =>
-  new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
 
 /** Starts `prism proxy --errors` and resolves once it listens (its own log line says so). */
 const startPrism = (spec: string, upstream: string, port: number): Promise<ChildProcess> =>

@@ -2,19 +2,9 @@
  * The local facilitator's port is a setting (X402_LOCAL_FACILITATOR_PORT; npm start: 8402), as the
  * chain's is: it was a random port at every start. Unset, a free port (the tests' stacks).
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { portOf, startLocalPaymentsIfEnabled } from '../../infra/local/chain/hook';
-
-const freePort = (): Promise<number> =>
-  new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
+import { freePort } from '../helpers/ports';
 
 describe('X402_LOCAL_FACILITATOR_PORT', () => {
   it('reads a port, 0 when unset or empty, and refuses anything else naming the setting', () => {

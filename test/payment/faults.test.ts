@@ -5,7 +5,6 @@
  * part and then shows the first rule of money: the buyer got the data, or was not charged, or gets
  * the data by retrying the same header, once; and finance's sales records match the chain.
  */
-import { createServer } from 'node:net';
 import { FacilitatorTimeoutError, type SettleResponse } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
@@ -24,17 +23,10 @@ import { startPausableProxy, type PausableProxy } from '../helpers/pausable-prox
 import { startRpcProxy, type RpcProxy, type SendFault } from '../helpers/rpc-proxy';
 import { getJson } from '../helpers/stack';
 import { b64, signAuthorization, unb64, v1Payload } from './helpers';
+import { freePort } from '../helpers/ports';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PRICE_ROUTE = ROUTES.find((r) => r.id === 'GET /v1/price/{code}')!;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 describe('x402 faults: kill, pause, lose and delay parts of the paid path (local chain)', () => {
   let stack: LocalStack;
