@@ -172,10 +172,12 @@ const reconcileClaim = async (rec: ClaimRecord, key: ClaimKey, deps: ReconcileDe
     // Used with no transfer: EIP-3009's cancelAuthorization marks a nonce used too (AuthorizationCanceled,
     // no AuthorizationUsed). Booked as a sale, a payer who cancels after a 504 would be owed the data for
     // nothing; a log index may lag the state, so the window's end decides, as for "unused".
-    if (nowS >= rec.validBefore + FINALITY_MARGIN_S && (rec.state === 'CLAIMED' || rec.state === 'PENDING')) {
-      await deps.ledger.resolve(key, observed, { state: 'UNPAID', reason: 'authorization_canceled' });
-      report.unpaid.push(key);
-      deps.log?.warn('x402 payment reconciled as unpaid: authorization used with no transfer (cancelled)', { ...key });
+    if (nowS >= rec.validBefore + FINALITY_MARGIN_S) {
+      // Closed like an unused one: UNPAID when a call may be owed it, else closed as it was.
+      const unpaid = rec.state === 'CLAIMED' || rec.state === 'PENDING';
+      await deps.ledger.resolve(key, observed, { state: unpaid ? 'UNPAID' : 'CLOSED', reason: 'authorization_canceled' });
+      (unpaid ? report.unpaid : report.closed).push(key);
+      deps.log?.warn('x402 authorization used with no transfer (cancelled): no sale', { ...key, from: rec.state });
       return;
     }
     if (rec.state === 'CLAIMED' || rec.state === 'PENDING') report.stillPending.push(key);

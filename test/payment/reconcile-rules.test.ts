@@ -127,4 +127,15 @@ describe('reconcilePendingPayments: the rules at their edges', () => {
     expect(await ledger.get(k)).toMatchObject({ state: 'UNPAID', reason: 'authorization_canceled' });
     expect((await ledger.salesOfMonth('2026-05')).some((s) => s.nonce === k.nonce)).toBe(false);
   });
+
+  it('a released claim whose authorization was cancelled is closed as it was at the window end: no sale, no longer watched', async () => {
+    const k = await claim();
+    await ledger.release(k, 'req-1', 'handler_threw');
+    const cancelled = chainOf({ used: new Set([k.nonce]) });
+    const final = await run(at(60 + 30), cancelled);
+    expect(has(final.settled, k)).toBe(false);
+    expect(has(final.closed, k)).toBe(true);
+    expect(await ledger.get(k)).toMatchObject({ state: 'RELEASED', watched: false }); // closed as it was
+    expect((await ledger.salesOfMonth('2026-05')).some((s) => s.nonce === k.nonce)).toBe(false);
+  });
 });
