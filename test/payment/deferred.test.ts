@@ -70,6 +70,18 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     return { res, key: { payer: buyer.address.toLowerCase(), nonce: signed.authorization.nonce.toLowerCase() } };
   };
   const pass = (deps: DeferredWorkerDeps = worker) => runDeferredSettlement(deps);
+  /** A worker whose /settle transfers but whose answer is lost (the connection reset after the facilitator acted). */
+  const losingWorker = (owner: string): DeferredWorkerDeps => ({
+    ...worker,
+    owner,
+    facilitator: {
+      ...worker.facilitator,
+      settle: async (p: any, r: any) => {
+        await worker.facilitator.settle(p, r);
+        throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      },
+    } as typeof worker.facilitator,
+  });
   /** A worker whose clock is `rounds` leases ahead: every lease taken before has run out for it. */
   const afterLeases = (rounds = 1): DeferredWorkerDeps => {
     const later = () => new Date(Date.now() + rounds * (leaseMsFor(stack.config.X402_FACILITATOR_TIMEOUT_MS) + 1_000));
@@ -224,17 +236,7 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     const payload = JSON.parse(claim!.payload!);
     expect((await worker.facilitator.settle(payload, payload.accepted)).success).toBe(true);
     // The worker whose answer was lost: the transfer happens, the answer never arrives.
-    const losing = {
-      ...worker,
-      owner: 'losing',
-      facilitator: {
-        ...worker.facilitator,
-        settle: async (p: any, r: any) => {
-          await worker.facilitator.settle(p, r);
-          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-        },
-      } as typeof worker.facilitator,
-    };
+    const losing = losingWorker('losing');
     const first = await pass(losing);
     expect(first.retry).toBeGreaterThanOrEqual(1);
     expect(await net.chain.balanceOf(buyer.address)).toBe(80_000n);
@@ -283,17 +285,7 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
   it("npm start's settler: a /settle whose answer is lost is booked from the chain within the same lease, once", async () => {
     const buyer = await freshBuyer(30_000n);
     const { key } = await pay(buyer);
-    const losing = {
-      ...worker,
-      owner: 'losing-settler',
-      facilitator: {
-        ...worker.facilitator,
-        settle: async (p: any, r: any) => {
-          await worker.facilitator.settle(p, r);
-          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-        },
-      } as typeof worker.facilitator,
-    };
+    const losing = losingWorker('losing-settler');
     const outcome = new Promise<string>((resolve) => {
       const settler = deferredSettler(losing, 4, (o, k) => k.nonce === key.nonce && resolve(o));
       void settler.tick();
