@@ -54,30 +54,40 @@ const FacilitatorRequestSchema = z.object({
 });
 
 /**
- * Nonces of the facilitator's account, handed out here: ganache mining on a block time answers the
- * "pending" transaction count without the transactions waiting in its pool, so concurrent
- * settlements would reuse a nonce and fail. A send that fails before it is broadcast (viem calls
- * `reset` with its nonce) gives the nonce back for the next one, so no gap stalls the account.
+ * Nonces of the facilitator's account, for sends made one at a time (`oneAtATime`): ganache mining
+ * on a block time answers the "pending" transaction count without the transactions waiting in its
+ * pool, so the count kept here is the truth until the chain's is ahead of it. A send that fails
+ * (viem calls `reset` with its nonce) was the only one outstanding, so its nonce is the next one:
+ * no gap stalls the account, and no nonce is handed out twice while a send is in flight.
  */
 const localNonceManager = (): NonceManager => {
   let next = 0;
-  const released: number[] = [];
-  const onChain = (address: `0x${string}`, client: Parameters<NonceManager['consume']>[0]['client']) =>
-    getTransactionCount(client, { address, blockTag: 'pending' });
   return {
     async consume({ address, client }) {
-      const mined = await onChain(address, client);
-      released.sort((a, b) => a - b);
-      while (released.length && released[0]! < mined) released.shift();
-      if (released.length) return released.shift()!;
-      next = Math.max(next, mined);
+      next = Math.max(next, await getTransactionCount(client, { address, blockTag: 'pending' }));
       return next++;
     },
     increment: () => undefined,
-    get: async ({ address, client }) => Math.max(next, await onChain(address, client)),
+    get: async ({ address, client }) => Math.max(next, await getTransactionCount(client, { address, blockTag: 'pending' })),
     reset: ({ nonce }) => {
-      if (nonce !== undefined) released.push(nonce);
+      if (nonce !== undefined && nonce < next) next = nonce;
     },
+  };
+};
+
+/**
+ * Runs the account's sends one at a time (nonce, gas estimate, signature, broadcast), not their
+ * receipt waits. Concurrent sends left nonce gaps: a send whose gas estimate was still in flight
+ * held nonce n while n+1… reached ganache, which (eager instamine) answers those only once n is
+ * mined; every send then outlived viem's 10 s timeout and the burst's settlements were re-sent a
+ * lease later (a 24-call burst took 150 s). One key, one queue, as a hosted facilitator's key does.
+ */
+const oneAtATime = () => {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(send: () => Promise<T>): Promise<T> => {
+    const run = tail.then(send, send);
+    tail = run.catch(() => undefined);
+    return run;
   };
 };
 
@@ -110,8 +120,14 @@ const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOp
     transport: http(chain.rpcUrl, { retryCount: 0 }),
     pollingInterval: RECEIPT_POLL_MS,
   }).extend(publicActions);
+  const queued = oneAtATime();
   const signer = toFacilitatorEvmSigner(
-    { ...(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address },
+    {
+      ...(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]),
+      address: account.address,
+      writeContract: (args) => queued(() => client.writeContract(args as never)),
+      sendTransaction: (args) => queued(() => client.sendTransaction(args as never)),
+    },
     { confirmationTimeoutMs: opts.confirmationTimeoutMs ?? 10_000 },
   );
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: chain.network });
