@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { CREDITS_SALES_INDEX } from '../store/tables';
+import { CREDITS_SALES_INDEX, SALES_INDEX_ATTRIBUTES } from '../store/tables';
 import type { LaneId } from './lane';
 
 /** How many partitions a month's sales are spread over. */
@@ -91,23 +91,8 @@ const saleFields = (sale: SaleRecord): Record<string, string> => ({
 /** The credit-table item of a sale. */
 const saleItem = (sale: SaleRecord): Record<string, string> => ({ ...saleKey(sale), ...saleFields(sale) });
 
-const CORE_ATTRIBUTES = new Set([
-  'pk',
-  'sk',
-  'sale_id',
-  'lane',
-  'route',
-  'path',
-  'amount',
-  'asset',
-  'network',
-  'pay_to',
-  'payer',
-  'transaction',
-  'settled_at',
-  'request_id',
-  'nonce',
-]);
+/** A sale's own attributes (what the sales index projects) and its keys; any other attribute is an extra. */
+const CORE_ATTRIBUTES = new Set(['pk', 'sk', ...SALES_INDEX_ATTRIBUTES]);
 
 /**
  * A sale back from its item.

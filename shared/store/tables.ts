@@ -57,7 +57,10 @@ const CREDITS_SALES_INDEX = 'gsi2';
  * (DynamoDeferredLedger.listDeferred: DEFERRED claims, oldest first).
  */
 const WATCH_INDEX_ATTRIBUTES = Object.freeze(['payer', 'nonce', 'state']);
-/** What finance reads from the sales index (salesOfMonth -> saleFromItem without extras): the sale's core fields. */
+/**
+ * What finance reads from the sales index (salesOfMonth -> saleFromItem without extras): the sale's core
+ * fields, the one list of them (sales.ts tells a sale's extras by it).
+ */
 const SALES_INDEX_ATTRIBUTES = Object.freeze([
   'sale_id',
   'lane',
@@ -130,5 +133,5 @@ const createTableInput = (def: TableDef, tableName: string) => {
   };
 };
 
-export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, CREDITS_SALES_INDEX, TTL_ATTRIBUTE, createTableInput };
+export { OBSERVATIONS_TABLE, CREDITS_TABLE, CREDITS_WATCH_INDEX, CREDITS_SALES_INDEX, SALES_INDEX_ATTRIBUTES, TTL_ATTRIBUTE, createTableInput };
 export type { TableDef, KeyAttr, IndexDef };
