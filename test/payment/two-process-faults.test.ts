@@ -75,6 +75,8 @@ const ROUND: ReadonlyArray<readonly [Lane, Mode]> = [
   ['exact-first', 'facilitator-verify-answer-lost'],
 ];
 const ROUNDS = 9;
+/** The store client's attempts per request (shared/store/client.ts maxAttempts). */
+const STORE_CLIENT_ATTEMPTS = 3;
 
 interface Call {
   i: number;
@@ -143,7 +145,7 @@ afterAll(async () => {
 });
 
 /** The data of a paid answer (both routes answer the instrument they were asked for). */
-const hasData = (r: JsonResponse) => r.status === 200 && (r.body as { instrument?: string })?.instrument === 'CL';
+const hasData = (r?: JsonResponse) => r?.status === 200 && (r.body as { instrument?: string })?.instrument === 'CL';
 
 describe('two server processes, one store, lossy store, facilitator and chain: 108 paid calls across the exact and batch lanes', () => {
   it('charges nobody without data, delivers each payment at most once, and books exactly what the chain moved', async () => {
@@ -163,13 +165,19 @@ describe('two server processes, one store, lossy store, facilitator and chain: 1
 
     for (let i = 0; i < ROUND.length * ROUNDS; i++) {
       const [lane, mode] = ROUND[i % ROUND.length]!;
-      const here = i % 2;
+      const round = Math.floor(i / ROUND.length);
+      // Each round swaps the processes, so that every lane meets every fault mode in both.
+      const here = (i + round) % 2;
       const there = 1 - here;
       const path = lane === 'exact-first' ? SETTLE_FIRST_PATH : CHEAP_PATH;
       const price = lane === 'exact-first' ? 20_000n : 10_000n;
       // The reset loses an answer at once; in every fourth round a lost settlement or write is held
       // past the client's timeout instead (a lost verify is the same either way: nothing charged).
-      const how = Math.floor(i / ROUND.length) % 4 === 3 && mode !== 'facilitator-verify-answer-lost' ? 'hold' : 'reset';
+      const how = round % 4 === 3 && mode !== 'facilitator-verify-answer-lost' ? 'hold' : 'reset';
+      // A retry of an applied write succeeds at the store (the same ClientRequestToken), so in two
+      // rounds of four (one on each process) a reset write loses the answer of each of the client's
+      // attempts: the write throws, and the lane's own recovery must find out what happened.
+      const lostWriteAnswers = round % 4 === 1 || round % 4 === 2 ? STORE_CLIENT_ATTEMPTS : 1;
       let headers: Record<string, string>;
       let key: Call['key'];
       let payload: PaymentPayload | undefined;
@@ -188,7 +196,7 @@ describe('two server processes, one store, lossy store, facilitator and chain: 1
       if (mode === 'facilitator-settle-answer-lost') facilitatorProxy.loseNext('settle', 1, how);
       if (mode === 'facilitator-verify-answer-lost') facilitatorProxy.loseNext('verify', 1, how);
       if (mode === 'chain-send-answer-lost') rpc.sendFault = 'lose-503';
-      if (mode === 'store-write-answer-lost') storeProxies[here]!.loseNext('TransactWriteItems', 1, how);
+      if (mode === 'store-write-answer-lost') storeProxies[here]!.loseNext('TransactWriteItems', lostWriteAnswers, how);
       let first: JsonResponse;
       let delivered: JsonResponse | undefined;
       let resentForData = false;
@@ -305,7 +313,7 @@ describe('two server processes, one store, lossy store, facilitator and chain: 1
     let replayed = 0;
     for (const c of batchCalls) {
       const { cumulative } = c.key as { cumulative: string };
-      expect(hasData(c.delivered!), `batch call ${c.i} (${c.mode}): ${c.first.status} ${JSON.stringify(c.first.body).slice(0, 300)}`).toBe(true);
+      expect(hasData(c.delivered), `batch call ${c.i} (${c.mode}): ${c.first.status} ${JSON.stringify(c.first.body).slice(0, 300)}`).toBe(true);
       expect(
         batchSales.filter((s) => s.extra?.cumulative_amount === cumulative),
         `batch call ${c.i}`,
