@@ -26,19 +26,11 @@ interface ServerProcess {
 }
 
 /**
- * A parsed configuration back as the environment it parses from (loadConfig(configEnv(c)) == c):
- * flags on as '1', lists comma-joined, unset and off values left out.
+ * A parsed configuration back as the environment it parses from (loadConfig(configEnv(c)) equals c):
+ * each value as its string ('true'/'false' read as flags, a list as its comma-joined items).
  */
-const configEnv = (config: Config): Record<string, string> => {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(config)) {
-    if (value === undefined || value === false) continue;
-    if (Array.isArray(value)) {
-      if (value.length > 0) env[key] = value.join(',');
-    } else env[key] = value === true ? '1' : String(value);
-  }
-  return env;
-};
+const configEnv = (config: Config): Record<string, string> =>
+  Object.fromEntries(Object.entries(config).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])));
 
 /**
  * @param config the child's whole configuration (its store endpoint, facilitator URL, chain RPC …)

@@ -105,6 +105,8 @@ let local: LocalServer;
 let child: ServerProcess;
 /** The two processes' addresses: [this process's server, the child's]. */
 let servers: string[];
+/** From spawning the child to its first answer. */
+let childStartMs: number;
 
 beforeAll(async () => {
   stack = await startTestStack({
@@ -130,7 +132,9 @@ beforeAll(async () => {
   });
   services = createServices(config(0));
   local = await startLocalServer(services, 0);
+  const spawned = Date.now();
   child = await startServerProcess(config(1));
+  childStartMs = Date.now() - spawned;
   servers = [local.url, child.url];
 }, 300_000);
 afterAll(async () => {
@@ -361,6 +365,7 @@ describe('two server processes, one store, lossy store, facilitator and chain: 1
       chargedWithoutDataBeforeResend: chargedWithoutData,
       chargedWithoutData: 0,
       lost: { settle: facilitatorProxy.lost.settle, verify: facilitatorProxy.lost.verify, send: rpc.lost, storeWrites: lostWrites },
+      childStartMs,
       callsMs: callsDone - started,
       backstopsMs: backstopsDone - callsDone,
       exactChecksMs: exactDone - backstopsDone,
