@@ -129,6 +129,11 @@ interface PaymentLog {
  * function, a unit test of another lane) and refuses its payments.
  */
 interface LaneStores {
+  /**
+   * The exact lane's deferred settlements (exact/deferral.ts). `deferred: null`: deferral is off in
+   * this process (a free function, a unit test with an injected ledger) and every exact call settles first.
+   */
+  'x402-exact': { deferred: DeferredLedger | null };
   /** Escrow channels of the batch-settlement lane. */
   'x402-batch': ChannelLaneStore | null;
 }
@@ -141,8 +146,6 @@ interface PaymentDeps {
   facilitator: FacilitatorClient;
   /** The stores of the lanes that keep their own (LaneStores). */
   stores: LaneStores;
-  /** Deferred settlements of the exact lane (exact/deferral.ts); absent, every exact call settles first. */
-  deferred?: DeferredLedger;
   now: () => Date;
   log: PaymentLog;
   /** The lanes this process runs (default: the registry, lanes.ts); a test adds a lane of its own here. */

@@ -115,11 +115,13 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     ledger: overrides.payment?.ledger ?? new DynamoPaymentLedger(doc!, config.CREDITS_TABLE, now),
     credits: overrides.payment?.credits ?? new DynamoCreditLane(doc!, config.CREDITS_TABLE),
     facilitator: facilitatorOf(config, overrides),
-    stores: { 'x402-batch': overrides.payment?.stores?.['x402-batch'] ?? (doc ? new DynamoChannelLane(doc, config.CREDITS_TABLE) : null) },
-    // Deferred settlement needs the claims' own store: with an injected ledger (unit tests) it is off unless injected too.
-    ...(overrides.payment?.deferred || !overrides.payment?.ledger
-      ? { deferred: overrides.payment?.deferred ?? new DynamoDeferredLedger(doc!, config.CREDITS_TABLE, now) }
-      : {}),
+    stores: {
+      // Deferred settlement needs the claims' own store: with an injected ledger (unit tests) it is off unless injected too.
+      'x402-exact': overrides.payment?.stores?.['x402-exact'] ?? {
+        deferred: overrides.payment?.ledger ? null : new DynamoDeferredLedger(doc!, config.CREDITS_TABLE, now),
+      },
+      'x402-batch': overrides.payment?.stores?.['x402-batch'] ?? (doc ? new DynamoChannelLane(doc, config.CREDITS_TABLE) : null),
+    },
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),
@@ -148,7 +150,7 @@ const createFreeServices = (config: Config, overrides: ServiceOverrides = {}): S
     ledger: noLedger('payment ledger'),
     credits: noLedger('credit ledger'),
     facilitator: facilitatorOf(config, overrides),
-    stores: { 'x402-batch': null },
+    stores: { 'x402-exact': { deferred: null }, 'x402-batch': null },
     now: overrides.payment?.now ?? now,
     log: overrides.payment?.log ?? paymentLog,
     ...(overrides.payment?.lanes ? { lanes: overrides.payment.lanes } : {}),

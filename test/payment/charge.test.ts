@@ -71,7 +71,7 @@ const setup = () => {
     ledger,
     credits: {} as CreditLedger,
     facilitator: fac.client,
-    stores: { 'x402-batch': null },
+    stores: { 'x402-exact': { deferred: null }, 'x402-batch': null },
     now: clock.now,
     log: quiet,
   };

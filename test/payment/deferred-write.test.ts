@@ -46,7 +46,7 @@ const depsWith = (answers: Array<DeferResult | Error>) => {
   } as unknown as DeferredLedger;
   const deps = {
     config: { X402_DEFER_MAX_USD: '0.05', X402_DEFER_OUTSTANDING_USD: '0.25', X402_DEFER_MAX_CALLS: 25, X402_FACILITATOR_TIMEOUT_MS: 4_000 } as Config,
-    deferred,
+    stores: { 'x402-exact': { deferred } },
     now: () => NOW,
     log: { info: () => undefined, warn: () => undefined, error: (m: string) => void errors.push(m) },
   } as unknown as PaymentDeps;

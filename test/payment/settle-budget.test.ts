@@ -50,7 +50,7 @@ const setup = (settleMs: number) => {
     ledger,
     credits: {} as CreditLedger,
     facilitator: facilitator.client,
-    stores: { 'x402-batch': null },
+    stores: { 'x402-exact': { deferred: null }, 'x402-batch': null },
     now: () => new Date(),
     log: quiet,
   };

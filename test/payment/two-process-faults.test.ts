@@ -1,13 +1,14 @@
 /**
  * Issue 33's fault run: paid calls across the exact lane (settled first and deferred) and the
- * batch-settlement lane, on the local chain, through two server instances that share one store.
- * Each server has its own services (store client, facilitator client, lanes) and reaches the store
- * through its own loopback proxy that applies writes and loses their answers; both reach the
- * facilitator through a proxy that loses its answers after it acted, and the facilitator reaches
- * the chain node through a proxy that loses the node's answer to eth_sendRawTransaction. The
- * fault modes rotate across the calls; a buyer whose call got no data sends the same request
- * again (to the other server). At the end the reconciler, the deferred settle worker and the batch
- * settlement pass run, and then:
+ * batch-settlement lane, on the local chain, through two server processes that share one store:
+ * one in the test's process and one a child OS process (test/helpers/server-process.ts), each
+ * with its own services (store client, facilitator client, lanes) built from its configuration.
+ * Each reaches the store through its own loopback proxy that applies writes and loses their
+ * answers; both reach the facilitator through a proxy that loses its answers after it acted, and
+ * the facilitator reaches the chain node through a proxy that loses the node's answer to
+ * eth_sendRawTransaction. The fault modes rotate across the calls; a buyer whose call got no data
+ * sends the same request again (to the other process). At the end the reconciler, the deferred
+ * settle worker and the batch settlement pass run, and then:
  *   charged without data = 0 (every charge on chain was delivered, at once or by re-sending the same request),
  *   each payment delivered at most once (a delivered exact payment is spent; a batch voucher sent
  *     again returns the bytes it paid for, never a second call),
@@ -16,7 +17,7 @@
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { Hex } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import { startLocalFacilitator, type LocalFacilitator } from '../../infra/local/chain/facilitator';
 import { startLocalServer, type LocalServer } from '../../infra/local/server';
@@ -34,6 +35,7 @@ import { createDocumentClient } from '../../shared/store/client';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy';
 import { getJson, startTestStack, type JsonResponse } from '../helpers/stack';
 import { startFacilitatorAnswerProxy, startStoreAnswerProxy, type AnswerProxy } from '../helpers/store-answer-proxy';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { until } from '../helpers/until';
 import { officialBuyer, readChannel } from './batch/helpers';
 import { b64, nowS, signAuthorization, v1Payload } from './helpers';
@@ -73,6 +75,8 @@ const ROUND: ReadonlyArray<readonly [Lane, Mode]> = [
   ['exact-first', 'facilitator-verify-answer-lost'],
 ];
 const ROUNDS = 9;
+/** The store client's attempts per request (shared/store/client.ts maxAttempts). */
+const STORE_CLIENT_ATTEMPTS = 3;
 
 interface Call {
   i: number;
@@ -96,8 +100,13 @@ let rpc: RpcProxy;
 let facilitator: LocalFacilitator;
 let facilitatorProxy: AnswerProxy;
 let storeProxies: AnswerProxy[];
-let services: Services[];
-let servers: LocalServer[];
+let services: Services;
+let local: LocalServer;
+let child: ServerProcess;
+/** The two processes' addresses: [this process's server, the child's]. */
+let servers: string[];
+/** From spawning the child to its first answer. */
+let childStartMs: number;
 
 beforeAll(async () => {
   stack = await startTestStack({
@@ -112,21 +121,26 @@ beforeAll(async () => {
   facilitator = await startLocalFacilitator({ ...net.chain, rpcUrl: rpc.url });
   facilitatorProxy = await startFacilitatorAnswerProxy(facilitator.url);
   storeProxies = [await startStoreAnswerProxy(stack.storeEndpoint), await startStoreAnswerProxy(stack.storeEndpoint)];
-  // Two servers: each its own services over its own store connection (as two Lambda instances have).
-  services = storeProxies.map((p) =>
-    createServices({
-      ...stack.config,
-      DYNAMODB_ENDPOINT: p.endpoint,
-      STORE_TIMEOUT_MS: 400,
-      X402_FACILITATOR_URL: facilitatorProxy.endpoint,
-      X402_FACILITATOR_TIMEOUT_MS: 2_000,
-    }),
-  );
-  servers = await Promise.all(services.map((s) => startLocalServer(s, 0)));
+  // Two servers, each with its own services over its own store connection (as two Lambda instances
+  // have): one here, one a child process given the same configuration but its own store proxy.
+  const config = (i: number) => ({
+    ...stack.config,
+    DYNAMODB_ENDPOINT: storeProxies[i]!.endpoint,
+    STORE_TIMEOUT_MS: 400,
+    X402_FACILITATOR_URL: facilitatorProxy.endpoint,
+    X402_FACILITATOR_TIMEOUT_MS: 2_000,
+  });
+  services = createServices(config(0));
+  local = await startLocalServer(services, 0);
+  const spawned = Date.now();
+  child = await startServerProcess(config(1));
+  childStartMs = Date.now() - spawned;
+  servers = [local.url, child.url];
 }, 300_000);
 afterAll(async () => {
-  for (const s of servers ?? []) await s.close();
-  for (const s of services ?? []) s.doc?.destroy();
+  await child?.close();
+  await local?.close();
+  services?.doc?.destroy();
   for (const p of storeProxies ?? []) await p.close();
   await facilitatorProxy?.close();
   await facilitator?.close();
@@ -135,32 +149,39 @@ afterAll(async () => {
 });
 
 /** The data of a paid answer (both routes answer the instrument they were asked for). */
-const hasData = (r: JsonResponse) => r.status === 200 && (r.body as { instrument?: string })?.instrument === 'CL';
+const hasData = (r?: JsonResponse) => r?.status === 200 && (r.body as { instrument?: string })?.instrument === 'CL';
 
-describe('two servers, one store, lossy store, facilitator and chain: 108 paid calls across the exact and batch lanes', () => {
+describe('two server processes, one store, lossy store, facilitator and chain: 108 paid calls across the exact and batch lanes', () => {
   it('charges nobody without data, delivers each payment at most once, and books exactly what the chain moved', async () => {
+    onTestFailed(() => console.error(`server process ${child.pid} output:\n${child.output()}`));
     const started = Date.now();
     const month = new Date().toISOString().slice(0, 7);
     const doc = createDocumentClient(stack.config);
     const finance = new DynamoReconcileLedger(doc, stack.config.CREDITS_TABLE);
     const payToBefore = await net.chain.balanceOf(net.payTo);
     const batchBuyer = officialBuyer(net, net.chain.accounts[7]!, { depositMultiplier: 50 });
-    const batchOffer = (await getJson(servers[0]!.url, CHEAP_PATH)).body as PaymentRequired;
+    const batchOffer = (await getJson(servers[0]!, CHEAP_PATH)).body as PaymentRequired;
     expect(batchOffer.accepts.map((a) => a.scheme)).toEqual(['exact', 'batch-settlement']);
     const calls: Call[] = [];
 
     const send = (server: number, path: string, headers: Record<string, string>, signal?: AbortSignal) =>
-      getJson(servers[server]!.url, path, { headers, ...(signal ? { signal } : {}) });
+      getJson(servers[server]!, path, { headers, ...(signal ? { signal } : {}) });
 
     for (let i = 0; i < ROUND.length * ROUNDS; i++) {
       const [lane, mode] = ROUND[i % ROUND.length]!;
-      const here = i % 2;
+      const round = Math.floor(i / ROUND.length);
+      // Each round swaps the processes, so that every lane meets every fault mode in both.
+      const here = (i + round) % 2;
       const there = 1 - here;
       const path = lane === 'exact-first' ? SETTLE_FIRST_PATH : CHEAP_PATH;
       const price = lane === 'exact-first' ? 20_000n : 10_000n;
       // The reset loses an answer at once; in every fourth round a lost settlement or write is held
       // past the client's timeout instead (a lost verify is the same either way: nothing charged).
-      const how = Math.floor(i / ROUND.length) % 4 === 3 && mode !== 'facilitator-verify-answer-lost' ? 'hold' : 'reset';
+      const how = round % 4 === 3 && mode !== 'facilitator-verify-answer-lost' ? 'hold' : 'reset';
+      // A retry of an applied write succeeds at the store (the same ClientRequestToken), so in two
+      // rounds of four (one on each process) a reset write loses the answer of each of the client's
+      // attempts: the write throws, and the lane's own recovery must find out what happened.
+      const lostWriteAnswers = round % 4 === 1 || round % 4 === 2 ? STORE_CLIENT_ATTEMPTS : 1;
       let headers: Record<string, string>;
       let key: Call['key'];
       let payload: PaymentPayload | undefined;
@@ -179,7 +200,7 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
       if (mode === 'facilitator-settle-answer-lost') facilitatorProxy.loseNext('settle', 1, how);
       if (mode === 'facilitator-verify-answer-lost') facilitatorProxy.loseNext('verify', 1, how);
       if (mode === 'chain-send-answer-lost') rpc.sendFault = 'lose-503';
-      if (mode === 'store-write-answer-lost') storeProxies[here]!.loseNext('TransactWriteItems', 1, how);
+      if (mode === 'store-write-answer-lost') storeProxies[here]!.loseNext('TransactWriteItems', lostWriteAnswers, how);
       let first: JsonResponse;
       let delivered: JsonResponse | undefined;
       let resentForData = false;
@@ -222,7 +243,7 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
     // the chain shows for every settlement whose outcome was lost; the batch pass claims the vouchers.
     // (A claim of dozens of vouchers takes longer than one call's facilitator timeout: the jobs have their own.)
     const payment = {
-      ...services[0]!.payment,
+      ...services.payment,
       facilitator: createFacilitatorClient({ X402_FACILITATOR_URL: facilitatorProxy.endpoint, X402_FACILITATOR_TIMEOUT_MS: 20_000 }),
     };
     const chain = viemChainReader(net.chain.rpcUrl);
@@ -247,7 +268,7 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
     const pass = await runBatchSettlement(
       batchSettlementDeps({
         config: stack.config,
-        doc: services[0]!.doc!,
+        doc: services.doc!,
         facilitator: payment.facilitator,
         now: () => new Date(),
         escrow: viemEscrowReader(net.chain.publicClient),
@@ -296,7 +317,7 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
     let replayed = 0;
     for (const c of batchCalls) {
       const { cumulative } = c.key as { cumulative: string };
-      expect(hasData(c.delivered!), `batch call ${c.i} (${c.mode}): ${c.first.status} ${JSON.stringify(c.first.body).slice(0, 300)}`).toBe(true);
+      expect(hasData(c.delivered), `batch call ${c.i} (${c.mode}): ${c.first.status} ${JSON.stringify(c.first.body).slice(0, 300)}`).toBe(true);
       expect(
         batchSales.filter((s) => s.extra?.cumulative_amount === cumulative),
         `batch call ${c.i}`,
@@ -344,6 +365,7 @@ describe('two servers, one store, lossy store, facilitator and chain: 108 paid c
       chargedWithoutDataBeforeResend: chargedWithoutData,
       chargedWithoutData: 0,
       lost: { settle: facilitatorProxy.lost.settle, verify: facilitatorProxy.lost.verify, send: rpc.lost, storeWrites: lostWrites },
+      childStartMs,
       callsMs: callsDone - started,
       backstopsMs: backstopsDone - callsDone,
       exactChecksMs: exactDone - backstopsDone,

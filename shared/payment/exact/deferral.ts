@@ -88,7 +88,7 @@ const DEFER_MARGIN_MS = 1_000;
  * @returns the settled outcome to answer with (data now, settlement pending), or null to settle first
  */
 const tryDefer = async (g: ExactGrant, deps: PaymentDeps, answer?: AnswerToStore): Promise<SettleOutcome | null> => {
-  const store = deps.deferred;
+  const store = deps.stores['x402-exact'].deferred;
   if (!store || g.mode !== 'settle') return null;
   const policy = deferralPolicyOf(deps.config);
   if (!mayDefer(policy, BigInt(g.amount), g.validBefore, Number(nowSeconds(deps.now())))) return null;

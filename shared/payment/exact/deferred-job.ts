@@ -15,10 +15,11 @@ const OWNER = `worker-${randomUUID().slice(0, 8)}`;
  * The worker's dependencies; null when the process has no deferred store.
  * @param chain injectable for tests; default reads X402_RPC_URL or the network's public RPC
  */
-const deferredWorkerDeps = (payment: PaymentDeps, chain?: ChainReader, metrics?: MetricsSink): DeferredWorkerDeps | null =>
-  payment.deferred
+const deferredWorkerDeps = (payment: PaymentDeps, chain?: ChainReader, metrics?: MetricsSink): DeferredWorkerDeps | null => {
+  const { deferred } = payment.stores['x402-exact'];
+  return deferred
     ? {
-        deferred: payment.deferred,
+        deferred,
         facilitator: payment.facilitator,
         chain: chain ?? viemChainReader(payment.config.X402_RPC_URL ?? DEFAULT_RPC_URLS[payment.config.X402_NETWORK]),
         now: payment.now,
@@ -28,5 +29,6 @@ const deferredWorkerDeps = (payment: PaymentDeps, chain?: ChainReader, metrics?:
         leaseMs: leaseMsFor(payment.config.X402_FACILITATOR_TIMEOUT_MS),
       }
     : null;
+};
 
 export { deferredWorkerDeps };

@@ -51,7 +51,7 @@ const aProcess = (): PaymentDeps => {
     ledger: new MemoryPaymentLedger(() => new Date()),
     credits: new MemoryCreditLedger(),
     facilitator: createFacilitatorClient(config),
-    stores: { 'x402-batch': new DynamoChannelLane(doc, embedded.config.CREDITS_TABLE) },
+    stores: { 'x402-exact': { deferred: null }, 'x402-batch': new DynamoChannelLane(doc, embedded.config.CREDITS_TABLE) },
     now: () => new Date(),
     log: quiet,
   };
