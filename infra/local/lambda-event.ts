@@ -16,7 +16,9 @@ const joinHeaders = (req: IncomingMessage): Record<string, string> => {
   return out;
 };
 
-const queryParams = (search: URLSearchParams): Record<string, string> | undefined => {
+const queryParams = (url: URL): Record<string, string> | undefined => {
+  if (!url.search) return undefined; // most calls: no query, and no URLSearchParams to build
+  const search = url.searchParams;
   const out: Record<string, string> = {};
   for (const key of new Set(search.keys())) out[key] = search.getAll(key).join(',');
   return Object.keys(out).length ? out : undefined;
@@ -43,7 +45,7 @@ const buildEventV2 = ({ req, url, routeKey, pathParameters, body, domainName }: 
     rawPath: url.pathname,
     rawQueryString: url.search.replace(/^\?/, ''),
     headers,
-    queryStringParameters: queryParams(url.searchParams),
+    queryStringParameters: queryParams(url),
     pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : undefined,
     requestContext: {
       accountId: 'local',
@@ -68,6 +70,9 @@ const buildEventV2 = ({ req, url, routeKey, pathParameters, body, domainName }: 
   };
 };
 
+/** The context's legacy callbacks: nothing to do (one function for every call, not three new ones per request). */
+const ignore = (): undefined => undefined;
+
 /** A Lambda context with API Gateway's 29 s budget. */
 const buildContext = (functionName: string, requestId: string): Context => {
   const deadline = Date.now() + 29_000;
@@ -81,9 +86,9 @@ const buildContext = (functionName: string, requestId: string): Context => {
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    done: ignore,
+    fail: ignore,
+    succeed: ignore,
   };
 };
 

@@ -15,7 +15,7 @@ import type { FacilitatorClient } from './facilitator';
 import type { ChannelLaneStore } from './batch/channel-store';
 import type { Lanes } from './lanes';
 import type { PaymentLedger } from './ledger';
-import type { DeferredLedger } from './exact/deferred-store';
+import type { DeferralLane } from './exact/deferred-store';
 import type { ReceiptSigner } from './receipts';
 
 /**
@@ -142,7 +142,7 @@ interface PaymentDeps {
   /** The stores of the lanes that keep their own (LaneStores). */
   stores: LaneStores;
   /** Deferred settlements of the exact lane (exact/deferral.ts); absent, every exact call settles first. */
-  deferred?: DeferredLedger;
+  deferred?: DeferralLane;
   now: () => Date;
   log: PaymentLog;
   /** The lanes this process runs (default: the registry, lanes.ts); a test adds a lane of its own here. */

@@ -21,17 +21,19 @@ const compiled: Compiled[] = ROUTES.map((route) => {
   return { route, segments, literals: segments.filter((s) => !s.startsWith('{')).length };
 }).sort((a, b) => b.literals - a.literals);
 
+/** The routes by number of segments (only those can match a path), in the order above. */
+const bySegmentCount = new Map<number, Compiled[]>();
+for (const c of compiled) bySegmentCount.set(c.segments.length, [...(bySegmentCount.get(c.segments.length) ?? []), c]);
+
 const matchSegments = (segments: string[], parts: string[]): Record<string, string> | null => {
   if (segments.length !== parts.length) return null;
-  const params: Record<string, string> = {};
+  // Literal segments first: most routes differ there, and need no parameter object.
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;
-    const part = parts[i]!;
-    if (seg.startsWith('{')) {
-      if (part === '') return null;
-      params[seg.slice(1, -1)] = part;
-    } else if (seg !== part) return null;
+    if (seg.startsWith('{') ? parts[i] === '' : seg !== parts[i]) return null;
   }
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) if (segments[i]!.startsWith('{')) params[segments[i]!.slice(1, -1)] = parts[i]!;
   return params;
 };
 
@@ -42,7 +44,7 @@ const matchSegments = (segments: string[], parts: string[]): Record<string, stri
 const matchRoute = (method: string, rawPath: string): RouteMatch | 'method' | null => {
   const parts = rawPath.split('/').slice(1);
   let pathExists = false;
-  for (const c of compiled) {
+  for (const c of bySegmentCount.get(parts.length) ?? []) {
     const params = matchSegments(c.segments, parts);
     if (!params) continue;
     if (c.route.method !== method) {

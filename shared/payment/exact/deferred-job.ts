@@ -7,6 +7,7 @@ import type { MetricsSink } from '../../observability/metrics';
 import type { PaymentDeps } from '../lane';
 import { DEFAULT_RPC_URLS, viemChainReader, type ChainReader } from '../reconcile';
 import { leaseMsFor, type DeferredWorkerDeps } from './deferred-worker';
+import { settleSideOf } from './deferred-store';
 
 /** This process's name in its leases. */
 const OWNER = `worker-${randomUUID().slice(0, 8)}`;
@@ -15,10 +16,11 @@ const OWNER = `worker-${randomUUID().slice(0, 8)}`;
  * The worker's dependencies; null when the process has no deferred store.
  * @param chain injectable for tests; default reads X402_RPC_URL or the network's public RPC
  */
-const deferredWorkerDeps = (payment: PaymentDeps, chain?: ChainReader, metrics?: MetricsSink): DeferredWorkerDeps | null =>
-  payment.deferred
+const deferredWorkerDeps = (payment: PaymentDeps, chain?: ChainReader, metrics?: MetricsSink): DeferredWorkerDeps | null => {
+  const deferred = payment.deferred && settleSideOf(payment.deferred);
+  return deferred
     ? {
-        deferred: payment.deferred,
+        deferred,
         facilitator: payment.facilitator,
         chain: chain ?? viemChainReader(payment.config.X402_RPC_URL ?? DEFAULT_RPC_URLS[payment.config.X402_NETWORK]),
         now: payment.now,
@@ -28,5 +30,6 @@ const deferredWorkerDeps = (payment: PaymentDeps, chain?: ChainReader, metrics?:
         leaseMs: leaseMsFor(payment.config.X402_FACILITATOR_TIMEOUT_MS),
       }
     : null;
+};
 
 export { deferredWorkerDeps };
