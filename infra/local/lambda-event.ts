@@ -9,7 +9,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 /** API Gateway joins repeated headers and query values with commas; so do we. */
 const joinHeaders = (req: IncomingMessage): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
+  for (const k in req.headers) {
+    const v = req.headers[k];
     if (v === undefined) continue;
     out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
   }
@@ -92,12 +93,16 @@ const buildContext = (functionName: string, requestId: string): Context => {
   };
 };
 
-/** Writes a Lambda proxy result back to the node response. */
-const writeResult = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void => {
+/**
+ * Writes a Lambda proxy result back to the node response.
+ * @param extra headers of the transport's own (the local server's Keep-Alive), after the result's
+ */
+const writeResult = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2, extra?: Readonly<Record<string, string>>): void => {
   const body = result.body ?? '';
   const buf = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
   const headers: Record<string, string | number> = { 'content-length': buf.length };
-  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  for (const k in result.headers) headers[k.toLowerCase()] = String(result.headers[k]);
+  if (extra) Object.assign(headers, extra);
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(buf);
 };
