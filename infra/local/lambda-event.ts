@@ -9,14 +9,17 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 /** API Gateway joins repeated headers and query values with commas; so do we. */
 const joinHeaders = (req: IncomingMessage): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
+  for (const k in req.headers) {
+    const v = req.headers[k];
     if (v === undefined) continue;
     out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
   }
   return out;
 };
 
-const queryParams = (search: URLSearchParams): Record<string, string> | undefined => {
+const queryParams = (url: URL): Record<string, string> | undefined => {
+  if (!url.search) return undefined; // most calls: no query, and no URLSearchParams to build
+  const search = url.searchParams;
   const out: Record<string, string> = {};
   for (const key of new Set(search.keys())) out[key] = search.getAll(key).join(',');
   return Object.keys(out).length ? out : undefined;
@@ -43,7 +46,7 @@ const buildEventV2 = ({ req, url, routeKey, pathParameters, body, domainName }: 
     rawPath: url.pathname,
     rawQueryString: url.search.replace(/^\?/, ''),
     headers,
-    queryStringParameters: queryParams(url.searchParams),
+    queryStringParameters: queryParams(url),
     pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : undefined,
     requestContext: {
       accountId: 'local',
@@ -68,6 +71,12 @@ const buildEventV2 = ({ req, url, routeKey, pathParameters, body, domainName }: 
   };
 };
 
+/** The context's legacy callbacks: nothing to do (one function for every call, not three new ones per request). */
+const ignore = (): undefined => undefined;
+
+/** The time left before `deadline` (a function made per request, without a name of its own to set). */
+const remainingUntil = (deadline: number) => () => Math.max(0, deadline - Date.now());
+
 /** A Lambda context with API Gateway's 29 s budget. */
 const buildContext = (functionName: string, requestId: string): Context => {
   const deadline = Date.now() + 29_000;
@@ -80,19 +89,23 @@ const buildContext = (functionName: string, requestId: string): Context => {
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    getRemainingTimeInMillis: remainingUntil(deadline),
+    done: ignore,
+    fail: ignore,
+    succeed: ignore,
   };
 };
 
-/** Writes a Lambda proxy result back to the node response. */
-const writeResult = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void => {
+/**
+ * Writes a Lambda proxy result back to the node response.
+ * @param extra headers of the transport's own (the local server's Keep-Alive), after the result's
+ */
+const writeResult = (res: ServerResponse, result: APIGatewayProxyStructuredResultV2, extra?: Readonly<Record<string, string>>): void => {
   const body = result.body ?? '';
   const buf = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
   const headers: Record<string, string | number> = { 'content-length': buf.length };
-  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  for (const k in result.headers) headers[k.toLowerCase()] = String(result.headers[k]);
+  if (extra) Object.assign(headers, extra);
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(buf);
 };

@@ -3,7 +3,7 @@
  * builds the payload-2.0 event and calls the family's Lambda handler: the same middy stack and
  * handler map a Lambda entry (functions/) builds, composed here with the local services.
  */
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FAMILY_HANDLERS } from '../../shared/families';
 import { createFamilyHandler, createFreeFamilyHandler, type FamilyLambdaHandler } from '../../shared/http/family-handler';
@@ -90,6 +90,14 @@ const KEEP_ALIVE_ADVERTISED_S = 5;
 const KEEP_ALIVE_IDLE_MS = 65_000;
 
 /**
+ * Writes an answer with the Keep-Alive we advertise (node advertises its own keepAliveTimeout unless
+ * the answer names one). Among the answer's headers, not set on the response before it: a header set
+ * ahead of writeHead sends node down its slower merge of the two (every header validated twice).
+ */
+const ADVERTISED_KEEP_ALIVE: Readonly<Record<string, string>> = Object.freeze({ 'keep-alive': `timeout=${KEEP_ALIVE_ADVERTISED_S}` });
+const answer = (res: ServerResponse, result: Parameters<typeof writeResult>[1]) => writeResult(res, result, ADVERTISED_KEEP_ALIVE);
+
+/**
  * Requests handled at once; the others wait their turn before anything starts (the way a Lambda
  * instance takes one request at a time and API Gateway holds the rest). The handlers, the embedded
  * store and every timeout share this process's event loop: admitting every request of a burst let a
@@ -131,27 +139,25 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
   let domainName = host;
   const gate = admission(MAX_IN_FLIGHT);
   const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES }, async (req, res) => {
-    // Node advertises its keepAliveTimeout unless the answer names its own Keep-Alive.
-    res.setHeader('keep-alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`);
     try {
       // API Gateway refuses over-long request lines before any Lambda runs.
-      if ((req.url ?? '').length > MAX_URL_LENGTH) return writeResult(res, jsonError(414, 'URI_TOO_LONG', 'request URL is too long'));
+      if ((req.url ?? '').length > MAX_URL_LENGTH) return answer(res, jsonError(414, 'URI_TOO_LONG', 'request URL is too long'));
       if (req.rawHeaders.reduce((n, h) => n + Buffer.byteLength(h) + 2, 0) > MAX_HEADER_BYTES) {
-        return writeResult(res, jsonError(431, 'HEADERS_TOO_LARGE', 'request headers are too large'));
+        return answer(res, jsonError(431, 'HEADERS_TOO_LARGE', 'request headers are too large'));
       }
       const url = requestUrl(req.url ?? '/', host);
-      if (!url) return writeResult(res, jsonError(400, 'BAD_REQUEST', 'the request target is not a path'));
+      if (!url) return answer(res, jsonError(400, 'BAD_REQUEST', 'the request target is not a path'));
       const method = (req.method ?? 'GET').toUpperCase();
       // HEAD is served by the GET route (API Gateway: a HEAD route beside each GET, same function).
       const head = method === 'HEAD';
       const match = matchRoute(head ? 'GET' : method, url.pathname);
-      if (match === 'method') return writeResult(res, jsonError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`));
+      if (match === 'method') return answer(res, jsonError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`));
       const family = match ? match.route.family : DEFAULT_FAMILY;
       let body: Buffer | undefined;
       if (method !== 'GET' && method !== 'HEAD') {
         // API Gateway refuses payloads over its limit before any Lambda runs.
         body = await readBody(req, MAX_BODY_BYTES).catch(() => undefined);
-        if (!body) return writeResult(res, jsonError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`));
+        if (!body) return answer(res, jsonError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`));
       }
       await gate.enter();
       let result: Awaited<ReturnType<FamilyLambdaHandler>>;
@@ -163,11 +169,11 @@ const startLocalServer = async (services: Services, port = 0, host = '127.0.0.1'
       } finally {
         gate.leave();
       }
-      writeResult(res, result);
+      answer(res, result);
     } catch (err) {
       // Handlers map their own errors; reaching here means the runtime itself failed.
       console.error('local server error', err);
-      if (!res.headersSent) writeResult(res, jsonError(500, 'INTERNAL', 'internal error'));
+      if (!res.headersSent) answer(res, jsonError(500, 'INTERNAL', 'internal error'));
       else res.end();
     }
   });

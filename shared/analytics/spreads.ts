@@ -239,7 +239,7 @@ const latestInstant = (xs: readonly (string | null)[]): string | null =>
 const nonNull = <T>(xs: readonly (T | null | undefined)[]): T[] => xs.filter((x): x is T => x !== null && x !== undefined);
 
 /** How the spread's date, quality, freshness and provenance follow from its legs (stated in every answer). */
-const LEG_RULES = Object.freeze({
+const LEG_RULES = /* @__PURE__ */ Object.freeze({
   as_of:
     "the latest date up to today that every leg shares; when that date lags today by more than the legs' cadence allows (eod 10 days, monthly 62), the spread is stale and has no value (a 404 or 503 NO_DATA saying why), never a mix of dates",
   quality:

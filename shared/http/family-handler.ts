@@ -13,12 +13,12 @@ import type * as z from 'zod';
 import { mapError } from '../errors/error-mapper';
 import { HttpError, NotFoundError } from '../errors/errors';
 import { logger } from '../observability/logger';
-import { parseRouteInput } from '../routes/input';
 import type { Family, FamilyRoutes, RouteDef } from '../routes/table';
 import type { Services } from '../services';
 import { conditionalMiddleware, jsonOf, PAID_CACHE_HEADERS, tagOfResult } from './conditional';
 import { checkOutput } from './output-check';
 import { paymentMiddleware } from './payment-middleware';
+import { rememberedRouteInput } from './route-input-memo';
 import type { FamilyHandlers, HandlerRequest, HandlerResult, RouteHandler, ServiceContext, ServiceState } from './types';
 
 type Event = APIGatewayProxyEventV2;
@@ -94,34 +94,52 @@ const errorLayer = (services: ServicesProvider): MiddlewareObj<Event, Result, Er
 /**
  * The route a request names, path words folded to lower case as parameters are: API Gateway matches
  * `/v1/decision/All` to `GET /v1/decision/{sector}` (its literal sibling is `…/all`), so the parameter
- * route hands it to the literal one when the folded words spell it.
+ * route hands it to the literal one when the folded words spell it. Only a parameter route with a
+ * literal sibling of its shape can be handed on: the others are known when the family's table is built.
  */
 const resolveRoute = (
   routes: ReadonlyMap<string, RouteDef>,
+  foldable: ReadonlySet<string>,
   routeKey: string,
   pathParameters: Event['pathParameters'],
 ): { route: RouteDef; pathParameters: Event['pathParameters'] } | null => {
   const route = routes.get(routeKey);
-  if (!route || !pathParameters) return route ? { route, pathParameters } : null;
+  if (!route || !pathParameters || !foldable.has(route.id)) return route ? { route, pathParameters } : null;
   const folded = route.path.replace(/\{(\w+)\}/g, (whole, name: string) => pathParameters[name]?.toLowerCase() ?? whole);
   const literal = routes.get(`${route.method} ${folded}`);
   return literal && literal !== route ? { route: literal, pathParameters: undefined } : { route, pathParameters };
 };
 
+/** Ids of the parameter routes that have a literal sibling (same method, same number of segments, the literal segments equal). */
+const foldableRoutes = (routes: readonly RouteDef[]): ReadonlySet<string> => {
+  const segmentsOf = (r: RouteDef) => r.path.split('/');
+  const fits = (param: RouteDef, literal: RouteDef) => {
+    const [a, b] = [segmentsOf(param), segmentsOf(literal)];
+    return a.length === b.length && a.every((seg, i) => seg.startsWith('{') || seg === b[i]);
+  };
+  const literals = routes.filter((r) => !r.path.includes('{'));
+  return new Set(routes.filter((r) => r.path.includes('{') && literals.some((l) => l.method === r.method && fits(r, l))).map((r) => r.id));
+};
+
 /** Route resolution and input validation; bad input never reaches a store or a payment. */
-const routeLayer = (routes: ReadonlyMap<string, RouteDef>, services: ServicesProvider): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
+const routeLayer = (
+  routes: ReadonlyMap<string, RouteDef>,
+  services: ServicesProvider,
+  foldable = foldableRoutes([...routes.values()]),
+  parseInput = rememberedRouteInput(),
+): MiddlewareObj<Event, Result, Error, ServiceContext> => ({
   name: 'routeLayer',
   before: async (request) => {
     const { event, context } = request;
     context.service = { requestId: requestIdOf(event, context), charge: true };
-    const resolved = resolveRoute(routes, event.routeKey, event.pathParameters);
+    const resolved = resolveRoute(routes, foldable, event.routeKey, event.pathParameters);
     const route = resolved?.route;
     if (!route) {
       throw new NotFoundError('NOT_FOUND', `no route for ${event.requestContext?.http?.method ?? ''} ${event.rawPath ?? ''}`.trim(), {
         hint: 'GET /v1/catalog lists the instruments; GET /openapi.json lists the routes',
       });
     }
-    const input = parseRouteInput(route, resolved.pathParameters, event.queryStringParameters);
+    const input = parseInput(route, resolved.pathParameters, event.queryStringParameters);
     context.service.route = route;
     context.service.request = {
       route,

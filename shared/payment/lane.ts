@@ -15,7 +15,7 @@ import type { FacilitatorClient } from './facilitator';
 import type { ChannelLaneStore } from './batch/channel-store';
 import type { Lanes } from './lanes';
 import type { PaymentLedger } from './ledger';
-import type { DeferredLedger } from './exact/deferred-store';
+import type { DeferralLane } from './exact/deferred-store';
 import type { ReceiptSigner } from './receipts';
 
 /**
@@ -133,7 +133,7 @@ interface LaneStores {
    * The exact lane's deferred settlements (exact/deferral.ts). `deferred: null`: deferral is off in
    * this process (a free function, a unit test with an injected ledger) and every exact call settles first.
    */
-  'x402-exact': { deferred: DeferredLedger | null };
+  'x402-exact': { deferred: DeferralLane | null };
   /** Escrow channels of the batch-settlement lane. */
   'x402-batch': ChannelLaneStore | null;
 }

@@ -14,24 +14,34 @@ interface Compiled {
   route: RouteDef;
   segments: string[];
   literals: number;
+  /** Positions and texts of the literal segments, and positions and names of the parameters. */
+  literalAt: ReadonlyArray<readonly [number, string]>;
+  paramAt: ReadonlyArray<readonly [number, string]>;
 }
 
 const compiled: Compiled[] = ROUTES.map((route) => {
   const segments = route.path.split('/').slice(1);
-  return { route, segments, literals: segments.filter((s) => !s.startsWith('{')).length };
+  const at = segments.map((s, i) => [i, s] as const);
+  return {
+    route,
+    segments,
+    literals: segments.filter((s) => !s.startsWith('{')).length,
+    literalAt: at.filter(([, s]) => !s.startsWith('{')),
+    paramAt: at.filter(([, s]) => s.startsWith('{')).map(([i, s]) => [i, s.slice(1, -1)] as const),
+  };
 }).sort((a, b) => b.literals - a.literals);
 
-const matchSegments = (segments: string[], parts: string[]): Record<string, string> | null => {
-  if (segments.length !== parts.length) return null;
+/** The routes by number of segments (only those can match a path), in the order above. */
+const bySegmentCount = new Map<number, Compiled[]>();
+for (const c of compiled) bySegmentCount.set(c.segments.length, [...(bySegmentCount.get(c.segments.length) ?? []), c]);
+
+/** The parameters of `parts` under a route of as many segments, or null when a literal differs or a parameter is empty. */
+const matchSegments = (c: Compiled, parts: string[]): Record<string, string> | null => {
+  // Literal segments first: most routes differ there, and need no parameter object.
+  for (const [i, text] of c.literalAt) if (parts[i] !== text) return null;
+  for (const [i] of c.paramAt) if (parts[i] === '') return null;
   const params: Record<string, string> = {};
-  for (let i = 0; i < segments.length; i++) {
-    const seg = segments[i]!;
-    const part = parts[i]!;
-    if (seg.startsWith('{')) {
-      if (part === '') return null;
-      params[seg.slice(1, -1)] = part;
-    } else if (seg !== part) return null;
-  }
+  for (const [i, name] of c.paramAt) params[name] = parts[i]!;
   return params;
 };
 
@@ -42,8 +52,8 @@ const matchSegments = (segments: string[], parts: string[]): Record<string, stri
 const matchRoute = (method: string, rawPath: string): RouteMatch | 'method' | null => {
   const parts = rawPath.split('/').slice(1);
   let pathExists = false;
-  for (const c of compiled) {
-    const params = matchSegments(c.segments, parts);
+  for (const c of bySegmentCount.get(parts.length) ?? []) {
+    const params = matchSegments(c, parts);
     if (!params) continue;
     if (c.route.method !== method) {
       pathExists = true;

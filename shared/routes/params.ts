@@ -215,11 +215,14 @@ const ViewQuery = /* @__PURE__ */ (() =>
 const AsKnownAtOnly = /* @__PURE__ */ (() => z.object(AS_KNOWN_AT))();
 
 /** A payment's id in GET /v1/payments/{id}: `<payer>-<nonce>`, as PAYMENT-RESPONSE extra.status names it. */
-const PaymentIdParam = z
-  .string()
-  .max(140)
-  .transform((s) => s.trim().toLowerCase())
-  .pipe(z.string().regex(/^0x[0-9a-f]{40}-0x[0-9a-f]{64}$/, 'a payment id: <payer address>-<authorization nonce>, as PAYMENT-RESPONSE extra.status names it'));
+const PaymentIdParam = /* @__PURE__ */ (() =>
+  z
+    .string()
+    .max(140)
+    .transform((s) => s.trim().toLowerCase())
+    .pipe(
+      z.string().regex(/^0x[0-9a-f]{40}-0x[0-9a-f]{64}$/, 'a payment id: <payer address>-<authorization nonce>, as PAYMENT-RESPONSE extra.status names it'),
+    ))();
 
 export {
   PaymentIdParam,

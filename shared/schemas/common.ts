@@ -21,25 +21,27 @@ const HealthStatus = z.enum(['ok', 'degraded', 'down']);
 const missingOf = <K extends string>(key: K) => z.strictObject({ [key]: z.string(), reason: z.string() } as Record<K | 'reason', z.ZodString>);
 
 /** One ingestion source's freshness (GET /health, snapshot staleness). */
-const SourceFreshness = z
-  .strictObject({
-    id: z.string(),
-    name: z.string(),
-    feeds: z.string(),
-    last_attempt_at: IsoDateTimeSchema.nullable(),
-    last_success_at: IsoDateTimeSchema.nullable(),
-    age_s: z.number().nullable(),
-    max_age_h: z.number(),
-    stale: z.boolean(),
-    last_error: z.string().nullable(),
-    next_release_at: IsoDateTimeSchema.nullable(),
-    quarantined: z.array(z.strictObject({ series: z.string(), as_of: IsoDateSchema, value: z.number().nullable(), reason: z.string() })),
-    newest_as_of: IsoDateSchema.nullable(),
-    stale_reason: z.string().nullable(),
-    /** Between its publishing seasons (NASS Crop Progress: April to November): not stale, with the next release. */
-    off_season: z.string().nullable(),
-  })
-  .meta({ id: 'SourceFreshness', description: 'One source: last attempt and success, age, staleness of its runs and of its data, next release.' });
+// A pure IIFE: a bundle that never reads it (a family without /health or snapshots) leaves it out.
+const SourceFreshness = /* @__PURE__ */ (() =>
+  z
+    .strictObject({
+      id: z.string(),
+      name: z.string(),
+      feeds: z.string(),
+      last_attempt_at: IsoDateTimeSchema.nullable(),
+      last_success_at: IsoDateTimeSchema.nullable(),
+      age_s: z.number().nullable(),
+      max_age_h: z.number(),
+      stale: z.boolean(),
+      last_error: z.string().nullable(),
+      next_release_at: IsoDateTimeSchema.nullable(),
+      quarantined: z.array(z.strictObject({ series: z.string(), as_of: IsoDateSchema, value: z.number().nullable(), reason: z.string() })),
+      newest_as_of: IsoDateSchema.nullable(),
+      stale_reason: z.string().nullable(),
+      /** Between its publishing seasons (NASS Crop Progress: April to November): not stale, with the next release. */
+      off_season: z.string().nullable(),
+    })
+    .meta({ id: 'SourceFreshness', description: 'One source: last attempt and success, age, staleness of its runs and of its data, next release.' }))();
 
 /** Texts that state how derived figures are computed, keyed by figure. */
 const MethodTexts = z.record(z.string(), z.string());

@@ -14,7 +14,7 @@ import { createFacilitatorClient } from '../payment/facilitator';
 import { facilitatorAuth } from '../payment/facilitator-auth';
 import { DynamoChannelLane } from '../payment/batch/dynamo-channel-store';
 import { DynamoPaymentLedger } from '../payment/ledger';
-import { DynamoDeferredLedger } from '../payment/exact/deferred-store';
+import { DynamoDeferralLane } from '../payment/exact/deferred-store';
 import { jwsReceiptSigner } from '../payment/receipts';
 import { receiptSecretLoader } from '../payment/receipt-secret';
 import type { PaymentDeps, PaymentLog } from '../payment/lane';
@@ -118,7 +118,7 @@ const createServices = (config: Config, overrides: ServiceOverrides = {}): Servi
     stores: {
       // Deferred settlement needs the claims' own store: with an injected ledger (unit tests) it is off unless injected too.
       'x402-exact': overrides.payment?.stores?.['x402-exact'] ?? {
-        deferred: overrides.payment?.ledger ? null : new DynamoDeferredLedger(doc!, config.CREDITS_TABLE, now),
+        deferred: overrides.payment?.ledger ? null : new DynamoDeferralLane(doc!, config.CREDITS_TABLE, now),
       },
       'x402-batch': overrides.payment?.stores?.['x402-batch'] ?? (doc ? new DynamoChannelLane(doc, config.CREDITS_TABLE) : null),
     },

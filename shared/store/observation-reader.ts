@@ -150,5 +150,5 @@ class ObservationReader {
   }
 }
 
-export { ObservationReader };
+export { deepFreeze, ObservationReader };
 export type { ServedWindow, NextReleaseOf };

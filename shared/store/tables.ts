@@ -56,12 +56,12 @@ const CREDITS_SALES_INDEX = 'gsi2';
  * then reads the claim itself by key), and the state the deferred settle worker filters on
  * (DynamoDeferredLedger.listDeferred: DEFERRED claims, oldest first).
  */
-const WATCH_INDEX_ATTRIBUTES = Object.freeze(['payer', 'nonce', 'state']);
+const WATCH_INDEX_ATTRIBUTES = /* @__PURE__ */ Object.freeze(['payer', 'nonce', 'state']);
 /**
  * What finance reads from the sales index (salesOfMonth -> saleFromItem without extras): the sale's core
  * fields, the one list of them (sales.ts tells a sale's extras by it).
  */
-const SALES_INDEX_ATTRIBUTES = Object.freeze([
+const SALES_INDEX_ATTRIBUTES = /* @__PURE__ */ Object.freeze([
   'sale_id',
   'lane',
   'route',
@@ -81,7 +81,7 @@ const SALES_INDEX_ATTRIBUTES = Object.freeze([
  * Observations: pk = series key (PRICE#CL, INV#cushing, COT#CL, META#eia-spot …),
  * sk = as_of (YYYY-MM-DD), so latest = one descending Query, history = one key range.
  */
-const OBSERVATIONS_TABLE: TableDef = Object.freeze<TableDef>({
+const OBSERVATIONS_TABLE: TableDef = /* @__PURE__ */ Object.freeze<TableDef>({
   id: 'Observations',
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
@@ -93,7 +93,7 @@ const OBSERVATIONS_TABLE: TableDef = Object.freeze<TableDef>({
  * Credits and payments: pk = KEY#<sha256 of a Pro key> | X402#<payer> | …, sk = what the item is
  * (PLAN, USAGE#<yyyy-mm>#<request id>, NONCE#<nonce> …). Finance queries one key by month.
  */
-const CREDITS_TABLE: TableDef = Object.freeze<TableDef>({
+const CREDITS_TABLE: TableDef = /* @__PURE__ */ Object.freeze<TableDef>({
   id: 'Credits',
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },

@@ -30,9 +30,11 @@ import { findRoute } from '../../shared/routes/table';
  * stage of issues 33-39, which put into every paid bundle the batch lane's lost-commit recovery and kept
  * answers, the lane registry and refusal metrics (~4.7 KB), deferred exact settlement (its store ~6.4 KB),
  * signed receipts and the ETag layer: snapshot 324 KB (299.6 before), decision 314, discovery 314 (the
- * catalog's settlement terms and receipt key, the documents' new sections), fundamentals 302.
+ * catalog's settlement terms and receipt key, the documents' new sections), fundamentals 302. Since then
+ * the deferred store's settle-worker side left the data bundles (~3.3 KB) and declarations a bundle never
+ * reads are pure (dropped where unused): fundamentals meets its limit (299.9 KB), snapshot 322, decision 311.
  */
-const OVER_LIMIT_CAP_KB: Readonly<Record<string, number>> = Object.freeze({ decision: 319, discovery: 319, fundamentals: 307, snapshot: 329 });
+const OVER_LIMIT_CAP_KB: Readonly<Record<string, number>> = Object.freeze({ decision: 316, discovery: 319, snapshot: 327 });
 
 const ROOT = process.cwd();
 const ENTRIES = readdirSync(join(ROOT, 'functions'))

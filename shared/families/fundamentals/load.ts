@@ -395,11 +395,11 @@ const loadUsgs = async (services: Services, commodity?: string) => {
 // ---- coverage ----------------------------------------------------------------------------
 
 /** The fundamentals routes, their source and the commodities each serves. */
-const FUNDAMENTALS_ROUTES = Object.freeze([
+const FUNDAMENTALS_ROUTES = /* @__PURE__ */ Object.freeze([
   { route: '/v1/fundamentals/wasde', source: 'usda-wasde', commodities: WASDE_COMMODITIES, load: loadWasde },
   { route: '/v1/fundamentals/crop-progress', source: 'usda-nass-crop-progress', commodities: CROP_COMMODITIES, load: loadCropProgress },
   { route: '/v1/fundamentals/export-sales', source: 'usda-fas-esr', commodities: ESR_COMMODITY_SLUGS, load: loadExportSales },
-  { route: '/v1/fundamentals/usgs', source: 'usgs-mcs', commodities: USGS_SERIES.map((s) => s.commodity), load: loadUsgs },
+  { route: '/v1/fundamentals/usgs', source: 'usgs-mcs', commodities: /* @__PURE__ */ USGS_SERIES.map((s) => s.commodity), load: loadUsgs },
 ] as const);
 
 /**

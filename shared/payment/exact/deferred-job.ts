@@ -7,6 +7,7 @@ import type { MetricsSink } from '../../observability/metrics';
 import type { PaymentDeps } from '../lane';
 import { DEFAULT_RPC_URLS, viemChainReader, type ChainReader } from '../reconcile';
 import { leaseMsFor, type DeferredWorkerDeps } from './deferred-worker';
+import { settleSideOf } from './deferred-store';
 
 /** This process's name in its leases. */
 const OWNER = `worker-${randomUUID().slice(0, 8)}`;
@@ -16,7 +17,8 @@ const OWNER = `worker-${randomUUID().slice(0, 8)}`;
  * @param chain injectable for tests; default reads X402_RPC_URL or the network's public RPC
  */
 const deferredWorkerDeps = (payment: PaymentDeps, chain?: ChainReader, metrics?: MetricsSink): DeferredWorkerDeps | null => {
-  const { deferred } = payment.stores['x402-exact'];
+  const requestSide = payment.stores['x402-exact'].deferred;
+  const deferred = requestSide && settleSideOf(requestSide);
   return deferred
     ? {
         deferred,

@@ -62,10 +62,17 @@ interface DeferredLoss {
   lostAt: string;
 }
 
-/** Storage port of deferred settlement (DynamoDB; the tests use it on the embedded store). */
-interface DeferredLedger {
+/**
+ * The request side of deferred settlement: what a paid call's function runs (exact/deferral.ts). The
+ * settle worker's side ({@link DeferredLedger}) is apart, so that a data function does not bundle it.
+ */
+interface DeferralLane {
   /** CLAIMED (ours) -> DEFERRED within the payer's caps (with the answer kept under its payment id). */
   defer(key: ClaimKey, claimId: string, amount: string, caps: DeferralCaps, answer?: { paymentId: string; answer: StoredAnswer }): Promise<DeferResult>;
+}
+
+/** Storage port of deferred settlement, the settle worker's side (DynamoDB; the tests use it on the embedded store). */
+interface DeferredLedger extends DeferralLane {
   get(key: ClaimKey): Promise<DeferredClaim | null>;
   /** Takes a DEFERRED claim for `ms` if no live lease holds it; null when not DEFERRED or held. */
   lease(key: ClaimKey, owner: string, ms: number): Promise<DeferredClaim | null>;
@@ -114,11 +121,12 @@ const toDeferredClaim = (i: Record<string, unknown>): DeferredClaim => ({
   ...(i.payload !== undefined ? { payload: String(i.payload) } : {}),
 });
 
-class DynamoDeferredLedger implements DeferredLedger {
+/** The request side on DynamoDB: the deferral write, and the reads its recovery needs. */
+class DynamoDeferralLane implements DeferralLane {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
-    private readonly table: string,
-    private readonly now: () => Date = () => new Date(),
+    readonly doc: DynamoDBDocumentClient,
+    readonly table: string,
+    readonly now: () => Date = () => new Date(),
   ) {}
 
   async defer(key: ClaimKey, claimId: string, amount: string, caps: DeferralCaps, answer?: { paymentId: string; answer: StoredAnswer }): Promise<DeferResult> {
@@ -184,6 +192,19 @@ class DynamoDeferredLedger implements DeferredLedger {
     return res.Item ? toDeferredClaim(res.Item) : null;
   }
 
+  async payer(payer: string): Promise<PayerDeferral> {
+    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: payerKeyOf(payer), ConsistentRead: true }));
+    const i = res.Item ?? {};
+    return {
+      outstanding: BigInt(Number(i.outstanding ?? 0)),
+      calls: Number(i.calls ?? 0),
+      ...(i.refused_at !== undefined ? { refusedAt: String(i.refused_at), refusedReason: String(i.refused_reason ?? '') } : {}),
+    };
+  }
+}
+
+/** The settle worker's side on DynamoDB (functions/settle-deferred.ts, the reconciler's backstop, npm start's timer). */
+class DynamoDeferredLedger extends DynamoDeferralLane implements DeferredLedger {
   async lease(key: ClaimKey, owner: string, ms: number): Promise<DeferredClaim | null> {
     const nowMs = this.now().getTime();
     try {
@@ -284,16 +305,6 @@ class DynamoDeferredLedger implements DeferredLedger {
     }
   }
 
-  async payer(payer: string): Promise<PayerDeferral> {
-    const res = await this.doc.send(new GetCommand({ TableName: this.table, Key: payerKeyOf(payer), ConsistentRead: true }));
-    const i = res.Item ?? {};
-    return {
-      outstanding: BigInt(Number(i.outstanding ?? 0)),
-      calls: Number(i.calls ?? 0),
-      ...(i.refused_at !== undefined ? { refusedAt: String(i.refused_at), refusedReason: String(i.refused_reason ?? '') } : {}),
-    };
-  }
-
   async listDeferred(limitPerShard = 200): Promise<ClaimKey[]> {
     const shards = await Promise.all(
       Array.from({ length: WATCH_SHARDS }, (_, i) =>
@@ -344,5 +355,16 @@ class DynamoDeferredLedger implements DeferredLedger {
   }
 }
 
-export { DynamoDeferredLedger };
-export type { DeferralCaps, DeferredClaim, DeferredLedger, DeferredLoss, DeferResult, PayerDeferral };
+/**
+ * The settle worker's side of a process's deferral store: the store itself when it is one, else the
+ * DynamoDB worker over the same table; null for a request-side store of another kind.
+ */
+const settleSideOf = (lane: DeferralLane): DeferredLedger | null =>
+  typeof (lane as DeferredLedger).lease === 'function'
+    ? (lane as DeferredLedger)
+    : lane instanceof DynamoDeferralLane
+      ? new DynamoDeferredLedger(lane.doc, lane.table, lane.now)
+      : null;
+
+export { DynamoDeferralLane, DynamoDeferredLedger, settleSideOf };
+export type { DeferralCaps, DeferralLane, DeferredClaim, DeferredLedger, DeferredLoss, DeferResult, PayerDeferral };
