@@ -92,7 +92,7 @@ const saleFields = (sale: SaleRecord): Record<string, string> => ({
 const saleItem = (sale: SaleRecord): Record<string, string> => ({ ...saleKey(sale), ...saleFields(sale) });
 
 /** A sale's own attributes (what the sales index projects) and its keys; any other attribute is an extra. */
-const CORE_ATTRIBUTES = new Set(['pk', 'sk', ...SALES_INDEX_ATTRIBUTES]);
+const isCoreAttribute = (name: string): boolean => name === 'pk' || name === 'sk' || SALES_INDEX_ATTRIBUTES.includes(name);
 
 /**
  * A sale back from its item.
@@ -102,7 +102,7 @@ const saleFromItem = (item: Record<string, unknown>, withExtra = true): SaleReco
   const extra = withExtra
     ? Object.fromEntries(
         Object.entries(item)
-          .filter(([k]) => !CORE_ATTRIBUTES.has(k))
+          .filter(([k]) => !isCoreAttribute(k))
           .map(([k, v]) => [k, String(v)]),
       )
     : {};
