@@ -307,6 +307,12 @@ try {
       ok: paid.length === CALLS && failed.length === 0 && lost.length === 0 && open.length === 0,
     },
     {
+      what: `x402 exact deferred (${CALLS} calls): deferred settlements lost (authorization expired or refused, booked DEFERRED_LOSS)`,
+      value: `${lost.length}${lost.length ? `: ${lost.slice(0, 3).join('; ')}` : ''}`,
+      target: '0',
+      ok: lost.length === 0 && lags.length === deferred.length,
+    },
+    {
       what: `x402 exact deferred (${CALLS} calls): paid call p50 / p95, deferred (settled-first calls)`,
       value: `${ms(deferred, 0.5)} / ${ms(deferred, 0.95)} ms (${first.length ? `${ms(first, 0.5)} / ${ms(first, 0.95)} ms` : 'none'})`,
       target: 'p50 < 150 ms',
