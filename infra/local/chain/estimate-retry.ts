@@ -37,4 +37,4 @@ const httpWithEstimateRetry = (url: string): Transport => {
   };
 };
 
-export { httpWithEstimateRetry, ESTIMATE_TRIES_MS };
+export { httpWithEstimateRetry };
