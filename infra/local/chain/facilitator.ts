@@ -17,11 +17,12 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, http, publicActions, toHex, type HDAccount, type NonceManager } from 'viem';
+import { createWalletClient, publicActions, toHex, type HDAccount, type NonceManager } from 'viem';
 import { getTransactionCount } from 'viem/actions';
 import * as z from 'zod';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { DEV_MNEMONIC, localBaseSepolia, RECEIPT_POLL_MS, type LocalChain } from './chain';
+import { httpWithEstimateRetry } from './estimate-retry';
 import { readBody } from '../read-body';
 
 interface LocalFacilitator {
@@ -81,6 +82,8 @@ const localNonceManager = (): NonceManager => {
  * held nonce n while n+1… reached ganache, which (eager instamine) answers those only once n is
  * mined; every send then outlived viem's 10 s timeout and the burst's settlements were re-sent a
  * lease later (a 24-call burst took 150 s). One key, one queue, as a hosted facilitator's key does.
+ * So one stalled send stalls the queue: the transport asks an unanswered gas estimate again
+ * (./estimate-retry.ts) rather than wait out viem's 10 s.
  */
 const oneAtATime = () => {
   let tail: Promise<unknown> = Promise.resolve();
@@ -117,7 +120,7 @@ const startLocalFacilitator = async (chain: LocalChain, opts: LocalFacilitatorOp
   const client = createWalletClient({
     account: sender,
     chain: localBaseSepolia(chain.rpcUrl),
-    transport: http(chain.rpcUrl, { retryCount: 0 }),
+    transport: httpWithEstimateRetry(chain.rpcUrl),
     pollingInterval: RECEIPT_POLL_MS,
   }).extend(publicActions);
   const queued = oneAtATime();
