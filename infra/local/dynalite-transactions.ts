@@ -1,16 +1,17 @@
 /**
  * TransactWriteItems for the embedded store. Dynalite does not implement it; DynamoDB does. The
  * emulation runs one transaction at a time per item (transactions on other items run meanwhile, as
- * in DynamoDB, where only transactions on a shared item conflict): it applies the writes through dynalite itself (so
- * conditions are dynalite's), each returning the image it replaced, and when any is refused
+ * in DynamoDB, where only transactions on a shared item conflict): it applies the writes through dynalite itself, in
+ * process (so conditions are dynalite's; dynalite-direct.ts), each returning the image it replaced, and when any is refused
  * restores those images and answers TransactionCanceledException with CancellationReasons, as
  * DynamoDB does. Plain (non-transactional) writes may interleave, so this
  * is all-or-nothing but not isolated: enough for a local runtime and tests, not a database. As in
  * DynamoDB, a ClientRequestToken (the SDK sets one and keeps it across retries) makes a retry of an
  * applied call a success that writes nothing.
  */
-import { DeleteItemCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { DirectCall } from './dynalite-direct';
 
 type Key = Record<string, AttributeValue>;
 interface TransactItem {
@@ -55,9 +56,8 @@ const reply = (res: ServerResponse, status: number, body: unknown) => {
 /** The key attributes of an item, given the table's key schema names. */
 const keyOf = (item: Key, names: readonly string[]): Key => Object.fromEntries(names.map((n) => [n, item[n]!]));
 
-/** Adds TransactWriteItems (Put, Update, Delete) to a running dynalite server. */
-const addTransactWriteItems = (server: Server, endpoint: string, keyNames: readonly string[] = ['pk', 'sk']): void => {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+/** Adds TransactWriteItems (Put, Update, Delete) to a running dynalite server whose operations `call` runs. */
+const addTransactWriteItems = (server: Server, call: DirectCall, keyNames: readonly string[] = ['pk', 'sk']): void => {
   const inner = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
   /** The last transaction queued on each item: a transaction starts once those of all its items ended. */
@@ -79,9 +79,9 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
     // they run together, each returning the image it replaced (ALL_OLD) for the undo.
     const results = await Promise.allSettled(
       items.map((it) => {
-        if (it.Put) return client.send(new PutItemCommand({ ...it.Put, ReturnValues: 'ALL_OLD' }));
-        if (it.Update) return client.send(new UpdateItemCommand({ ...it.Update, ReturnValues: 'ALL_OLD' }));
-        return client.send(new DeleteItemCommand({ ...it.Delete!, ReturnValues: 'ALL_OLD' }));
+        if (it.Put) return call('PutItem', { ...it.Put, ReturnValues: 'ALL_OLD' });
+        if (it.Update) return call('UpdateItem', { ...it.Update, ReturnValues: 'ALL_OLD' });
+        return call('DeleteItem', { ...it.Delete!, ReturnValues: 'ALL_OLD' });
       }),
     );
     if (results.some((r) => r.status === 'rejected')) {
@@ -91,9 +91,7 @@ const addTransactWriteItems = (server: Server, endpoint: string, keyNames: reado
           if (r.status === 'rejected') return null;
           const t = targets[j]!;
           const old = r.value.Attributes;
-          return old
-            ? client.send(new PutItemCommand({ TableName: t.table, Item: old }))
-            : client.send(new DeleteItemCommand({ TableName: t.table, Key: t.key }));
+          return old ? call('PutItem', { TableName: t.table, Item: old }) : call('DeleteItem', { TableName: t.table, Key: t.key });
         }),
       );
       const codeOf = (err: unknown) => ((err as { name?: string }).name === 'ConditionalCheckFailedException' ? 'ConditionalCheckFailed' : 'ValidationError');

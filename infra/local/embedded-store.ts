@@ -15,9 +15,10 @@ import {
   waitUntilTableExists,
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type dynalite from 'dynalite';
+import { dynaliteWithDirectCalls } from './dynalite-direct';
 import { addTransactWriteItems } from './dynalite-transactions';
 import { createTableInput, OBSERVATIONS_TABLE, CREDITS_TABLE, type TableDef } from '../../shared/store/tables';
 
@@ -84,7 +85,7 @@ const trackRequests = (server: ReturnType<typeof dynalite>) => {
  * @param path a folder to keep data in; absent = in memory
  */
 const startEmbeddedStore = async (port = 0, path?: string): Promise<EmbeddedStore> => {
-  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const { server, call } = dynaliteWithDirectCalls({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
@@ -94,7 +95,7 @@ const startEmbeddedStore = async (port = 0, path?: string): Promise<EmbeddedStor
   // its next call on a loaded machine (the store's timer runs before it reads the call: ECONNRESET,
   // and a retry spent). Both ends are this machine's: idle sockets stay until their client lets go.
   server.keepAliveTimeout = 0;
-  addTransactWriteItems(server, `http://127.0.0.1:${actual}`);
+  addTransactWriteItems(server, call);
   const inFlight = trackRequests(server);
   return {
     endpoint: `http://127.0.0.1:${actual}`,

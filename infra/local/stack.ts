@@ -12,6 +12,7 @@ import { runSource, type RunResult } from '../../shared/sources/runner';
 import type { LocalPaymentNetwork } from './chain';
 import { startLocalPaymentsIfEnabled } from './chain/hook';
 import { ensureTables, startEmbeddedStore, type EmbeddedStore } from './embedded-store';
+import { startEmbeddedStoreThread } from './embedded-store-thread';
 import { localEtagKey } from './etag-secret';
 import { receiptKeyOf } from './receipt-key';
 import { startLocalSchedules } from './schedules';
@@ -23,6 +24,8 @@ interface LocalStackOptions {
   dynamoPort?: number;
   /** Folder for the store's data; absent = in memory. */
   dataDir?: string;
+  /** The store on a thread of its own (npm start, benches: the server and deliveries keep this thread); tests start faster without. */
+  storeThread?: boolean;
   /** Settings (X402_ENFORCE …) parsed by the config schema; table names default to observations/credits. */
   env?: Readonly<Record<string, string | undefined>>;
   /** Parts to inject instead of the defaults (a fake facilitator, a fixed clock …). */
@@ -61,7 +64,7 @@ const DEFAULT_TABLES = { OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'cre
 /** Starts store + server over services built from the given settings. */
 const startLocalStack = async (opts: LocalStackOptions = {}): Promise<LocalStack> => {
   const log = opts.log ?? (() => undefined);
-  const store = await startEmbeddedStore(opts.dynamoPort ?? 0, opts.dataDir);
+  const store = await (opts.storeThread ? startEmbeddedStoreThread : startEmbeddedStore)(opts.dynamoPort ?? 0, opts.dataDir);
   let payments: LocalPaymentNetwork | undefined;
   let config: Config;
   try {

@@ -33,6 +33,8 @@ const stack = await startLocalStack({
   env: { ...process.env, X402_LOCAL_CHAIN_PORT: chainPort, X402_LOCAL_FACILITATOR_PORT: facilitatorPort },
   schedules: true,
   watches: true,
+  // The store on a thread of its own: the server, the fan-out and the deliveries keep this one.
+  storeThread: true,
   log: (l) => console.log(l),
 }).catch((err: NodeJS.ErrnoException & { port?: number }) => {
   if (err.code !== 'EADDRINUSE') throw err;

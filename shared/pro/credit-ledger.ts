@@ -22,6 +22,7 @@ import {
   type KeyRecord,
   type KeyStatus,
   type RetryPolicy,
+  type TakeResult,
   type UsageEntry,
 } from './credit-port';
 import type { PlanId } from './plans';
@@ -124,6 +125,14 @@ class DynamoCreditLane implements CreditLedger {
   }
 
   async debit(hash: string, credits: number, usage: DebitFor, now: Date): Promise<DebitResult> {
+    const taken = await this.take(hash, credits, usage, now);
+    if (!taken.ok) return taken;
+    // A transaction returns no item: read what is left for the budget headers.
+    const record = await this.get(hash);
+    return { ok: true, record: record!, usage: taken.usage };
+  }
+
+  async take(hash: string, credits: number, usage: DebitFor, now: Date): Promise<TakeResult> {
     const at = now.toISOString();
     const entry: UsageEntry = { hash, callId: usage.callId, requestId: usage.requestId, route: usage.route, credits, at };
     for (let attempt = 0; ; attempt++) {
@@ -161,9 +170,7 @@ class DynamoCreditLane implements CreditLedger {
             ],
           }),
         );
-        // A transaction returns no item: read what is left for the budget headers.
-        const record = await this.get(hash);
-        return { ok: true, record: record!, usage: entry };
+        return { ok: true, usage: entry };
       } catch (err) {
         const why = cancellationOf(err);
         if (why === 'conflict') {

@@ -57,6 +57,9 @@ type DebitResult =
    */
   | { ok: false; reason: 'not_found' | 'revoked' | 'expired' | 'quota_exceeded' | 'conflict'; record?: KeyRecord };
 
+/** A debit without the key's record after it (what `take` answers). */
+type TakeResult = { ok: true; usage: UsageEntry } | Extract<DebitResult, { ok: false }>;
+
 /** The Pro lane's view of the credit table. */
 interface CreditLedger {
   get(hash: string): Promise<KeyRecord | null>;
@@ -65,6 +68,11 @@ interface CreditLedger {
    * lapsed key; renews the credit month first when it is over and the subscription still paid.
    */
   debit(hash: string, credits: number, usage: DebitFor, now: Date): Promise<DebitResult>;
+  /**
+   * The same debit, without reading the key after it: for callers that show no budget (a watch
+   * delivery), one store read fewer per call.
+   */
+  take(hash: string, credits: number, usage: DebitFor, now: Date): Promise<TakeResult>;
   /** Gives back the credits of a call that delivered nothing: at most once per usage entry. */
   refund(entry: UsageEntry, now: Date): Promise<boolean>;
 }
@@ -135,4 +143,4 @@ const refusalOf = (record: KeyRecord | null, credits: number, at: string): Exclu
 };
 
 export { newKeyRecord, periodContaining, backoffMs, refusalOf, DEFAULT_RETRY };
-export type { KeyRecord, KeyStatus, UsageEntry, DebitFor, DebitResult, CreditLedger, RetryPolicy };
+export type { KeyRecord, KeyStatus, UsageEntry, DebitFor, DebitResult, TakeResult, CreditLedger, RetryPolicy };

@@ -5,7 +5,16 @@
  * refund once per entry. Each operation runs to its end before another starts (no conflicts to
  * retry); the DynamoDB ledger stays for integration and end-to-end tests.
  */
-import { periodContaining, refusalOf, type CreditLedger, type DebitFor, type DebitResult, type KeyRecord, type UsageEntry } from './credit-port';
+import {
+  periodContaining,
+  refusalOf,
+  type CreditLedger,
+  type DebitFor,
+  type DebitResult,
+  type KeyRecord,
+  type TakeResult,
+  type UsageEntry,
+} from './credit-port';
 
 const entryId = (hash: string, callId: string) => `${hash}#${callId}`;
 
@@ -42,6 +51,11 @@ class MemoryCreditLedger implements CreditLedger {
     this.keys.set(hash, after);
     this.entries.set(id, entry);
     return { ok: true, record: { ...after }, usage: { ...entry } };
+  }
+
+  async take(hash: string, credits: number, usage: DebitFor, now: Date): Promise<TakeResult> {
+    const debit = await this.debit(hash, credits, usage, now);
+    return debit.ok ? { ok: true, usage: debit.usage } : debit;
   }
 
   async refund(entry: UsageEntry, now: Date): Promise<boolean> {

@@ -31,7 +31,7 @@ import type { DeliveryIds, WatchStore } from './watch-store';
 
 interface DeliveryDeps {
   watches: WatchStore;
-  credits: Pick<CreditLedger, 'debit' | 'refund'>;
+  credits: Pick<CreditLedger, 'take' | 'refund'>;
   queue: DeliveryQueue;
   post: PostFn;
   now: () => Date;
@@ -157,9 +157,10 @@ const deliver = async (m: DeliveryMessage, deps: DeliveryDeps): Promise<Delivery
 
   // Paid before it leaves: a hold on the credits, given back unless the receiver answers 2xx.
   if (hold) {
-    let debit: Awaited<ReturnType<CreditLedger['debit']>> | null = null;
+    // `take`: the debit without the key's read-back (a delivery shows no budget).
+    let debit: Awaited<ReturnType<CreditLedger['take']>> | null = null;
     try {
-      debit = await deps.credits.debit(m.keyHash, m.credits, { callId: hold.callId, requestId: hold.requestId, route: hold.route }, now);
+      debit = await deps.credits.take(m.keyHash, m.credits, { callId: hold.callId, requestId: hold.requestId, route: hold.route }, now);
     } catch (err) {
       deps.log?.warn('watch delivery: the credit ledger failed; retrying later', { deliveryId: m.deliveryId, error: (err as Error).message });
     }

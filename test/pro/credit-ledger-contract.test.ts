@@ -74,6 +74,16 @@ describe.each(ledgers)('%s', (_name, make) => {
     }
   });
 
+  it("take is the debit without the key's record: the same credits, entry and refusals", async () => {
+    const ledger = make();
+    const key = await newKey(ledger, { creditsLeft: 5 });
+    const taken = await ledger.take(key.hash, 3, call('watch'), NOW);
+    expect(taken).toEqual({ ok: true, usage: expect.objectContaining({ hash: key.hash, requestId: 'watch', credits: 3, at: NOW.toISOString() }) });
+    expect(await ledger.take(key.hash, 3, call(), NOW)).toMatchObject({ ok: false, reason: 'quota_exceeded', record: { creditsLeft: 2 } });
+    expect((await ledger.get(key.hash))!.creditsLeft).toBe(2);
+    expect(await ledger.usage(key.hash, '2026-11')).toHaveLength(1);
+  });
+
   it('refunds a call once, and only that call', async () => {
     const ledger = make();
     const key = await newKey(ledger);

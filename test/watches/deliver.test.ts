@@ -272,8 +272,8 @@ describe('an attempt that stops between the debit and the POST never leaves the 
 
   it("the debit landed but its answer was lost (the ledger call failed): nothing is sent and the credits are given back by the entry's key", async () => {
     const lostAnswer: DeliveryDeps['credits'] = {
-      debit: async (...args) => {
-        await ledger.debit(...args);
+      take: async (...args) => {
+        await ledger.take(...args);
         throw new Error('socket hang up');
       },
       refund: (entry, now) => ledger.refund(entry, now),

@@ -25,6 +25,8 @@ beforeAll(async () => {
   stack = await startLocalStack({
     env: { OBSERVATIONS_TABLE: `test-obs-${id}`, CREDITS_TABLE: `test-credits-${id}`, X402_ENFORCE: '1' },
     watches: { pollMs: 100 },
+    // As npm start runs it: the store on its own thread.
+    storeThread: true,
   });
   receiver = await startReceiver();
   ledger = new DynamoCreditLedger(createDocumentClient(stack.config), stack.config.CREDITS_TABLE);
