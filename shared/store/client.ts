@@ -7,21 +7,6 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config';
 
 /**
- * The local client's signer. The embedded store checks that a request carries a SigV4 Authorization
- * header and a date, never the signature (its credentials are dummies), so the local runtime does not
- * hash each request for it: SigV4 was 6% of the local runtime's CPU per store call. On AWS (no
- * DYNAMODB_ENDPOINT) the SDK signs as always.
- */
-const unsignedForLocalStore = {
-  sign: async <R extends { headers: Record<string, string> }>(request: R): Promise<R> => {
-    const date = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
-    request.headers['x-amz-date'] = date;
-    request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/${date.slice(0, 8)}/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=local`;
-    return request;
-  },
-};
-
-/**
  * Build a document client for a configuration. Every store call is bounded: a store that stops
  * answering fails the call in seconds (the request then answers 503 and nothing is charged)
  * instead of holding a paid request past API Gateway's 29 s. Three attempts of STORE_TIMEOUT_MS
@@ -43,7 +28,7 @@ const createDocumentClient = (config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'AWS_RE
       throwOnRequestTimeout: true,
       ...(local ? { httpAgent: { maxSockets: Number.POSITIVE_INFINITY } } : {}),
     },
-    ...(local ? { endpoint: local, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, signer: unsignedForLocalStore } : {}),
+    ...(local ? { endpoint: local, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
