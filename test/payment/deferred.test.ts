@@ -20,7 +20,6 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentNetwork } from '../../infra/local/chain';
 import { localBaseSepolia } from '../../infra/local/chain/chain';
-import { startLocalServer, type LocalServer } from '../../infra/local/server';
 import type { LocalStack } from '../../infra/local/stack';
 import type { MetricsSink } from '../../shared/observability/metrics';
 import { deferredWorkerDeps } from '../../shared/payment/exact/deferred-job';
@@ -29,8 +28,8 @@ import { deferredSettler, leaseMsFor, runDeferredSettlement, settleDeferred, typ
 import { PaymentStatusBody } from '../../shared/schemas/payment-status';
 import { DynamoReconcileLedger } from '../../shared/payment/ledger';
 import { reconcilePendingPayments, viemChainReader } from '../../shared/payment/reconcile';
-import { createServices } from '../../shared/services';
 import { getJson, startTestStack } from '../helpers/stack';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process';
 import { b64, nowS, signAuthorization, unb64, v1Payload } from './helpers';
 
 const run = promisify(execFile);
@@ -421,9 +420,10 @@ describe('deferred settlement of the exact lane (local chain, official clients)'
     expect(pending((await pay(buyer)).res)?.errorReason).toBe('settlement_pending');
   });
 
-  it('the outstanding cap holds under 50 concurrent calls of one payer across two servers sharing the store', async () => {
+  it('the outstanding cap holds under 50 concurrent calls of one payer across two server processes sharing the store', async () => {
     const buyer = await freshBuyer(600_000n);
-    const second: LocalServer = await startLocalServer(createServices(stack.config), 0);
+    // The second server is its own OS process over the same store, chain and facilitator.
+    const second: ServerProcess = await startServerProcess(stack.config);
     try {
       const calls = await Promise.all(Array.from({ length: 50 }, (_, i) => pay(buyer, '/v1/price/CL', i % 2 ? second.url : stack.url)));
       const deferredCalls = calls.filter((c) => c.res.status === 200 && pending(c.res)?.errorReason === 'settlement_pending');
