@@ -11,8 +11,12 @@
  */
 import { http, type Transport } from 'viem';
 
-/** Each try's wait: short first (an estimate takes ~10 ms), longer after, for a machine under load. */
-const ESTIMATE_TRIES_MS = [1_000, 2_000, 4_000] as const;
+/**
+ * Each try's wait: short first (an estimate takes ~10 ms; a hung one is answered at once when asked
+ * again), the last as long as viem's own 10 s, so a machine under load that is merely slow gets no
+ * less time than before (1/2/4 s failed a 3-voucher batch claim beside two CPU hogs: measured).
+ */
+const ESTIMATE_TRIES_MS = [1_000, 2_000, 10_000] as const;
 
 const timedOut = (err: unknown): boolean => (err as { name?: string })?.name === 'TimeoutError';
 
