@@ -3,7 +3,7 @@
  * ensureTables gives it the index without losing an item. Dynalite cannot add an index to a table,
  * so the table is made again and its items written back.
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,8 @@ describe('embedded store: a data folder from before an index', () => {
         names.credits,
       );
       await client.send(new CreateTableCommand(old));
+      // CreateTable answers CREATING (dynalite too, its ACTIVE a tick later): write only once it is ACTIVE, as on AWS.
+      await waitUntilTableExists({ client, maxWaitTime: 120, minDelay: 0.1 }, { TableName: names.credits });
       const doc = createDocumentClient({ DYNAMODB_ENDPOINT: store.endpoint, AWS_REGION: 'us-east-1' });
       const items = Array.from({ length: 60 }, (_, i) => ({ pk: `KEY#${i % 7}`, sk: `USAGE#2026-11#r${i}`, credits: i }));
       const settled = { pk: 'X402#0xabc', sk: 'NONCE#0x01', state: 'SETTLED', gsi2pk: 'X402SALE#2026-11#3', gsi2sk: '2026-11-20T00:00:00.000Z#0xabc#0x01' };
