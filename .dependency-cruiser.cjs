@@ -25,13 +25,20 @@ module.exports = {
       comment: 'Response-body schemas build on the observation contract and the catalog, nothing that serves or stores.',
       severity: 'error',
       from: { path: '^shared/schemas/' },
-      to: { path: '^shared/', pathNot: '^shared/(schemas|catalog|observation)/' },
+      to: { path: '^shared/', pathNot: ['^shared/(schemas|catalog|observation)/', '^shared/zod\\.ts$'] },
     },
     {
       name: 'docs-do-not-import-families',
       severity: 'error',
       from: { path: '^shared/docs/' },
       to: { path: '^shared/families/' },
+    },
+    {
+      name: 'one-zod',
+      comment: 'Service code imports zod through shared/zod.ts (Zod Mini with English messages): classic zod in a bundle costs ~40 KB, and Mini without the locale answers "Invalid input".',
+      severity: 'error',
+      from: { path: '^(shared|functions|infra)/', pathNot: '^shared/zod\\.ts$' },
+      to: { path: '^node_modules/zod/' },
     },
     {
       name: 'shared-does-not-import-entries-or-infra',
