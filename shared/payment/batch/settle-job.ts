@@ -258,6 +258,12 @@ const claimAll = async (
         for (const c of batch) await recordFailure(c, err);
         return true;
       }
+      // Logged: the fallback below hides why the batch failed (one bad channel, or the chain node).
+      deps.log?.warn('batch claim failed; its channels are claimed one by one', {
+        receiver,
+        channels: batch.length,
+        reason: errorText(err).slice(0, 300),
+      });
       // Which channel fails the batch is not known: each is claimed on its own, after the chain
       // says which of them the failed batch claimed all the same (never claimed twice). Only this
       // batch's channels are synced: another batch's claim may be landing meanwhile.

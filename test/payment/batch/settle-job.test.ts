@@ -93,7 +93,7 @@ const jobClock = { offsetMs: 0, now: () => new Date(Date.now() + jobClock.offset
 type Manager = ReturnType<typeof createChannelManager>;
 const run = async (
   s: BatchChannelStore = store,
-  opts: { idleRefundSeconds?: number; payTo?: Address; escrow?: EscrowReader; wrapManager?: (m: Manager) => Manager } = {},
+  opts: { idleRefundSeconds?: number; payTo?: Address; escrow?: EscrowReader; wrapManager?: (m: Manager) => Manager; warnings?: Array<[string, unknown]> } = {},
 ) => {
   const wrap = opts.wrapManager ?? ((m: Manager) => m);
   const facilitator = laneOn(net, s).facilitator as never;
@@ -111,6 +111,7 @@ const run = async (
     manager: wrap(createChannelManager(s, facilitator, config)),
     managerFor: (receiver) => wrap(createChannelManager(s, facilitator, { ...config, X402_PAY_TO: receiver })),
     ...(opts.idleRefundSeconds !== undefined ? { idleRefundSeconds: opts.idleRefundSeconds } : {}),
+    ...(opts.warnings ? { log: { warn: (message: string, detail: unknown) => opts.warnings!.push([message, detail]), info: () => {} } } : {}),
   });
 };
 
@@ -255,7 +256,13 @@ describe('batch settlement job', () => {
     // An RPC whose logs lag: the claims this pass makes are not in its event reads.
     const lagging: EscrowReader = { ...viemEscrowReader(net.chain.publicClient), claimEvents: async () => [] };
 
-    const first = await run(store, { payTo: movedTo, escrow: lagging });
+    const warnings: Array<[string, unknown]> = [];
+    const first = await run(store, { payTo: movedTo, escrow: lagging, warnings });
+    // Both channels went in one claim, which the bad one failed: why is logged before each is claimed alone.
+    expect(warnings[0]).toEqual([
+      expect.stringMatching(/batch claim failed/),
+      expect.objectContaining({ channels: 2, reason: expect.stringMatching(/poisoned/) }),
+    ]);
     // The bad channel: recorded with its reason, retried later; the good one claimed and settled to the receiver it was opened to.
     expect(first.claimFailures).toEqual([expect.objectContaining({ channelId: bad, attempts: 1, reason: expect.stringMatching(/poisoned/) })]);
     const failure = (await store.get(bad))?.claimFailure;
