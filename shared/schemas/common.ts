@@ -18,7 +18,7 @@ const Signal = z.enum(['bullish', 'bearish', 'neutral']);
 const HealthStatus = z.enum(['ok', 'degraded', 'down']);
 
 /** A part of a bundle that could not be served, and why (never silently dropped). */
-const missingOf = <K extends string>(key: K) => z.strictObject({ [key]: z.string(), reason: z.string() } as Record<K | 'reason', z.ZodMiniString>);
+const missingOf = <K extends string>(key: K) => z.strictObject({ [key]: z.string(), reason: z.string() } as Record<K | 'reason', z.ZodMiniString<string>>);
 
 /** One ingestion source's freshness (GET /health, snapshot staleness). */
 // A pure IIFE: a bundle that never reads it (a family without /health or snapshots) leaves it out.
