@@ -273,13 +273,14 @@ describe('x402 packages on Zod Mini with chained methods (infra/bundle/x402-zod.
     expect(Object.keys(schemas).sort()).toEqual(Object.keys(z).sort());
     const args: Record<string, unknown[]> = { min: [1], max: [1], regex: [/a/], refine: [() => true], default: ['a'], transform: [(v: unknown) => v] };
     const missing: string[] = [];
-    for (const [name, s] of Object.entries(schemas)) {
+    for (const [name, schema] of Object.entries(schemas)) {
+      const s = schema as unknown as Record<string, ((...a: unknown[]) => Record<string, unknown>) | undefined>;
       for (const first of chained) {
-        if (typeof (s as Record<string, unknown>)[first] !== 'function') {
+        if (typeof s[first] !== 'function') {
           missing.push(`${name}().${first}`);
           continue;
         }
-        const next = (s as unknown as Record<string, (...a: unknown[]) => Record<string, unknown>>)[first]!(...(args[first] ?? []));
+        const next = s[first]!(...(args[first] ?? []));
         for (const then of chained) if (typeof next[then] !== 'function') missing.push(`${name}().${first}().${then}`);
       }
     }
