@@ -397,20 +397,30 @@ describe('x402 packages on Zod Mini with chained methods (infra/bundle/x402-zod.
         },
         { '/verify': { isValid: 'yes' }, '/settle': { success: true, network: 'eip155:84532' } },
         { '/verify': {}, '/settle': { success: true, transaction: '0xabc', network: 84532 } },
+        // /supported: extensions and signers default to [] and {} when left out.
+        { '/supported': { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532', extra: null }] } },
+        { '/supported': { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }], extensions: ['bazaar'], signers: { 'eip155:*': ['0x1'] } } },
+        { '/supported': { kinds: [{ x402Version: '2', scheme: 'exact', network: 'eip155:84532' }] } },
+        { '/supported': { kinds: [], signers: { x: 'y' } } },
       ];
-      const outcome = async (client: HTTPFacilitatorClient, op: 'verify' | 'settle') => {
+      const outcome = async (client: HTTPFacilitatorClient, op: 'verify' | 'settle' | 'getSupported') => {
         try {
-          return { ok: await client[op](payload, requirements) };
+          return { ok: op === 'getSupported' ? await client.getSupported() : await client[op](payload, requirements) };
         } catch (err) {
           return { failed: (err as Error).name };
         }
       };
       for (const c of cases) {
         Object.assign(answers, c);
-        for (const op of ['verify', 'settle'] as const) {
+        for (const [path, op] of [
+          ['/verify', 'verify'],
+          ['/settle', 'settle'],
+          ['/supported', 'getSupported'],
+        ] as const) {
+          if (!(path in c)) continue;
           const z3 = await outcome(new HTTPFacilitatorClient({ url }), op);
           const mini = await outcome(new bundled.HTTPFacilitatorClient({ url }), op);
-          expect(mini, `${op} ${JSON.stringify(c[`/${op}`])}`).toEqual(z3);
+          expect(mini, `${op} ${JSON.stringify(c[path])}`).toEqual(z3);
         }
       }
     });
