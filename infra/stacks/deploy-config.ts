@@ -6,7 +6,7 @@
 import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { getAddress } from 'viem';
-import * as z from 'zod';
+import * as z from '../../shared/zod';
 import { ConfigSchema, type X402Network } from '../../shared/config';
 import { ENV } from '../../shared/config/env-keys';
 import { usdcFor } from '../../shared/payment/assets';
@@ -84,10 +84,12 @@ const CONTEXT_KEYS = [
 const isAppKey = (key: string): boolean => /^[a-z][A-Za-z0-9]*$/.test(key);
 
 // `-c key=value` gives strings; cdk.json may give numbers or booleans.
-const ctxString = z
-  .union([z.string(), z.number(), z.boolean()])
-  .transform((v) => String(v).trim())
-  .optional();
+const ctxString = z.optional(
+  z.pipe(
+    z.union([z.string(), z.number(), z.boolean()]),
+    z.transform((v) => String(v).trim()),
+  ),
+);
 
 const ContextSchema = z.object(Object.fromEntries(CONTEXT_KEYS.map((k) => [k, ctxString])) as Record<(typeof CONTEXT_KEYS)[number], typeof ctxString>);
 

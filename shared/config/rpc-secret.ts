@@ -6,7 +6,7 @@
  * The secret's value is the URL itself, or `{"X402_RPC_URL": "https://…"}`. Errors name the secret,
  * never its value.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import type { Config } from './index';
 import { readFromSecretsManager, type SecretReader } from './secret-reader';
 

@@ -7,7 +7,7 @@
  * The secret is a JSON object whose names are env keys, e.g. `{"EIA_API_KEY": "…", "NASS_API_KEY": "…"}`.
  * Error messages name keys and the secret ARN, never a value.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { SOURCE_KEY_NAMES } from './env-keys';
 import { loadConfig, type Config } from './index';
 import { readFromSecretsManager, type SecretReader } from './secret-reader';
@@ -17,7 +17,7 @@ type SourceKeyName = (typeof SOURCE_KEY_NAMES)[number];
 
 // Strict: a misspelt name ("EIA_KEY") would otherwise be dropped silently and the source skipped forever.
 const SourceKeysSchema = z.strictObject(
-  Object.fromEntries(SOURCE_KEY_NAMES.map((k) => [k, z.string().optional()])) as Record<SourceKeyName, z.ZodOptional<z.ZodString>>,
+  Object.fromEntries(SOURCE_KEY_NAMES.map((k) => [k, z.optional(z.string())])) as Record<SourceKeyName, z.ZodMiniOptional<z.ZodMiniString>>,
 );
 
 /**
@@ -68,10 +68,10 @@ const loadConfigWithSecrets = async (env: Record<string, string | undefined> = p
 // Strict (a misspelt name would leave checkout off silently); the plans' prices may sit here too, or
 // come from the deployment context (-c stripePriceMonthly/stripePriceYearly, the function's environment).
 const StripeSecretSchema = z.strictObject({
-  STRIPE_SECRET_KEY: z.string().optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().optional(),
-  STRIPE_PRICE_MONTHLY: z.string().optional(),
-  STRIPE_PRICE_YEARLY: z.string().optional(),
+  STRIPE_SECRET_KEY: z.optional(z.string()),
+  STRIPE_WEBHOOK_SECRET: z.optional(z.string()),
+  STRIPE_PRICE_MONTHLY: z.optional(z.string()),
+  STRIPE_PRICE_YEARLY: z.optional(z.string()),
 });
 
 /**

@@ -4,7 +4,7 @@
  * both payment lanes as security schemes, prices (USD and USDC atomic units) and the response
  * headers. Nothing here re-types a path, a price or a field.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { API_VERSION, SERVICE_NAME } from './identity';
 import { type RouteDef, ROUTES } from '../routes/table';
 import { usdToAtomic } from '../routes/pricing';
@@ -17,7 +17,7 @@ import { caseInsensitive } from './case-insensitive';
 type Json = Record<string, unknown>;
 
 /** Shared schemas (those with a registry id) land in components.schemas and are referenced from there. */
-const toSchema = (schema: z.ZodType, io: 'input' | 'output', components: Record<string, unknown>): Json => {
+const toSchema = (schema: z.core.$ZodType, io: 'input' | 'output', components: Record<string, unknown>): Json => {
   const { $schema: _, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json & { $defs?: Record<string, unknown> };
   const relink = <T>(v: T): T => JSON.parse(JSON.stringify(v).replaceAll('"#/$defs/', '"#/components/schemas/'));
   for (const [k, v] of Object.entries($defs ?? {})) {

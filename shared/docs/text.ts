@@ -2,7 +2,7 @@
  * The text discovery documents (llms.txt, llms-full.txt, SKILL.md, terms.txt), generated from
  * the route table and the catalog. Header names are the x402 packages' own.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { INSTRUMENTS } from '../catalog/instruments';
 import { INVENTORY_KEYS } from '../catalog/inventory';
 import { FREE_ROUTES, PAID_ROUTES, ROUTES, type RouteDef } from '../routes/table';
@@ -16,7 +16,7 @@ import { UNTIL_NEW } from '../sources/until-new';
 /** A value each path or query parameter accepts, for example requests. */
 const SAMPLE_ARGS: Readonly<Record<string, string>> = { code: 'CL', root: 'CL', pair: 'EURUSD', series: 'crude_ex_spr', sector: 'energy', codes: 'CL,NG,GC' };
 
-const argsOf = (schema: z.ZodType): Array<{ name: string; required: boolean; description: string }> => {
+const argsOf = (schema: z.core.$ZodType): Array<{ name: string; required: boolean; description: string }> => {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
     properties?: Record<string, { description?: string }>;
     required?: string[];

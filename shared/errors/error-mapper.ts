@@ -3,7 +3,7 @@
  * Unknown errors become a generic 500; their message and stack leave the process only when
  * STAGE=dev, and never in production.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { HttpError } from './errors';
 
 interface ErrorBody {
@@ -23,7 +23,7 @@ interface MappedError {
 }
 
 /** zod issues as `{path, message}` pairs, the shape clients see under details.issues. */
-const zodIssues = (err: z.ZodError): Array<{ path: string; message: string }> => err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+const zodIssues = (err: z.core.$ZodError): Array<{ path: string; message: string }> => err.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 const THROTTLING = new Set([
@@ -81,7 +81,7 @@ const mapError = (err: unknown, requestId: string, exposeInternals = false): Map
       },
     };
   }
-  if (err instanceof z.ZodError) {
+  if (err instanceof z.core.$ZodError) {
     return {
       statusCode: 400,
       headers,

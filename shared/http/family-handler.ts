@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from '../zod';
 import { mapError } from '../errors/error-mapper';
 import { HttpError, NotFoundError } from '../errors/errors';
 import { logger } from '../observability/logger';

@@ -4,17 +4,17 @@
  * the same value checked against the same schema gets the same verdict (the output schemas hold no
  * clock or randomness). Every other answer is checked each time, as before.
  */
-import type * as z from 'zod';
+import type * as z from '../zod';
 import { isDeepFrozen } from './conditional';
 
 /** Deep-frozen answers that passed, by output schema. */
-const passed = new WeakMap<z.ZodType, WeakSet<object>>();
+const passed = new WeakMap<z.ZodMiniType, WeakSet<object>>();
 
 /**
  * `schema.safeParse(body)`, skipped for a deep-frozen body that already passed this schema.
  * @example checkOutput(route.output, result.body).success
  */
-const checkOutput = (schema: z.ZodType, body: unknown): { success: true } | { success: false; error: z.ZodError } => {
+const checkOutput = (schema: z.ZodMiniType, body: unknown): { success: true } | { success: false; error: z.core.$ZodError } => {
   const frozen = body !== null && typeof body === 'object' && isDeepFrozen(body) ? body : null;
   if (frozen && passed.get(schema)?.has(frozen)) return { success: true };
   const checked = schema.safeParse(body);

@@ -15,7 +15,7 @@
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../zod';
 import { logger } from '../observability/logger';
 import { resourceUrl, V1_BODY_HEADER } from '../payment/challenge';
 import { charge, release, settle } from '../payment/charge';

@@ -17,7 +17,7 @@
  */
 import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { FacilitatorConfig } from '@x402/core/http';
-import * as z from 'zod';
+import * as z from '../zod';
 import type { Config } from '../config';
 import { readFromSecretsManager, type SecretReader } from '../config/secret-reader';
 
@@ -25,11 +25,11 @@ type AuthHeaders = Awaited<ReturnType<NonNullable<FacilitatorConfig['createAuthH
 
 const FacilitatorSecretSchema = z
   .strictObject({
-    CDP_API_KEY_ID: z.string().min(1).optional(),
-    CDP_API_KEY_SECRET: z.string().min(1).optional(),
-    headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name'), z.string().min(1)).optional(),
+    CDP_API_KEY_ID: z.optional(z.string().check(z.minLength(1))),
+    CDP_API_KEY_SECRET: z.optional(z.string().check(z.minLength(1))),
+    headers: z.optional(z.record(z.string().check(z.regex(/^[A-Za-z0-9-]+$/, 'a header name')), z.string().check(z.minLength(1)))),
   })
-  .refine((s) => Boolean(s.CDP_API_KEY_ID) === Boolean(s.CDP_API_KEY_SECRET), 'CDP_API_KEY_ID and CDP_API_KEY_SECRET go together');
+  .check(z.refine((s) => Boolean(s.CDP_API_KEY_ID) === Boolean(s.CDP_API_KEY_SECRET), 'CDP_API_KEY_ID and CDP_API_KEY_SECRET go together'));
 type FacilitatorCredentials = z.infer<typeof FacilitatorSecretSchema>;
 
 /** Credentials could not be had: no request was sent to the facilitator. */

@@ -7,13 +7,13 @@
  */
 import { PaymentPayloadSchema, type PaymentPayload, type PaymentRequirementsV2 } from '@x402/core/schemas';
 import type { Address, Hex } from 'viem';
-import * as z from 'zod';
+import * as z from '../zod';
 
 /** Longest signature accepted (hex characters): ERC-6492 smart-wallet signatures run to a few KB. */
 const MAX_SIGNATURE_CHARS = 8192;
 
-const AddressString = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
-const UintString = z.string().regex(/^\d{1,78}$/, 'expected an unsigned integer as a decimal string');
+const AddressString = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address'));
+const UintString = z.string().check(z.regex(/^\d{1,78}$/, 'expected an unsigned integer as a decimal string'));
 
 /** EIP-3009 TransferWithAuthorization fields, all strings on the wire. */
 const Eip3009AuthorizationSchema = z.object({
@@ -22,15 +22,12 @@ const Eip3009AuthorizationSchema = z.object({
   value: UintString,
   validAfter: UintString,
   validBefore: UintString,
-  nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte 0x nonce'),
+  nonce: z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte 0x nonce')),
 });
 
 /** The `exact` EVM scheme's payload when the asset moves by EIP-3009 (USDC). */
 const ExactEip3009PayloadSchema = z.object({
-  signature: z
-    .string()
-    .regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'expected a 0x hex signature')
-    .max(MAX_SIGNATURE_CHARS),
+  signature: z.string().check(z.regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'expected a 0x hex signature'), z.maxLength(MAX_SIGNATURE_CHARS)),
   authorization: Eip3009AuthorizationSchema,
 });
 

@@ -4,7 +4,7 @@
  * module compiles its JSON schema with Ajv at import, which would add about 140 KB to every Lambda
  * bundle; these few lines do the same for the one thing the service needs.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 
 const PAYMENT_IDENTIFIER = 'payment-identifier';
 const ID = { minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' } as const;
@@ -21,7 +21,10 @@ const paymentIdentifierDeclaration = () => ({
 });
 
 const Extension = z.object({
-  info: z.object({ required: z.boolean(), id: z.string().min(ID.minLength).max(ID.maxLength).regex(new RegExp(ID.pattern)).optional() }),
+  info: z.object({
+    required: z.boolean(),
+    id: z.optional(z.string().check(z.minLength(ID.minLength), z.maxLength(ID.maxLength), z.regex(new RegExp(ID.pattern)))),
+  }),
 });
 
 /**

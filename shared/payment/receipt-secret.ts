@@ -7,15 +7,15 @@
  * A secret that cannot be read or parsed leaves answers unsigned (receipts are proof on top of the
  * payment, never a condition of it), is logged, and is read again on the next call.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import type { Config } from '../config';
 import { readFromSecretsManager, type SecretReader } from '../config/secret-reader';
 import type { PaymentDeps } from './lane';
 import { jwsReceiptSigner } from './receipts';
 
 const ReceiptSecret = z.strictObject({
-  RECEIPT_SIGNING_KEY: z.string().trim().startsWith('-----BEGIN PRIVATE KEY-----').optional(),
-  RECEIPT_PREVIOUS_KIDS: z.array(z.string().startsWith('did:')).default([]),
+  RECEIPT_SIGNING_KEY: z.optional(z.string().check(z.trim(), z.startsWith('-----BEGIN PRIVATE KEY-----'))),
+  RECEIPT_PREVIOUS_KIDS: z._default(z.array(z.string().check(z.startsWith('did:'))), []),
 });
 
 /**

@@ -4,7 +4,7 @@
  * schemas once per process. The data families' Lambda bundles do not run this: their build puts its
  * answers for their own routes in its place (infra/bundle/route-schemas.ts).
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import type { RouteDef } from '../routes/table';
 
 type JsonSchema = Record<string, unknown>;
@@ -30,7 +30,7 @@ const deepFreeze = <T>(value: T): T => {
 };
 
 /** JSON Schema 2020-12 with no $ref (registered ids inlined) and no $schema member. */
-const inline = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+const inline = (schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema => {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', metadata: z.registry() }) as JsonSchema;
   return rest;
 };
@@ -55,13 +55,16 @@ const routeJsonSchemas = (route: Pick<RouteDef, 'id' | 'path' | 'params' | 'quer
   return schemas;
 };
 
+/** The fields of a route's params or query schema (both are objects). */
+const shapeOf = (schema: z.core.$ZodType): z.core.$ZodShape => (schema._zod.def as z.core.$ZodObjectDef).shape;
+
 const TOOL_INPUTS = new WeakMap<object, JsonSchema>();
 
 /** An MCP tool's arguments: its route's params and query as one object. */
 const toolInputJsonSchema = (route: Pick<RouteDef, 'params' | 'query'>): JsonSchema => {
   let schema = TOOL_INPUTS.get(route);
   if (!schema) {
-    schema = deepFreeze(inline(z.object({ ...(route.params as z.ZodObject).shape, ...(route.query as z.ZodObject).shape }), 'input'));
+    schema = deepFreeze(inline(z.object({ ...shapeOf(route.params), ...shapeOf(route.query) }), 'input'));
     TOOL_INPUTS.set(route, schema);
   }
   return schema;

@@ -3,7 +3,7 @@
  * query (family-handler.ts), an MCP tool's arguments (mcp/server.ts), a watch's stored query
  * (watches/watch.ts).
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { NotFoundError } from '../errors/errors';
 import type { NotFoundIssue } from './params';
 import { unknownQueryIssues } from './query-names';
@@ -22,7 +22,7 @@ const notFoundOf = (issues: readonly z.core.$ZodIssue[]): { issue: z.core.$ZodIs
  * Validates a route's params and query (HTTP path/query, or an MCP tool's arguments). Malformed
  * input and a query parameter the route does not accept are a 400 listing every issue; a
  * well-formed value that the catalog does not list is a 404. Both happen before any payment or store read.
- * @throws ZodError (400) or NotFoundError (404)
+ * @throws $ZodError (400) or NotFoundError (404)
  */
 const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParameters: unknown): { params: unknown; query: unknown } => {
   const params = route.params.safeParse(pathParameters ?? {});
@@ -33,7 +33,7 @@ const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParamete
   if (found && issues.every((i) => notFoundOf([i]))) {
     throw new NotFoundError(found.notFound.code, found.issue.message, found.notFound.details);
   }
-  throw new z.ZodError(issues.filter((i) => !notFoundOf([i])));
+  throw new z.core.$ZodError(issues.filter((i) => !notFoundOf([i])));
 };
 
 export { parseRouteInput };

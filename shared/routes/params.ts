@@ -7,7 +7,7 @@
  * Each schema is built in a call marked pure, so a Lambda bundle keeps only those its family's
  * routes use (about 2 KB less in every data bundle).
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { FUTURES_ROOTS, FX_PAIRS, INSTRUMENTS, NOT_LIVE, SECTORS } from '../catalog/instruments';
 import { COT_INSTRUMENTS } from '../catalog/cot-markets';
 import { INVENTORY_KEYS } from '../catalog/inventory';
@@ -15,41 +15,44 @@ import { isoDate } from '../dates';
 
 /** Codes are case-insensitive: `cl` is served as `CL` (documented in the README). */
 const CodeParam = /* @__PURE__ */ (() =>
-  z
-    .string()
-    .max(32, 'code is at most 32 characters')
-    .transform((s) => s.trim().toUpperCase())
-    .pipe(z.string().regex(/^[A-Z][A-Z0-9]{0,15}$/, 'code must be letters and digits, e.g. CL')))();
+  z.pipe(
+    z.pipe(
+      z.string().check(z.maxLength(32, 'code is at most 32 characters')),
+      z.transform((s: string) => s.trim().toUpperCase()),
+    ),
+    z.string().check(z.regex(/^[A-Z][A-Z0-9]{0,15}$/, 'code must be letters and digits, e.g. CL')),
+  ))();
 
 /** Lower-case slugs (sectors, inventory keys); upper-case input is folded. */
 const SlugParam = /* @__PURE__ */ (() =>
-  z
-    .string()
-    .max(32, 'at most 32 characters')
-    .transform((s) => s.trim().toLowerCase())
-    .pipe(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case key such as energy or crude_ex_spr')))();
+  z.pipe(
+    z.pipe(
+      z.string().check(z.maxLength(32, 'at most 32 characters')),
+      z.transform((s: string) => s.trim().toLowerCase()),
+    ),
+    z.string().check(z.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a lower-case key such as energy or crude_ex_spr')),
+  ))();
 
 /** Most codes one bundle call may ask for. */
 const MAX_BUNDLE_CODES = 30;
 
 const CodesQuery = /* @__PURE__ */ (() =>
-  z
-    .string({ error: 'codes is required: a comma-separated list such as CL,BZ,NG' })
-    .max(600, 'codes is too long')
-    .transform((s) => [
-      ...new Set(
-        s
-          .split(',')
-          .map((c) => c.trim().toUpperCase())
-          .filter(Boolean),
-      ),
-    ])
-    .pipe(
-      z
-        .array(z.string().regex(/^[A-Z][A-Z0-9]{0,15}$/, 'each code must be letters and digits'))
-        .min(1, 'codes must name at least one instrument')
-        .max(MAX_BUNDLE_CODES, `at most ${MAX_BUNDLE_CODES} distinct codes per call`),
-    ))();
+  z.pipe(
+    z.pipe(
+      z.string({ error: 'codes is required: a comma-separated list such as CL,BZ,NG' }).check(z.maxLength(600, 'codes is too long')),
+      z.transform((s: string) => [
+        ...new Set(
+          s
+            .split(',')
+            .map((c) => c.trim().toUpperCase())
+            .filter(Boolean),
+        ),
+      ]),
+    ),
+    z
+      .array(z.string().check(z.regex(/^[A-Z][A-Z0-9]{0,15}$/, 'each code must be letters and digits')))
+      .check(z.minLength(1, 'codes must name at least one instrument'), z.maxLength(MAX_BUNDLE_CODES, `at most ${MAX_BUNDLE_CODES} distinct codes per call`)),
+  ))();
 
 const isCalendarDate = (s: string): boolean => {
   const d = new Date(`${s}T00:00:00Z`);
@@ -58,10 +61,7 @@ const isCalendarDate = (s: string): boolean => {
 
 /** A real calendar date in YYYY-MM-DD form (2025-02-30 is refused). */
 const DateQuery = /* @__PURE__ */ (() =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD')
-    .refine(isCalendarDate, 'not a calendar date'))();
+  z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD'), z.refine(isCalendarDate, 'not a calendar date')))();
 
 /** What `as_known_at` accepts, as every refusal states it. */
 const AS_KNOWN_AT_FORMAT = 'an ISO 8601 instant with seconds and a UTC offset, e.g. 2026-02-11T15:29:00Z or 2026-02-11T10:29:00-05:00';
@@ -74,17 +74,20 @@ const INSTANT = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})
  */
 const AsKnownAtQuery = /* @__PURE__ */ (() =>
   z
-    .string()
-    .superRefine((s, ctx) => {
-      const m = INSTANT.exec(s);
-      if (!m || !isCalendarDate(m[1]!)) ctx.addIssue({ code: 'custom', message: `as_known_at must be ${AS_KNOWN_AT_FORMAT}` });
-      else if (Date.parse(s) > Date.now()) ctx.addIssue({ code: 'custom', message: `as_known_at ${s} is in the future: nothing is known there yet` });
-    })
-    .transform((s) => new Date(s).toISOString())
-    .meta({ format: 'date-time', description: 'Answer as published at this instant, e.g. 2026-02-11T15:29:00Z' }))();
+    .pipe(
+      z.string().check(
+        z.superRefine((s: string, ctx) => {
+          const m = INSTANT.exec(s);
+          if (!m || !isCalendarDate(m[1]!)) ctx.addIssue({ code: 'custom', message: `as_known_at must be ${AS_KNOWN_AT_FORMAT}` });
+          else if (Date.parse(s) > Date.now()) ctx.addIssue({ code: 'custom', message: `as_known_at ${s} is in the future: nothing is known there yet` });
+        }),
+      ),
+      z.transform((s: string) => new Date(s).toISOString()),
+    )
+    .check(z.meta({ format: 'date-time', description: 'Answer as published at this instant, e.g. 2026-02-11T15:29:00Z' })))();
 
 /** The query parameter every paid data route takes. */
-const AS_KNOWN_AT = /* @__PURE__ */ (() => ({ as_known_at: AsKnownAtQuery.optional() }))();
+const AS_KNOWN_AT = /* @__PURE__ */ (() => ({ as_known_at: z.optional(AsKnownAtQuery) }))();
 
 const HISTORY_FREQUENCIES = ['native', 'weekly', 'monthly'] as const;
 const HISTORY_MAX_LIMIT = 1000;
@@ -93,22 +96,23 @@ const HISTORY_DEFAULT_LIMIT = 365;
 const HistoryQuery = /* @__PURE__ */ (() =>
   z
     .object({
-      start: DateQuery.optional(),
-      end: DateQuery.optional(),
-      limit: z.coerce
-        .number({ error: 'limit must be a whole number' })
-        .int('limit must be a whole number')
-        .min(1, 'limit must be at least 1')
-        .max(HISTORY_MAX_LIMIT, `limit is at most ${HISTORY_MAX_LIMIT}`)
-        .default(HISTORY_DEFAULT_LIMIT),
-      frequency: z.enum(HISTORY_FREQUENCIES).default('native'),
-      cursor: z
-        .string()
-        .regex(/^\d{4}-\d{2}-\d{2}$/, 'cursor is the `next` value of a previous page')
-        .optional(),
+      start: z.optional(DateQuery),
+      end: z.optional(DateQuery),
+      limit: z._default(
+        z.coerce
+          .number({ error: 'limit must be a whole number' })
+          .check(
+            z.int('limit must be a whole number'),
+            z.minimum(1, 'limit must be at least 1'),
+            z.maximum(HISTORY_MAX_LIMIT, `limit is at most ${HISTORY_MAX_LIMIT}`),
+          ),
+        HISTORY_DEFAULT_LIMIT,
+      ),
+      frequency: z._default(z.enum(HISTORY_FREQUENCIES), 'native'),
+      cursor: z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'cursor is the `next` value of a previous page'))),
       ...AS_KNOWN_AT,
     })
-    .refine((q) => !q.start || !q.end || q.start <= q.end, { message: 'start must not be after end', path: ['start'] }))();
+    .check(z.refine((q) => !q.start || !q.end || q.start <= q.end, { message: 'start must not be after end', path: ['start'] })))();
 
 const NoParams = /* @__PURE__ */ (() => z.object({}))();
 
@@ -138,24 +142,26 @@ interface CatalogCheck {
  * A path parameter that names a catalog entry: format first (400), then membership (404).
  * @example catalogParam(CodeParam, { valid: ['CL'], code: 'UNKNOWN_INSTRUMENT', what: 'instrument code' })
  */
-const catalogParam = (format: z.ZodType<string, string>, check: CatalogCheck) =>
+const catalogParam = (format: z.ZodMiniType<string, string>, check: CatalogCheck) =>
   format
-    .superRefine((value, ctx) => {
-      const listed = check.valid.includes(value);
-      const reason = check.notLive?.[value];
-      if (listed && !reason) return;
-      const notFound: NotFoundIssue = reason
-        ? { code: 'NO_DATA', details: { [check.what.split(' ')[0]!]: value, live: false, reason, valid: check.valid } }
-        : { code: check.code, details: { valid: check.valid, ...(check.hint ? { hint: check.hint } : {}) } };
-      ctx.addIssue({
-        code: 'custom',
-        message: reason
-          ? (check.notLiveMessage ?? ((v, why) => `${v} is listed but not live: ${why}`))(value, reason)
-          : `unknown ${check.what} ${JSON.stringify(value)}`,
-        params: { notFound },
-      });
-    })
-    .meta({ enum: [...check.valid] });
+    .check(
+      z.superRefine((value: string, ctx) => {
+        const listed = check.valid.includes(value);
+        const reason = check.notLive?.[value];
+        if (listed && !reason) return;
+        const notFound: NotFoundIssue = reason
+          ? { code: 'NO_DATA', details: { [check.what.split(' ')[0]!]: value, live: false, reason, valid: check.valid } }
+          : { code: check.code, details: { valid: check.valid, ...(check.hint ? { hint: check.hint } : {}) } };
+        ctx.addIssue({
+          code: 'custom',
+          message: reason
+            ? (check.notLiveMessage ?? ((v, why) => `${v} is listed but not live: ${why}`))(value, reason)
+            : `unknown ${check.what} ${JSON.stringify(value)}`,
+          params: { notFound },
+        });
+      }),
+    )
+    .check(z.meta({ enum: [...check.valid] }));
 
 const INSTRUMENT_CODES = /* @__PURE__ */ (() => INSTRUMENTS.map((i) => i.code))();
 
@@ -194,20 +200,22 @@ const SectorParam = /* @__PURE__ */ (() =>
  * source serves (PA) are allowed and answered under `missing`, as the catalog says they would be.
  */
 const BundleCodesQuery = /* @__PURE__ */ (() =>
-  CodesQuery.superRefine((codes, ctx) => {
-    const unknown = codes.filter((c) => !INSTRUMENT_CODES.includes(c));
-    if (unknown.length === 0) return;
-    ctx.addIssue({
-      code: 'custom',
-      message: `unknown instrument code${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`,
-      params: { notFound: { code: 'UNKNOWN_INSTRUMENT', details: { unknown, valid: INSTRUMENT_CODES } } satisfies NotFoundIssue },
-    });
-  }))();
+  CodesQuery.check(
+    z.superRefine((codes: string[], ctx) => {
+      const unknown = codes.filter((c) => !INSTRUMENT_CODES.includes(c));
+      if (unknown.length === 0) return;
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown instrument code${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`,
+        params: { notFound: { code: 'UNKNOWN_INSTRUMENT', details: { unknown, valid: INSTRUMENT_CODES } } satisfies NotFoundIssue },
+      });
+    }),
+  ))();
 
 /** Bundles answer headline figures by default; `view=full` has every observation (same price). */
 const ViewQuery = /* @__PURE__ */ (() =>
   z.object({
-    view: z.enum(['compact', 'full']).default('compact').describe('compact (default): headline figures; full: every observation and line'),
+    view: z._default(z.enum(['compact', 'full']), 'compact').check(z.describe('compact (default): headline figures; full: every observation and line')),
     ...AS_KNOWN_AT,
   }))();
 
@@ -216,13 +224,15 @@ const AsKnownAtOnly = /* @__PURE__ */ (() => z.object(AS_KNOWN_AT))();
 
 /** A payment's id in GET /v1/payments/{id}: `<payer>-<nonce>`, as PAYMENT-RESPONSE extra.status names it. */
 const PaymentIdParam = /* @__PURE__ */ (() =>
-  z
-    .string()
-    .max(140)
-    .transform((s) => s.trim().toLowerCase())
-    .pipe(
-      z.string().regex(/^0x[0-9a-f]{40}-0x[0-9a-f]{64}$/, 'a payment id: <payer address>-<authorization nonce>, as PAYMENT-RESPONSE extra.status names it'),
-    ))();
+  z.pipe(
+    z.pipe(
+      z.string().check(z.maxLength(140)),
+      z.transform((s: string) => s.trim().toLowerCase()),
+    ),
+    z
+      .string()
+      .check(z.regex(/^0x[0-9a-f]{40}-0x[0-9a-f]{64}$/, 'a payment id: <payer address>-<authorization nonce>, as PAYMENT-RESPONSE extra.status names it')),
+  ))();
 
 export {
   PaymentIdParam,

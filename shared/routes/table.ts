@@ -7,7 +7,7 @@
  * Adding a paid route: add an entry here (id, family, price key, schemas, MCP text) and its
  * handler to the family's handler map; `tsc` fails until both exist.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { COT_METHOD } from '../analytics/cot';
 import { DIGEST_METHOD, RULESET } from '../analytics/decision';
 import { CROP_METHOD, ESR_METHOD, USGS_METHOD, WASDE_METHOD } from '../analytics/fundamentals-methods';
@@ -56,10 +56,10 @@ interface RouteSpec {
   /** Price key of SPEC.md; absent on free routes. The USD price comes from PRICES_USD. */
   readonly price?: PriceKey;
   readonly summary: string;
-  readonly params: z.ZodType;
-  readonly query: z.ZodType;
+  readonly params: z.ZodMiniType;
+  readonly query: z.ZodMiniType;
   /** The exact 200 body: validated in tests and in dev stage, and the source of OpenAPI / MCP output schemas. */
-  readonly output: z.ZodType;
+  readonly output: z.ZodMiniType;
   readonly mimeType?: MimeType;
   /** The one rule that makes a priced route free under a configuration (the curve stubs). */
   readonly freeWhen?: (config: Pick<Config, 'INDICATIVE_FUTURES'>) => boolean;
@@ -69,7 +69,7 @@ interface RouteSpec {
   /** A free route whose function still reads and writes the credit table (MCP tool payments, Pro checkout). */
   readonly usesCredits?: true;
   /** The JSON request body of a POST route other than MCP's JSON-RPC (OpenAPI states it; the handler parses it). */
-  readonly body?: z.ZodType;
+  readonly body?: z.ZodMiniType;
   /** A free route that needs a Pro key (Authorization: Bearer) all the same: its watches are the key's. */
   readonly proKey?: true;
   /**
@@ -81,7 +81,7 @@ interface RouteSpec {
 
 const text = z.string();
 const none = NoParams;
-const anyQuery = z.object({}).passthrough();
+const anyQuery = z.looseObject({});
 const stubWhileFuturesOff = (c: Pick<Config, 'INDICATIVE_FUTURES'>) => !c.INDICATIVE_FUTURES;
 
 const toDef = (id: RouteId, spec: RouteSpec): RouteDef => {
@@ -313,7 +313,7 @@ const SPREADS_ROUTES = defineFamily('spreads', () => {
   } as const satisfies FamilySpecs<'spreads'>;
 });
 const FUNDAMENTALS_ROUTES = defineFamily('fundamentals', () => {
-  const commodity = z.object({ commodity: SlugParam.optional() }).extend(ViewQuery.shape);
+  const commodity = z.extend(z.object({ commodity: z.optional(SlugParam) }), ViewQuery.shape);
   return {
     'GET /v1/fundamentals/wasde': {
       family: 'fundamentals',
@@ -514,7 +514,7 @@ const MCP_ROUTES = defineFamily('mcp', () => {
   /** MCP answers JSON-RPC 2.0 (the SDK's transport writes it); each tool's result is typed by its route's output. */
   const rpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') });
   /** A 2026-07-28 subscriptions/listen is answered as a text/event-stream (acknowledged, then closed: nothing here changes). */
-  const sseStream = z.string().startsWith('event: message\n');
+  const sseStream = z.string().check(z.startsWith('event: message\n'));
   const mcpRpc = z.union([rpcMessage, z.array(rpcMessage), sseStream]);
   return {
     'GET /api/mcp': {
@@ -580,10 +580,7 @@ const PRO_ROUTES = defineFamily(
         summary: 'Shows a bought Pro key exactly once (without Stripe or a session id: a page that says so)',
         params: none,
         query: z.object({
-          session_id: z
-            .string()
-            .regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'a Stripe Checkout session id (cs_…)')
-            .optional(),
+          session_id: z.optional(z.string().check(z.regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'a Stripe Checkout session id (cs_…)'))),
         }),
         output: text,
         mimeType: 'text/html',

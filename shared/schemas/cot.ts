@@ -1,12 +1,12 @@
 /** Body of GET /v1/cot/{code}: managed-money positioning with its 3-year range. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { IsoDateSchema, MaybeObservation, MethodTexts, ServedObservation } from './common';
 
 const CotBody = z.strictObject({
   instrument: z.string(),
   meaning: z.string(),
   cftc_code: z.string(),
-  market: z.string().nullable(),
+  market: z.nullable(z.string()),
   report: z.string(),
   as_of: IsoDateSchema,
   /** The latest report is older than the weekly cadence allows (method.stale). */
@@ -25,11 +25,11 @@ const CotBody = z.strictObject({
   }),
   range_3y: z.strictObject({ percentile: MaybeObservation, index: MaybeObservation, min: MaybeObservation, max: MaybeObservation }),
   history: z.strictObject({
-    years_required: z.number().int(),
+    years_required: z.int(),
     window_start: IsoDateSchema,
     window_end: IsoDateSchema,
-    reports_in_window: z.number().int(),
-    reports_expected: z.number().int(),
+    reports_in_window: z.int(),
+    reports_expected: z.int(),
     covered: z.boolean(),
     note: z.string(),
   }),

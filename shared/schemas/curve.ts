@@ -1,17 +1,17 @@
 /** Bodies of the curve family: a free explicit stub while indicative futures are off, else the licensed curve. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { FreshnessClass, IsoDateSchema, ServedObservation } from './common';
 import { QualitySchema } from '../observation/schema';
 
 const CurveStub = z.strictObject({
   stub: z.literal(true),
   kind: z.enum(['curve', 'calendar_spread']),
-  root: z.string().nullable(),
+  root: z.nullable(z.string()),
   reason: z.string(),
   enable: z.string(),
   charged: z.literal(false),
   alternatives: z.array(z.string()),
-  observations: z.array(ServedObservation).length(0),
+  observations: z.array(ServedObservation).check(z.length(0)),
 });
 
 const Provider = z.strictObject({ id: z.string(), name: z.string(), license_tag: z.string() });
@@ -22,12 +22,12 @@ const CurveBody = z.union([
     stub: z.literal(false),
     root: z.string(),
     unit: z.string(),
-    as_of: IsoDateSchema.optional(),
+    as_of: z.optional(IsoDateSchema),
     quality: QualitySchema,
     freshness_class: FreshnessClass,
     provider: Provider,
     order: z.string(),
-    count: z.number().int().positive(),
+    count: z.int().check(z.positive()),
     observations: z.array(ServedObservation),
   }),
 ]);

@@ -1,5 +1,5 @@
 /** Bodies of the decision family: deterministic rule-based packs with their ruleset and inputs digest. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { IsoDateSchema, missingOf, Sector, ServedObservation, Signal } from './common';
 
 const RuleId = z.enum(['price_range_1y', 'spread_vs_history', 'managed_money_percentile', 'inventory_surprise']);
@@ -11,42 +11,42 @@ const Ruleset = z
     thresholds: z.record(z.string(), z.record(z.string(), z.number())),
     combination: z.string(),
   })
-  .meta({ id: 'DecisionRuleset', description: 'The versioned rules, thresholds and combination of the decision packs.' });
+  .register(z.globalRegistry, { id: 'DecisionRuleset', description: 'The versioned rules, thresholds and combination of the decision packs.' });
 
 const Summary = z.strictObject({
-  instruments: z.number().int().nonnegative(),
-  bullish: z.number().int().nonnegative(),
-  bearish: z.number().int().nonnegative(),
-  neutral: z.number().int().nonnegative(),
-  net_score: z.number().int(),
-  stale: z.number().int().nonnegative(),
+  instruments: z.int().check(z.nonnegative()),
+  bullish: z.int().check(z.nonnegative()),
+  bearish: z.int().check(z.nonnegative()),
+  neutral: z.int().check(z.nonnegative()),
+  net_score: z.int(),
+  stale: z.int().check(z.nonnegative()),
   bias: Signal,
   text: z.string(),
 });
 
-const InputsDigest = z.strictObject({ algorithm: z.string(), method: z.string(), count: z.number().int().nonnegative(), value: z.string() });
+const InputsDigest = z.strictObject({ algorithm: z.string(), method: z.string(), count: z.int().check(z.nonnegative()), value: z.string() });
 
 /** An input of a rule by reference (the compact view): enough to find and check it, no per-call provenance. */
 const InputRef = z
-  .strictObject({ instrument: z.string(), as_of: IsoDateSchema, value: z.number().nullable(), unit: z.string(), quality: z.string().nullable() })
-  .meta({ id: 'DecisionInputRef', description: 'A rule input by reference: instrument, as_of, value, unit and quality.' });
+  .strictObject({ instrument: z.string(), as_of: IsoDateSchema, value: z.nullable(z.number()), unit: z.string(), quality: z.nullable(z.string()) })
+  .register(z.globalRegistry, { id: 'DecisionInputRef', description: 'A rule input by reference: instrument, as_of, value, unit and quality.' });
 
-const sectorPackOf = <I extends z.ZodType>(input: I) =>
+const sectorPackOf = <I extends z.ZodMiniType>(input: I) =>
   z.strictObject({
     pack: z.literal('decision'),
     sector: Sector,
     rules_version: z.string(),
-    as_of: IsoDateSchema.nullable(),
+    as_of: z.nullable(IsoDateSchema),
     summary: Summary,
     signals: z.array(
       z.strictObject({
         instrument: z.string(),
         signal_for: z.string(),
-        as_of: IsoDateSchema.nullable(),
+        as_of: z.nullable(IsoDateSchema),
         signal: Signal,
-        score: z.number().int(),
+        score: z.int(),
         stale: z.boolean(),
-        stale_reason: z.string().nullable(),
+        stale_reason: z.nullable(z.string()),
         fired_rules: z.array(RuleId),
         evaluations: z.array(
           z.strictObject({
@@ -54,7 +54,7 @@ const sectorPackOf = <I extends z.ZodType>(input: I) =>
             signal: Signal,
             fired: z.boolean(),
             reason: z.string(),
-            values: z.record(z.string(), z.union([z.string(), z.number()]).nullable()),
+            values: z.record(z.string(), z.nullable(z.union([z.string(), z.number()]))),
             inputs: z.array(input),
           }),
         ),
@@ -64,40 +64,40 @@ const sectorPackOf = <I extends z.ZodType>(input: I) =>
     inputs_digest: InputsDigest,
   });
 
-const SectorPack = sectorPackOf(ServedObservation).meta({
+const SectorPack = sectorPackOf(ServedObservation).register(z.globalRegistry, {
   id: 'DecisionSectorPack',
   description: 'The deterministic signals of one sector with their inputs.',
 });
-const SectorPackCompact = sectorPackOf(InputRef).meta({
+const SectorPackCompact = sectorPackOf(InputRef).register(z.globalRegistry, {
   id: 'DecisionSectorPackCompact',
   description: 'The deterministic signals of one sector, inputs by reference.',
 });
 
 const about = { ruleset: Ruleset, disclaimer: z.string() };
 
-const DecisionBody = SectorPack.extend({ ...about, view: z.literal('full') }).meta({
+const DecisionBody = z.extend(SectorPack, { ...about, view: z.literal('full') }).register(z.globalRegistry, {
   id: 'DecisionPack',
   description: 'The decision pack of one sector, with the ruleset and every input observation (view=full).',
 });
-const DecisionCompactBody = SectorPackCompact.extend({ ...about, view: z.literal('compact'), full_view: z.string() }).meta({
+const DecisionCompactBody = z.extend(SectorPackCompact, { ...about, view: z.literal('compact'), full_view: z.string() }).register(z.globalRegistry, {
   id: 'DecisionPackCompact',
   description: 'The decision pack of one sector (default view): inputs by reference, byte-identical for the same stored inputs.',
 });
 
-const allOf = <P extends z.ZodType>(sector: P) =>
+const allOf = <P extends z.ZodMiniType>(sector: P) =>
   z.strictObject({
     ...about,
     pack: z.literal('decision'),
     sector: z.literal('all'),
     rules_version: z.string(),
-    as_of: IsoDateSchema.nullable(),
+    as_of: z.nullable(IsoDateSchema),
     summary: Summary,
     sectors: z.array(sector),
     inputs_digest: InputsDigest,
   });
 
-const DecisionAllBody = allOf(SectorPack).extend({ view: z.literal('full') });
-const DecisionAllCompactBody = allOf(SectorPackCompact).extend({ view: z.literal('compact'), full_view: z.string() });
+const DecisionAllBody = z.extend(allOf(SectorPack), { view: z.literal('full') });
+const DecisionAllCompactBody = z.extend(allOf(SectorPackCompact), { view: z.literal('compact'), full_view: z.string() });
 
 const DecisionView = z.discriminatedUnion('view', [DecisionCompactBody, DecisionBody]);
 const DecisionAllView = z.discriminatedUnion('view', [DecisionAllCompactBody, DecisionAllBody]);

@@ -2,7 +2,7 @@
  * Bodies of the free discovery routes. Each is strict (a key it does not name is a drift), except
  * the OpenAPI document, whose format allows fields and extensions of its own.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { FreshnessClass, HealthStatus, IsoDateSchema, IsoDateTimeSchema, SourceFreshness } from './common';
 import { PaymentRequiredBody } from './errors';
 
@@ -22,16 +22,16 @@ const CatalogBody = z.strictObject({
       unit: z.string(),
       freshness_class: FreshnessClass,
       live: z.boolean(),
-      not_live_reason: z.string().nullable(),
-      cash_proxy_note: z.string().nullable(),
-      source: z.string().nullable(),
-      futures_root: z.string().nullable(),
+      not_live_reason: z.nullable(z.string()),
+      cash_proxy_note: z.nullable(z.string()),
+      source: z.nullable(z.string()),
+      futures_root: z.nullable(z.string()),
       /** The newest stored observation's as_of; null before the first ingestion or for instruments not served. */
-      latest_as_of: IsoDateSchema.nullable(),
+      latest_as_of: z.nullable(IsoDateSchema),
       /** Whether its source is stale by /health's rule; null for instruments not served. */
-      stale: z.boolean().nullable(),
+      stale: z.nullable(z.boolean()),
       /** The paid routes that serve this instrument, with their USD price. */
-      pricing_usd: z.record(z.string(), z.string().nullable()),
+      pricing_usd: z.record(z.string(), z.nullable(z.string())),
     }),
   ),
   inventory_series: z.array(z.strictObject({ key: z.string(), series_id: z.string(), unit: z.string(), meaning: z.string() })),
@@ -43,7 +43,7 @@ const CatalogBody = z.strictObject({
       commodities: z.array(z.string()),
       covered: z.array(z.string()),
       /** How the stored data was last ingested: a live run or the bundled samples; null before any run. */
-      data: z.enum(['live', 'replay']).nullable(),
+      data: z.nullable(z.enum(['live', 'replay'])),
       note: z.string(),
     }),
   ),
@@ -51,19 +51,19 @@ const CatalogBody = z.strictObject({
   routes: z.array(
     z.strictObject({
       id: z.string(),
-      price_key: z.string().nullable(),
+      price_key: z.nullable(z.string()),
       summary: z.string(),
       charged: z.boolean(),
-      price_usd: z.string().nullable(),
-      price_credits: z.number().int().nonnegative(),
-      price_usdc_atomic: z.string().regex(/^\d+$/),
+      price_usd: z.nullable(z.string()),
+      price_credits: z.int().check(z.nonnegative()),
+      price_usdc_atomic: z.string().check(z.regex(/^\d+$/)),
     }),
   ),
   payment: z.strictObject({ lanes: z.array(z.string()), credit_usd: z.string() }),
 });
 
 const CalendarBody = z.strictObject({
-  as_of: IsoDateSchema.or(IsoDateTimeSchema),
+  as_of: z.union([IsoDateSchema, IsoDateTimeSchema]),
   releases: z.array(
     z.strictObject({
       source: z.string(),
@@ -71,11 +71,11 @@ const CalendarBody = z.strictObject({
       feeds: z.string(),
       schedule: z.string(),
       time_zone: z.string(),
-      next_release_at: IsoDateTimeSchema.nullable(),
+      next_release_at: z.nullable(IsoDateTimeSchema),
       /** True when the date is outside the publisher schedule verified by this service (a rule's estimate). */
       estimated: z.boolean(),
       /** The holiday or announcement that moved the release off its regular slot; null when none. */
-      shifted_by: z.string().nullable(),
+      shifted_by: z.nullable(z.string()),
       url: z.string(),
     }),
   ),
@@ -89,7 +89,7 @@ const JsonSchemaObject = z.record(z.string(), z.unknown());
  * extensions) is allowed, as the format allows them.
  */
 const OpenApiBody = z.looseObject({
-  openapi: z.string().regex(/^3\.1\.\d+$/),
+  openapi: z.string().check(z.regex(/^3\.1\.\d+$/)),
   info: z.looseObject({ title: z.string(), version: z.string() }),
   servers: z.array(z.looseObject({ url: z.string() })),
   tags: z.array(z.looseObject({ name: z.string() })),
@@ -132,7 +132,7 @@ const AgentCardBody = z.strictObject({
 
 /** /.well-known/x402(.json): every chargeable route with the payment option its 402 offers and its JSON Schemas. */
 const X402CatalogBody = z.strictObject({
-  x402Version: z.number().int(),
+  x402Version: z.int(),
   enforced: z.boolean(),
   resources: z.array(
     z.strictObject({
@@ -142,8 +142,8 @@ const X402CatalogBody = z.strictObject({
       description: z.string(),
       mimeType: z.string(),
       price_usd: z.string(),
-      price_atomic: z.string().regex(/^\d+$/),
-      typical_body_kb: z.number().nullable(),
+      price_atomic: z.string().check(z.regex(/^\d+$/)),
+      typical_body_kb: z.nullable(z.number()),
       accepts: PaymentRequiredBody.shape.accepts,
       input: z.strictObject({ path: JsonSchemaObject, query: JsonSchemaObject }),
       output: JsonSchemaObject,
@@ -155,39 +155,39 @@ const X402CatalogBody = z.strictObject({
   exact_settlement: z.strictObject({
     deferred_up_to_usd: z.string(),
     max_outstanding_usd_per_payer: z.string(),
-    max_unsettled_calls_per_payer: z.number().int(),
+    max_unsettled_calls_per_payer: z.int(),
     deferred_routes: z.array(z.string()),
     status_url: z.string(),
     policy: z.string(),
   }),
   /** Who signs the offers of every 402 and the receipt of every paid answer (offer-receipt); null when nothing is signed. */
-  receipt_signing: z.strictObject({ format: z.enum(['jws', 'eip712']), kid: z.string(), previous_kids: z.array(z.string()) }).nullable(),
+  receipt_signing: z.nullable(z.strictObject({ format: z.enum(['jws', 'eip712']), kid: z.string(), previous_kids: z.array(z.string()) })),
 });
 
 /** GET /api/mcp: the tools with their routes and prices (null: free under this configuration). */
 const McpToolListBody = z.strictObject({
   transport: z.literal('streamable-http'),
   endpoint: z.string(),
-  tools: z.array(z.strictObject({ name: z.string(), route: z.string(), price_usd: z.string().nullable(), description: z.string() })),
+  tools: z.array(z.strictObject({ name: z.string(), route: z.string(), price_usd: z.nullable(z.string()), description: z.string() })),
 });
 
 export { HealthBody, CatalogBody, CalendarBody, OpenApiBody, AgentCardBody, X402CatalogBody, McpToolListBody };
 
 /** An MCP Registry entry (server.schema.json of 2025-12-11): a reverse-DNS name and the remote endpoint. */
 const McpServerJsonBody = z.object({
-  $schema: z.string().url(),
-  name: z.string().regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
+  $schema: z.url(),
+  name: z.string().check(z.regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/)),
   title: z.string(),
-  description: z.string().max(100),
+  description: z.string().check(z.maxLength(100)),
   version: z.string(),
-  websiteUrl: z.string().url(),
-  remotes: z.array(z.object({ type: z.literal('streamable-http'), url: z.string().url() })).min(1),
+  websiteUrl: z.url(),
+  remotes: z.array(z.object({ type: z.literal('streamable-http'), url: z.url() })).check(z.minLength(1)),
 });
 
 export { McpServerJsonBody };
 
 /** POST /pro/checkout: where to pay (also the 303 Location). */
-const CheckoutBody = z.strictObject({ url: z.string().url(), session_id: z.string() });
+const CheckoutBody = z.strictObject({ url: z.url(), session_id: z.string() });
 
 /** POST /pro/webhook: Stripe needs a fast 2xx; `duplicate` when the event id was already handled. */
 const WebhookAckBody = z.strictObject({ received: z.literal(true), duplicate: z.boolean(), handled: z.string() });

@@ -1,5 +1,5 @@
 /** Bodies of refusals: the error body of every non-2xx answer and the x402 PaymentRequired object (402, MCP tool results). */
-import * as z from 'zod';
+import * as z from '../zod';
 
 const ErrorBody = z
   .strictObject({
@@ -11,18 +11,18 @@ const ErrorBody = z
       details: z.record(z.string(), z.unknown()),
     }),
   })
-  .meta({ id: 'Error', description: 'Every error answer: a stable code, a message, whether a retry can succeed, and details.' });
+  .register(z.globalRegistry, { id: 'Error', description: 'Every error answer: a stable code, a message, whether a retry can succeed, and details.' });
 
 const optionFields = {
   network: z.string(),
-  amount: z.string().regex(/^\d+$/),
-  maxAmountRequired: z.string().regex(/^\d+$/),
+  amount: z.string().check(z.regex(/^\d+$/)),
+  maxAmountRequired: z.string().check(z.regex(/^\d+$/)),
   resource: z.string(),
   description: z.string(),
   mimeType: z.string(),
   payTo: z.string(),
   asset: z.string(),
-  maxTimeoutSeconds: z.number().int(),
+  maxTimeoutSeconds: z.int(),
 };
 
 /** x402 `exact`: one signed USDC transfer authorization per call, settled on chain before the answer. */
@@ -36,8 +36,8 @@ const BatchOption = z.object({
     name: z.string(),
     version: z.string(),
     receiverAuthorizer: z.string(),
-    withdrawDelay: z.number().int(),
-    minDeposit: z.string().regex(/^\d+$/),
+    withdrawDelay: z.int(),
+    minDeposit: z.string().check(z.regex(/^\d+$/)),
     assetTransferMethod: z.string(),
   }),
 });
@@ -47,7 +47,7 @@ const BatchOption = z.object({
  * option has, its own terms in `extra`. A lane added to the registry is listed without a change here.
  */
 const OtherSchemeOption = z.object({
-  scheme: z.string().refine((s) => s !== 'exact' && s !== 'batch-settlement', 'exact and batch-settlement options have their own shape'),
+  scheme: z.string().check(z.refine((s) => s !== 'exact' && s !== 'batch-settlement', 'exact and batch-settlement options have their own shape')),
   ...optionFields,
   extra: z.record(z.string(), z.unknown()),
 });
@@ -56,19 +56,22 @@ const PaymentOption = z.union([z.discriminatedUnion('scheme', [ExactOption, Batc
 
 const PaymentRequiredBody = z
   .object({
-    x402Version: z.number().int(),
+    x402Version: z.int(),
     error: z.string(),
     resource: z.object({
       url: z.string(),
       description: z.string(),
       mimeType: z.string(),
-      serviceName: z.string().optional(),
-      tags: z.array(z.string()).optional(),
+      serviceName: z.optional(z.string()),
+      tags: z.optional(z.array(z.string())),
     }),
-    accepts: z.array(PaymentOption).min(1),
+    accepts: z.array(PaymentOption).check(z.minLength(1)),
     /** x402 extensions declared by the challenge (bazaar: discovery metadata for indexers). */
-    extensions: z.record(z.string(), z.unknown()).optional(),
+    extensions: z.optional(z.record(z.string(), z.unknown())),
   })
-  .meta({ id: 'PaymentRequired', description: 'x402 payment requirements: what to sign (amount in USDC atomic units) and where to send it.' });
+  .register(z.globalRegistry, {
+    id: 'PaymentRequired',
+    description: 'x402 payment requirements: what to sign (amount in USDC atomic units) and where to send it.',
+  });
 
 export { ErrorBody, PaymentRequiredBody };

@@ -1,5 +1,5 @@
 /** Bodies of the fundamentals family: WASDE balance sheets, crop progress, export sales, USGS summaries. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { HeadlineLine } from './headline';
 import { IsoDateSchema, IsoDateTimeSchema, MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
 
@@ -17,11 +17,11 @@ const ComparedLine = z
     change_vs_five_year_average: MaybeObservation,
     notes: z.array(z.string()),
   })
-  .meta({ id: 'ComparedLine', description: 'One statistic with its previous report, year-ago and 5-year-average comparisons.' });
+  .register(z.globalRegistry, { id: 'ComparedLine', description: 'One statistic with its previous report, year-ago and 5-year-average comparisons.' });
 
-const Label = z.union([z.string(), z.number()]).nullable();
+const Label = z.nullable(z.union([z.string(), z.number()]));
 
-const envelope = <T extends z.ZodType>(commodity: T) =>
+const envelope = <T extends z.ZodMiniType>(commodity: T) =>
   z.strictObject({
     report: z.string(),
     source: z.string(),
@@ -30,7 +30,7 @@ const envelope = <T extends z.ZodType>(commodity: T) =>
     missing: z.array(missingOf('commodity')),
   });
 
-const WasdeReport = z.strictObject({ report_month: Label, as_of: IsoDateSchema, published_at: IsoDateTimeSchema.nullable(), wasde_number: Label });
+const WasdeReport = z.strictObject({ report_month: Label, as_of: IsoDateSchema, published_at: z.nullable(IsoDateTimeSchema), wasde_number: Label });
 
 const WasdeBody = envelope(
   z.strictObject({
@@ -39,41 +39,44 @@ const WasdeBody = envelope(
     unit: z.string(),
     projection_year: z.string(),
     report: WasdeReport,
-    previous_report: WasdeReport.nullable(),
+    previous_report: z.nullable(WasdeReport),
     market_years: z.array(z.strictObject({ market_year: z.string(), status: Label, lines: z.array(ComparedLine) })),
     market_years_missing: z.array(z.string()),
   }),
-).meta({ id: 'Wasde', description: 'WASDE-shaped US balance sheets.' });
+).register(z.globalRegistry, { id: 'Wasde', description: 'WASDE-shaped US balance sheets.' });
 
-const CropProgressBody = envelope(
-  z.strictObject({
-    commodity: z.string(),
-    week_ending: IsoDateSchema,
-    published_at: IsoDateTimeSchema.nullable(),
-    statistics: z.array(ComparedLine),
-    not_in_latest_report: z.array(z.strictObject({ statistic: z.string(), last_week_ending: IsoDateSchema.nullable() })),
-  }),
-)
-  .extend({ unit: z.string() })
-  .meta({ id: 'CropProgress', description: 'Weekly crop progress by stage.' });
+const CropProgressBody = z
+  .extend(
+    envelope(
+      z.strictObject({
+        commodity: z.string(),
+        week_ending: IsoDateSchema,
+        published_at: z.nullable(IsoDateTimeSchema),
+        statistics: z.array(ComparedLine),
+        not_in_latest_report: z.array(z.strictObject({ statistic: z.string(), last_week_ending: z.nullable(IsoDateSchema) })),
+      }),
+    ),
+    { unit: z.string() },
+  )
+  .register(z.globalRegistry, { id: 'CropProgress', description: 'Weekly crop progress by stage.' });
 
 const ExportSalesBody = envelope(
   z.strictObject({
     commodity: z.string(),
     week_ending: IsoDateSchema,
     market_year: Label,
-    published_at: IsoDateTimeSchema.nullable(),
+    published_at: z.nullable(IsoDateTimeSchema),
     scope: Label,
     unit: z.string(),
     lines: z.array(ComparedLine),
   }),
-).meta({ id: 'ExportSales', description: 'Weekly export sales.' });
+).register(z.globalRegistry, { id: 'ExportSales', description: 'Weekly export sales.' });
 
 const UsgsBody = envelope(
   z.strictObject({
     commodity: z.string(),
     edition: Label,
-    published_at: IsoDateTimeSchema.nullable(),
+    published_at: z.nullable(IsoDateTimeSchema),
     statistics: z.array(ComparedLine),
     /** Statistics USGS prints no number for (W, NA, E, or a figure it says cannot be calculated), with what it printed. */
     statistics_without_data: z.array(
@@ -81,13 +84,13 @@ const UsgsBody = envelope(
         statistic: z.string(),
         label: z.string(),
         reason: z.string(),
-        as_of: IsoDateSchema.nullable(),
-        published_value: z.string().nullable(),
-        unit: z.string().nullable(),
+        as_of: z.nullable(IsoDateSchema),
+        published_value: z.nullable(z.string()),
+        unit: z.nullable(z.string()),
       }),
     ),
   }),
-).meta({ id: 'Usgs', description: 'USGS Mineral Commodity Summaries figures.' });
+).register(z.globalRegistry, { id: 'Usgs', description: 'USGS Mineral Commodity Summaries figures.' });
 
 /**
  * The compact (default) view of a fundamentals route: one headline line per statistic (WASDE: the
@@ -103,10 +106,10 @@ const FundamentalsCompactBody = z
     stale_rule: z.string(),
     missing: z.array(missingOf('commodity')),
   })
-  .meta({ id: 'FundamentalsCompact', description: 'Headline lines of a fundamentals report (view=full has every line and comparison).' });
+  .register(z.globalRegistry, { id: 'FundamentalsCompact', description: 'Headline lines of a fundamentals report (view=full has every line and comparison).' });
 
-const viewOf = <T extends z.ZodObject>(full: T, id: string) =>
-  z.discriminatedUnion('view', [FundamentalsCompactBody, full.extend({ view: z.literal('full') }).meta({ id: `${id}Full` })]);
+const viewOf = <T extends z.ZodMiniObject>(full: T, id: string) =>
+  z.discriminatedUnion('view', [FundamentalsCompactBody, z.extend(full, { view: z.literal('full') }).register(z.globalRegistry, { id: `${id}Full` })]);
 
 const WasdeView = viewOf(WasdeBody, 'Wasde');
 const CropProgressView = viewOf(CropProgressBody, 'CropProgress');

@@ -1,5 +1,5 @@
 /** Bodies of the inventory family: the weekly EIA bundle and one series, with the 5-year comparison and surprise. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { IsoDateSchema, MaybeObservation, MethodTexts, missingOf, ServedObservation } from './common';
 
 const SeriesIdentity = {
@@ -7,13 +7,13 @@ const SeriesIdentity = {
   series_id: z.string(),
   meaning: z.string(),
   unit: z.string(),
-  source_id: z.string().nullable(),
+  source_id: z.nullable(z.string()),
 };
 
 const HistoryCoverage = z.strictObject({
-  prior_years_required: z.number().int(),
-  prior_years_available: z.number().int(),
-  prior_year_changes_available: z.number().int(),
+  prior_years_required: z.int(),
+  prior_years_available: z.int(),
+  prior_year_changes_available: z.int(),
   note: z.string(),
 });
 
@@ -32,8 +32,8 @@ const SeriesBlock = z.strictObject({
   }),
   surprise: MaybeObservation,
   history: HistoryCoverage,
-  same_week_prior_years: z.array(ServedObservation).optional(),
-  recent: z.array(ServedObservation).optional(),
+  same_week_prior_years: z.optional(z.array(ServedObservation)),
+  recent: z.optional(z.array(ServedObservation)),
 });
 
 const NullFiveYear = z.strictObject({
@@ -61,13 +61,16 @@ const InventoryBundleBody = z
   .strictObject({
     report: z.string(),
     method: MethodTexts,
-    count: z.number().int().nonnegative(),
+    count: z.int().check(z.nonnegative()),
     series: z.array(z.discriminatedUnion('status', [SeriesBlock, NoDataBlock])),
     missing: z.array(missingOf('key')),
   })
-  .meta({ id: 'InventoryBundle', description: 'Weekly EIA inventories: every series with its week-over-week change, 5-year comparison and surprise.' });
+  .register(z.globalRegistry, {
+    id: 'InventoryBundle',
+    description: 'Weekly EIA inventories: every series with its week-over-week change, 5-year comparison and surprise.',
+  });
 
-const InventorySeriesBody = SeriesBlock.extend({ method: MethodTexts });
+const InventorySeriesBody = z.extend(SeriesBlock, { method: MethodTexts });
 
 /** One series in the compact (default) view: the figures of the full view as numbers, with a stale flag. */
 const InventoryHeadline = z
@@ -75,25 +78,25 @@ const InventoryHeadline = z
     ...SeriesIdentity,
     status: z.literal('ok'),
     as_of: IsoDateSchema,
-    value: z.number().nullable(),
-    week_over_week_change: z.number().nullable(),
-    five_year_average: z.number().nullable(),
-    five_year_min: z.number().nullable(),
-    five_year_max: z.number().nullable(),
-    deviation: z.number().nullable(),
-    deviation_pct: z.number().nullable(),
-    five_year_average_change: z.number().nullable(),
-    surprise: z.number().nullable(),
+    value: z.nullable(z.number()),
+    week_over_week_change: z.nullable(z.number()),
+    five_year_average: z.nullable(z.number()),
+    five_year_min: z.nullable(z.number()),
+    five_year_max: z.nullable(z.number()),
+    deviation: z.nullable(z.number()),
+    deviation_pct: z.nullable(z.number()),
+    five_year_average_change: z.nullable(z.number()),
+    surprise: z.nullable(z.number()),
     stale: z.boolean(),
     history: HistoryCoverage,
   })
-  .meta({
+  .register(z.globalRegistry, {
     id: 'InventoryHeadline',
     description: 'One weekly series: level, change, 5-year comparison and surprise as numbers (view=full has each as an observation).',
   });
 
 /** A dated level of the compact single-series view. */
-const WeekPoint = z.strictObject({ as_of: IsoDateSchema, value: z.number().nullable() });
+const WeekPoint = z.strictObject({ as_of: IsoDateSchema, value: z.nullable(z.number()) });
 
 const compactEnvelope = { view: z.literal('compact'), full_view: z.string(), stale_rule: z.string() };
 
@@ -101,29 +104,37 @@ const InventoryBundleCompact = z
   .strictObject({
     report: z.string(),
     method: MethodTexts,
-    count: z.number().int().nonnegative(),
+    count: z.int().check(z.nonnegative()),
     series: z.array(
-      z.discriminatedUnion('status', [InventoryHeadline, NoDataBlock.omit({ five_year: true, latest: true, week_over_week_change: true, surprise: true })]),
+      z.discriminatedUnion('status', [InventoryHeadline, z.omit(NoDataBlock, { five_year: true, latest: true, week_over_week_change: true, surprise: true })]),
     ),
     missing: z.array(missingOf('key')),
     ...compactEnvelope,
   })
-  .meta({ id: 'InventoryBundleCompact', description: 'The default, compact inventory bundle (view=full has every figure as an observation).' });
+  .register(z.globalRegistry, {
+    id: 'InventoryBundleCompact',
+    description: 'The default, compact inventory bundle (view=full has every figure as an observation).',
+  });
 
-const InventorySeriesCompact = InventoryHeadline.extend({
-  method: MethodTexts,
-  same_week_prior_years: z.array(WeekPoint),
-  recent: z.array(WeekPoint),
-  ...compactEnvelope,
-}).meta({ id: 'InventorySeriesCompact', description: 'The default, compact single series with its prior-year weeks and recent weeks as points.' });
+const InventorySeriesCompact = z
+  .extend(InventoryHeadline, {
+    method: MethodTexts,
+    same_week_prior_years: z.array(WeekPoint),
+    recent: z.array(WeekPoint),
+    ...compactEnvelope,
+  })
+  .register(z.globalRegistry, {
+    id: 'InventorySeriesCompact',
+    description: 'The default, compact single series with its prior-year weeks and recent weeks as points.',
+  });
 
 const InventoryBundleView = z.discriminatedUnion('view', [
   InventoryBundleCompact,
-  InventoryBundleBody.extend({ view: z.literal('full') }).meta({ id: 'InventoryBundleFull' }),
+  z.extend(InventoryBundleBody, { view: z.literal('full') }).register(z.globalRegistry, { id: 'InventoryBundleFull' }),
 ]);
 const InventorySeriesView = z.discriminatedUnion('view', [
   InventorySeriesCompact,
-  InventorySeriesBody.extend({ view: z.literal('full') }).meta({ id: 'InventorySeriesFull' }),
+  z.extend(InventorySeriesBody, { view: z.literal('full') }).register(z.globalRegistry, { id: 'InventorySeriesFull' }),
 ]);
 
 export { InventoryBundleBody, InventoryBundleView, InventorySeriesView };

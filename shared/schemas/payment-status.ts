@@ -1,5 +1,5 @@
 /** The body of GET /v1/payments/{id} (shared/payment/exact/payment-status.ts): where an exact payment stands. */
-import * as z from 'zod';
+import * as z from '../zod';
 
 const PaymentStatusBody = z.strictObject({
   id: z.string(),
@@ -9,8 +9,8 @@ const PaymentStatusBody = z.strictObject({
   /** USDC atomic units, decimal string. */
   amount: z.string(),
   network: z.string(),
-  transaction: z.string().nullable(),
-  settled_at: z.string().nullable(),
+  transaction: z.nullable(z.string()),
+  settled_at: z.nullable(z.string()),
 });
 
 export { PaymentStatusBody };

@@ -1,10 +1,10 @@
 /** Bodies of the price family: latest price, bundle, history, FX. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { FreshnessClass, IsoDateSchema, missingOf, ServedObservation } from './common';
 
 const PricesBundleBody = z.strictObject({
   requested: z.array(z.string()),
-  count: z.number().int().nonnegative(),
+  count: z.int().check(z.nonnegative()),
   observations: z.array(ServedObservation),
   missing: z.array(missingOf('instrument')),
 });
@@ -21,15 +21,15 @@ const HistoryBody = z.strictObject({
   aggregation: z.string(),
   order: z.string(),
   /** Points in the whole window (after resampling); `returned` of them are on this page. */
-  total: z.number().int().nonnegative(),
-  returned: z.number().int().nonnegative(),
+  total: z.int().check(z.nonnegative()),
+  returned: z.int().check(z.nonnegative()),
   truncated: z.boolean(),
   /** Cursor of the next page (the last as_of of this one), null on the last page. */
-  next: IsoDateSchema.nullable(),
+  next: z.nullable(IsoDateSchema),
   window_capped: z.boolean(),
-  summary: z
-    .strictObject({ first: DatedValue, last: DatedValue, min: DatedValue, max: DatedValue, change: z.number(), change_pct: z.number().nullable() })
-    .nullable(),
+  summary: z.nullable(
+    z.strictObject({ first: DatedValue, last: DatedValue, min: DatedValue, max: DatedValue, change: z.number(), change_pct: z.nullable(z.number()) }),
+  ),
   observations: z.array(ServedObservation),
 });
 

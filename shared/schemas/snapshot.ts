@@ -1,5 +1,5 @@
 /** Bodies of the snapshot family: one sector's headline figures, or all sectors with FX and staleness. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { HealthStatus, IsoDateSchema, FreshnessClass, missingOf, Sector, ServedObservation, SourceFreshness } from './common';
 import { CropProgressBody, ExportSalesBody, UsgsBody, WasdeBody } from './fundamentals';
 import { InventoryBundleBody } from './inventory';
@@ -10,43 +10,43 @@ const Staleness = z
   .strictObject({
     status: HealthStatus,
     stale_sources: z.array(z.string()),
-    oldest_observation: z.strictObject({ instrument: z.string(), as_of: IsoDateSchema, freshness_class: FreshnessClass }).nullable(),
+    oldest_observation: z.nullable(z.strictObject({ instrument: z.string(), as_of: IsoDateSchema, freshness_class: FreshnessClass })),
     rule: z.string(),
     sources: z.array(SourceFreshness),
   })
-  .meta({ id: 'Staleness', description: 'Freshness of the sources behind the answer.' });
+  .register(z.globalRegistry, { id: 'Staleness', description: 'Freshness of the sources behind the answer.' });
 
 /** Each sector's key fundamentals: the body of their own route, null when none is stored (then listed under missing). */
 const SectorFundamentals = z.strictObject({
-  inventories: InventoryBundleBody.nullable().optional(),
-  crack: z.union([SpreadBody, StaleSpreadBody]).nullable().optional(),
-  usgs: UsgsBody.nullable().optional(),
-  wasde: WasdeBody.nullable().optional(),
-  crop_progress: CropProgressBody.nullable().optional(),
-  export_sales: ExportSalesBody.nullable().optional(),
+  inventories: z.optional(z.nullable(InventoryBundleBody)),
+  crack: z.optional(z.nullable(z.union([SpreadBody, StaleSpreadBody]))),
+  usgs: z.optional(z.nullable(UsgsBody)),
+  wasde: z.optional(z.nullable(WasdeBody)),
+  crop_progress: z.optional(z.nullable(CropProgressBody)),
+  export_sales: z.optional(z.nullable(ExportSalesBody)),
 });
 
 const SectorPart = z
   .strictObject({
     sector: Sector,
-    as_of: IsoDateSchema.nullable(),
-    instruments: z.strictObject({ count: z.number().int().nonnegative(), observations: z.array(ServedObservation) }),
+    as_of: z.nullable(IsoDateSchema),
+    instruments: z.strictObject({ count: z.int().check(z.nonnegative()), observations: z.array(ServedObservation) }),
     fundamentals: SectorFundamentals,
     missing: z.array(missingOf('input')),
   })
-  .meta({ id: 'SectorSnapshot', description: 'One sector: latest prices, key fundamentals and what is missing.' });
+  .register(z.globalRegistry, { id: 'SectorSnapshot', description: 'One sector: latest prices, key fundamentals and what is missing.' });
 
 // A derived schema inherits its parent's registry id: give it its own.
-const SnapshotBody = SectorPart.extend({ view: z.literal('full'), staleness: Staleness }).meta({
+const SnapshotBody = z.extend(SectorPart, { view: z.literal('full'), staleness: Staleness }).register(z.globalRegistry, {
   id: 'Snapshot',
   description: 'The snapshot of one sector, with the staleness of its sources.',
 });
 
 const SnapshotAllBody = z.strictObject({
   sector: z.literal('all'),
-  as_of: IsoDateSchema.nullable(),
+  as_of: z.nullable(IsoDateSchema),
   sectors: z.array(SectorPart),
-  fx: z.strictObject({ count: z.number().int().nonnegative(), observations: z.array(ServedObservation), missing: z.array(missingOf('input')) }),
+  fx: z.strictObject({ count: z.int().check(z.nonnegative()), observations: z.array(ServedObservation), missing: z.array(missingOf('input')) }),
   view: z.literal('full'),
   staleness: Staleness,
 });
@@ -55,40 +55,43 @@ const SnapshotAllBody = z.strictObject({
 const HeadlineInstrument = z
   .strictObject({
     instrument: z.string(),
-    value: z.number().nullable(),
+    value: z.nullable(z.number()),
     unit: z.string(),
     as_of: IsoDateSchema,
-    change: z.number().nullable(),
-    change_since: IsoDateSchema.nullable(),
-    quality: z.string().nullable(),
+    change: z.nullable(z.number()),
+    change_since: z.nullable(IsoDateSchema),
+    quality: z.nullable(z.string()),
     derived: z.boolean(),
     stale: z.boolean(),
   })
-  .meta({ id: 'HeadlineInstrument', description: 'Latest price of one instrument, its change since the previous observation and a stale flag.' });
+  .register(z.globalRegistry, {
+    id: 'HeadlineInstrument',
+    description: 'Latest price of one instrument, its change since the previous observation and a stale flag.',
+  });
 
 const SectorHeadline = z
   .strictObject({
     sector: Sector,
-    as_of: IsoDateSchema.nullable(),
+    as_of: z.nullable(IsoDateSchema),
     instruments: z.array(HeadlineInstrument),
     fundamentals: z.array(HeadlineLine),
     missing: z.array(missingOf('input')),
   })
-  .meta({ id: 'SectorHeadline', description: 'One sector in the compact view.' });
+  .register(z.globalRegistry, { id: 'SectorHeadline', description: 'One sector in the compact view.' });
 
 const CompactStaleness = z
   .strictObject({
     status: HealthStatus,
     stale_sources: z.array(z.string()),
-    stale_figures: z.number().int().nonnegative(),
-    oldest_observation: z.strictObject({ instrument: z.string(), as_of: IsoDateSchema, freshness_class: FreshnessClass }).nullable(),
+    stale_figures: z.int().check(z.nonnegative()),
+    oldest_observation: z.nullable(z.strictObject({ instrument: z.string(), as_of: IsoDateSchema, freshness_class: FreshnessClass })),
     rule: z.string(),
   })
-  .meta({ id: 'CompactStaleness', description: 'Staleness in the compact view (GET /health has every source).' });
+  .register(z.globalRegistry, { id: 'CompactStaleness', description: 'Staleness in the compact view (GET /health has every source).' });
 
 const compactEnvelope = { view: z.literal('compact'), full_view: z.string(), staleness: CompactStaleness };
 
-const SnapshotCompactBody = SectorHeadline.extend(compactEnvelope).meta({
+const SnapshotCompactBody = z.extend(SectorHeadline, compactEnvelope).register(z.globalRegistry, {
   id: 'SnapshotCompact',
   description: 'The default, compact snapshot of one sector (view=full has every observation and balance-sheet line).',
 });
@@ -96,12 +99,12 @@ const SnapshotCompactBody = SectorHeadline.extend(compactEnvelope).meta({
 const SnapshotAllCompactBody = z
   .strictObject({
     sector: z.literal('all'),
-    as_of: IsoDateSchema.nullable(),
+    as_of: z.nullable(IsoDateSchema),
     sectors: z.array(SectorHeadline),
     fx: z.array(HeadlineInstrument),
     ...compactEnvelope,
   })
-  .meta({ id: 'SnapshotAllCompact', description: 'The default, compact all-sector snapshot (view=full has the full bodies).' });
+  .register(z.globalRegistry, { id: 'SnapshotAllCompact', description: 'The default, compact all-sector snapshot (view=full has the full bodies).' });
 
 /** What the snapshot routes answer: the compact view by default, the full one with view=full. */
 const SnapshotView = z.discriminatedUnion('view', [SnapshotCompactBody, SnapshotBody]);

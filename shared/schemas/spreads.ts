@@ -1,5 +1,5 @@
 /** Body of the crack, crush and basis spreads: the spread as a derived observation, its method and its legs. */
-import * as z from 'zod';
+import * as z from '../zod';
 import { IsoDateSchema, MethodTexts, ServedObservation } from './common';
 
 const SpreadMethod = z.strictObject({
@@ -21,7 +21,7 @@ const SpreadBody = z
     observation: ServedObservation,
     legs: z.array(z.strictObject({ instrument: z.string(), role: z.string(), observation: ServedObservation })),
   })
-  .meta({ id: 'Spread', description: 'A spread as a derived observation on the date its legs share, with its method and legs.' });
+  .register(z.globalRegistry, { id: 'Spread', description: 'A spread as a derived observation on the date its legs share, with its method and legs.' });
 
 /** A spread whose legs share no date within their cadence, as snapshots list it: no value, and why. */
 const StaleSpreadBody = z
@@ -38,6 +38,6 @@ const StaleSpreadBody = z
     /** Each leg's newest stored observation. */
     legs: z.array(z.strictObject({ instrument: z.string(), role: z.string(), observation: ServedObservation })),
   })
-  .meta({ id: 'StaleSpread', description: 'A spread with no value: no date its legs share lies within their cadence.' });
+  .register(z.globalRegistry, { id: 'StaleSpread', description: 'A spread with no value: no date its legs share lies within their cadence.' });
 
 export { SpreadBody, StaleSpreadBody };

@@ -1,8 +1,8 @@
 /**
  * Every Lambda entry bundled with the configuration CDK deploys (infra/bundle/options.ts): under its
  * issue-14 size limit, and importable in a fresh Node process. Also checks the one substitution that
- * configuration makes (x402's zod 3 served by zod 4): it covers what the x402 packages call, and their
- * schemas and facilitator client answer as they do on zod 3. Import time is the bench's
+ * configuration makes (x402's zod 3 served by Zod Mini with the chained methods they call): it covers
+ * what the x402 packages call, and their schemas and facilitator client answer as they do on zod 3. Import time is the bench's
  * (`npx tsx test/bench/targets.ts`): timing is not reliable on a shared test machine.
  */
 import { execFile } from 'node:child_process';
@@ -206,20 +206,85 @@ describe('MCP bundle without Ajv (infra/bundle/mcp-no-ajv.ts)', () => {
   });
 });
 
-describe('x402 packages on zod 4 (infra/bundle/x402-zod.ts)', () => {
-  it('provides every zod constructor the x402 packages call', () => {
-    const used = new Set<string>();
-    for (const pkg of ['core', 'evm', 'extensions']) {
-      const dir = join(ROOT, 'node_modules', '@x402', pkg, 'dist', 'esm');
-      const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.mjs'));
-      for (const file of files) {
-        const text = readFileSync(join(dir, file), 'utf8');
-        if (!/from "zod"/.test(text)) continue;
-        for (const m of text.matchAll(/\bz2?\.([A-Za-z]+)\(/g)) used.add(m[1]!);
-      }
+/**
+ * The zod code of the x402 packages' dist files: files that import zod, or the `z` a chunk of theirs
+ * re-exports (@x402/core's http client takes it from its schemas chunk).
+ */
+const x402ZodFiles = (): string[] =>
+  ['core', 'evm', 'extensions'].flatMap((pkg) => {
+    const dir = join(ROOT, 'node_modules', '@x402', pkg, 'dist', 'esm');
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.mjs'))
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .filter((text) => /from "zod"|import \{\s*z\s*\} from "\.\/chunk-/.test(text));
+  });
+
+/**
+ * The methods x402 calls on zod schemas: in each `var Name = <zod expression>;` statement, every
+ * `.method(` after a call's `)` or after the name of another such schema (`Any.optional()`).
+ * Callbacks inside (`(val) => val.includes(":")`) are neither, so they are not counted.
+ */
+const chainedMethodsOf = (text: string): Set<string> => {
+  const statements = [...text.matchAll(/^var (\w+) = ([\s\S]*?);$/gm)];
+  const schemas = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [, name, rhs] of statements) {
+      if (!schemas.has(name!) && (/^z2?\./.test(rhs!) || schemas.has(/^\w+/.exec(rhs!)?.[0] ?? ''))) grew = Boolean(schemas.add(name!));
     }
+  }
+  const after = new RegExp(`(?:\\)|\\b(?:${[...schemas].join('|') || '$^'}))\\s*\\.([A-Za-z]+)\\(`, 'g');
+  const methods = new Set<string>();
+  for (const [, name, rhs] of statements) if (schemas.has(name!)) for (const m of rhs!.matchAll(after)) methods.add(m[1]!);
+  return methods;
+};
+
+describe('x402 packages on Zod Mini with chained methods (infra/bundle/x402-zod.ts)', () => {
+  const files = x402ZodFiles();
+
+  it('provides every zod constructor the x402 packages call', () => {
+    const used = new Set(files.flatMap((text) => [...text.matchAll(/\bz2?\.([A-Za-z]+)\(/g)].map((m) => m[1]!)));
     expect(used.size).toBeGreaterThan(5);
     expect([...used].filter((name) => !(name in x402Zod))).toEqual([]);
+  });
+
+  it('gives every schema, and every chained result, each method the x402 packages chain', () => {
+    const chained = new Set(files.flatMap((text) => [...chainedMethodsOf(text)]));
+    // What the packages are known to chain: the scan finds them (and whatever a new release adds).
+    expect([...chained]).toEqual(
+      expect.arrayContaining(['min', 'max', 'regex', 'positive', 'optional', 'nullable', 'nullish', 'transform', 'refine', 'default']),
+    );
+    const z = x402Zod;
+    const schemas = {
+      string: z.string(),
+      number: z.number(),
+      boolean: z.boolean(),
+      unknown: z.unknown(),
+      literal: z.literal(1),
+      enum: z.enum(['a', 'b']),
+      custom: z.custom(() => true),
+      array: z.array(z.string()),
+      object: z.object({ a: z.string() }),
+      record: z.record(z.unknown()),
+      union: z.union([z.string(), z.number()]),
+      discriminatedUnion: z.discriminatedUnion('k', [z.object({ k: z.literal(1) })]),
+    };
+    // Every constructor the facade offers has a sample here.
+    expect(Object.keys(schemas).sort()).toEqual(Object.keys(z).sort());
+    const args: Record<string, unknown[]> = { min: [1], max: [1], regex: [/a/], refine: [() => true], default: ['a'], transform: [(v: unknown) => v] };
+    const missing: string[] = [];
+    for (const [name, schema] of Object.entries(schemas)) {
+      const s = schema as unknown as Record<string, ((...a: unknown[]) => Record<string, unknown>) | undefined>;
+      for (const first of chained) {
+        if (typeof s[first] !== 'function') {
+          missing.push(`${name}().${first}`);
+          continue;
+        }
+        const next = s[first]!(...(args[first] ?? []));
+        for (const then of chained) if (typeof next[then] !== 'function') missing.push(`${name}().${first}().${then}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   describe('answers as on zod 3', () => {
@@ -240,8 +305,8 @@ describe('x402 packages on zod 4 (infra/bundle/x402-zod.ts)', () => {
         "export { PaymentPayloadSchema, PaymentRequiredSchema } from '@x402/core/schemas';\nexport { HTTPFacilitatorClient } from '@x402/core/http';\n",
       );
       const meta = await bundleFunctions({ x402: entry }, outdir);
-      // The bundle really uses zod 4: no input from x402's own zod 3.
-      expect(Object.keys(meta.inputs).filter((p) => p.includes('@x402/core/node_modules/zod'))).toEqual([]);
+      // The bundle really uses the facade: no input from x402's own zod 3, none from classic zod 4.
+      expect(Object.keys(meta.inputs).filter((p) => p.includes('@x402/core/node_modules/zod') || p.includes('zod/v4/classic/'))).toEqual([]);
       bundled = await import(join(outdir, 'x402.mjs'));
       server = createServer((req, res) => {
         req.resume();
@@ -301,10 +366,10 @@ describe('x402 packages on zod 4 (infra/bundle/x402-zod.ts)', () => {
     it('payment payloads: the same verdicts and parsed values', () => {
       for (const p of payloads) {
         const z3 = PaymentPayloadSchema.safeParse(p);
-        const z4 = bundled.PaymentPayloadSchema.safeParse(p);
-        expect(z4.success, JSON.stringify(p)).toBe(z3.success);
-        if (z3.success) expect(z4.data).toEqual(z3.data);
-        else expect(z4.error!.issues.map((i) => i.path.join('.')).sort(), JSON.stringify(p)).toEqual(z3.error.issues.map((i) => i.path.join('.')).sort());
+        const mini = bundled.PaymentPayloadSchema.safeParse(p);
+        expect(mini.success, JSON.stringify(p)).toBe(z3.success);
+        if (z3.success) expect(mini.data).toEqual(z3.data);
+        else expect(mini.error!.issues.map((i) => i.path.join('.')).sort(), JSON.stringify(p)).toEqual(z3.error.issues.map((i) => i.path.join('.')).sort());
       }
     });
 
@@ -332,20 +397,30 @@ describe('x402 packages on zod 4 (infra/bundle/x402-zod.ts)', () => {
         },
         { '/verify': { isValid: 'yes' }, '/settle': { success: true, network: 'eip155:84532' } },
         { '/verify': {}, '/settle': { success: true, transaction: '0xabc', network: 84532 } },
+        // /supported: extensions and signers default to [] and {} when left out.
+        { '/supported': { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532', extra: null }] } },
+        { '/supported': { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }], extensions: ['bazaar'], signers: { 'eip155:*': ['0x1'] } } },
+        { '/supported': { kinds: [{ x402Version: '2', scheme: 'exact', network: 'eip155:84532' }] } },
+        { '/supported': { kinds: [], signers: { x: 'y' } } },
       ];
-      const outcome = async (client: HTTPFacilitatorClient, op: 'verify' | 'settle') => {
+      const outcome = async (client: HTTPFacilitatorClient, op: 'verify' | 'settle' | 'getSupported') => {
         try {
-          return { ok: await client[op](payload, requirements) };
+          return { ok: op === 'getSupported' ? await client.getSupported() : await client[op](payload, requirements) };
         } catch (err) {
           return { failed: (err as Error).name };
         }
       };
       for (const c of cases) {
         Object.assign(answers, c);
-        for (const op of ['verify', 'settle'] as const) {
+        for (const [path, op] of [
+          ['/verify', 'verify'],
+          ['/settle', 'settle'],
+          ['/supported', 'getSupported'],
+        ] as const) {
+          if (!(path in c)) continue;
           const z3 = await outcome(new HTTPFacilitatorClient({ url }), op);
-          const z4 = await outcome(new bundled.HTTPFacilitatorClient({ url }), op);
-          expect(z4, `${op} ${JSON.stringify(c[`/${op}`])}`).toEqual(z3);
+          const mini = await outcome(new bundled.HTTPFacilitatorClient({ url }), op);
+          expect(mini, `${op} ${JSON.stringify(c[path])}`).toEqual(z3);
         }
       }
     });

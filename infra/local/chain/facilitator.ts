@@ -19,7 +19,7 @@ import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createWalletClient, publicActions, toHex, type HDAccount, type NonceManager } from 'viem';
 import { getTransactionCount } from 'viem/actions';
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { DEV_MNEMONIC, localBaseSepolia, RECEIPT_POLL_MS, type LocalChain } from './chain';
 import { httpWithEstimateRetry } from './estimate-retry';
@@ -49,7 +49,7 @@ interface LocalFacilitatorOptions {
 
 /** The body of /verify and /settle (x402 facilitator API). */
 const FacilitatorRequestSchema = z.object({
-  x402Version: z.number().int(),
+  x402Version: z.int(),
   paymentPayload: z.unknown(),
   paymentRequirements: z.unknown(),
 });

@@ -13,14 +13,14 @@ import { MAX_WITHDRAW_DELAY_S, MIN_WITHDRAW_DELAY_S } from './config';
 import type { Address, Hex } from 'viem';
 import { getAddress, isAddressEqual } from '../evm/address';
 import { hashTypedData } from '../evm/typed-data';
-import * as z from 'zod';
+import * as z from '../../zod';
 import { recoverTypedDataSigner } from '../signer';
 
-const AddressString = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
-const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 32 bytes of 0x hex');
+const AddressString = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address'));
+const Bytes32 = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/, 'expected 32 bytes of 0x hex'));
 /** uint128 fits in 39 decimal digits. */
-const Uint128String = z.string().regex(/^\d{1,39}$/, 'expected an unsigned integer as a decimal string');
-const SignatureHex = z.string().regex(/^0x(?:[0-9a-fA-F]{2}){1,4096}$/, 'expected a 0x hex signature');
+const Uint128String = z.string().check(z.regex(/^\d{1,39}$/, 'expected an unsigned integer as a decimal string'));
+const SignatureHex = z.string().check(z.regex(/^0x(?:[0-9a-fA-F]{2}){1,4096}$/, 'expected a 0x hex signature'));
 
 const ChannelConfigSchema = z.object({
   payer: AddressString,
@@ -28,11 +28,7 @@ const ChannelConfigSchema = z.object({
   receiver: AddressString,
   receiverAuthorizer: AddressString,
   token: AddressString,
-  withdrawDelay: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 40 - 1),
+  withdrawDelay: z.int().check(z.minimum(0), z.maximum(2 ** 40 - 1)),
   salt: Bytes32,
 });
 

@@ -8,7 +8,7 @@
  *   failed    not settled and never will be (a deferred settlement refused: booked as a loss)
  *   unpaid    the authorization was not used (refused, released, expired unused): nothing moved
  */
-import type * as z from 'zod';
+import type * as z from '../../zod';
 import { NotFoundError } from '../../errors/errors';
 import type { ClaimRecord, PaymentLedger } from '../ledger';
 import type { PaymentStatusBody } from '../../schemas/payment-status';
