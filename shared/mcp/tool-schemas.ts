@@ -10,7 +10,7 @@
  * 23 bodies would be about 140 KB; each tool's body is described to the deepest level that fits
  * OUTPUT_BODY_BUDGET_BYTES (full detail for most), the rest is in /openapi.json.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 
 type JsonSchema = { [key: string]: unknown };
 
@@ -58,7 +58,7 @@ const portable = (node: unknown): unknown => {
 };
 
 /** A zod schema as portable JSON Schema 2020-12 (named schemas in `$defs`). */
-const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema =>
+const jsonSchemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema =>
   portable(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' })) as JsonSchema;
 
 /**
@@ -187,7 +187,7 @@ const bytes = (schema: JsonSchema): number => JSON.stringify(inlineSingleUse(sch
  * The body's schema in full if it fits the budget, else its deepest summary that does (down to
  * the names of its top-level keys).
  */
-const bodySchemaOf = (output: z.ZodType, budget = OUTPUT_BODY_BUDGET_BYTES): JsonSchema => {
+const bodySchemaOf = (output: z.core.$ZodType, budget = OUTPUT_BODY_BUDGET_BYTES): JsonSchema => {
   const full = jsonSchemaOf(output, 'output');
   if (bytes(full) <= budget) return full;
   for (let depth = 4; depth > 0; depth--) {
