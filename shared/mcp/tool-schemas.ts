@@ -31,9 +31,9 @@ const isEmpty = (v: unknown): boolean => isObject(v) && Object.keys(v).length ==
  * zod's JSON Schema made portable. Each rule removes something that is either zod's own spelling
  * or one of MCP Inspector's portability findings, and none changes which values validate:
  * - `$schema`: MCP's default dialect is 2020-12, the dialect zod writes.
- * - `pattern` beside `format`: zod spells `.datetime()` as both (a 250-character regex).
+ * - `pattern` beside `format`: zod spells `z.iso.datetime()` as both (a 250-character regex).
  * - `propertyNames: {type: string}` and `additionalProperties: {}` on records: true of every object.
- * - the ±2^53-1 bounds zod adds to `.int()`: JSON numbers beyond them are not integers JavaScript keeps.
+ * - the ±2^53-1 bounds zod adds to `z.int()`: JSON numbers beyond them are not integers JavaScript keeps.
  * - `maxLength` / `pattern` beside an `enum`: the enum already says every value.
  * - `type: [a, b]` (Inspector "type-union"): the same as `anyOf` of one type each.
  */
