@@ -3,7 +3,7 @@
  * answer into a context window, so the default is the headline figures (latest value, its change,
  * a stale flag) of every instrument and fundamental line; `view=full` keeps every observation.
  */
-import type * as z from 'zod';
+import type * as z from '../zod';
 import type { Observation } from '../observation/schema';
 import { cadenceOf, isStale } from '../observation/staleness';
 import { boundOf } from '../analytics/fundamentals';

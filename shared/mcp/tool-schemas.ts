@@ -10,7 +10,7 @@
  * 23 bodies would be about 140 KB; each tool's body is described to the deepest level that fits
  * OUTPUT_BODY_BUDGET_BYTES (full detail for most), the rest is in /openapi.json.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 
 type JsonSchema = { [key: string]: unknown };
 
@@ -31,9 +31,9 @@ const isEmpty = (v: unknown): boolean => isObject(v) && Object.keys(v).length ==
  * zod's JSON Schema made portable. Each rule removes something that is either zod's own spelling
  * or one of MCP Inspector's portability findings, and none changes which values validate:
  * - `$schema`: MCP's default dialect is 2020-12, the dialect zod writes.
- * - `pattern` beside `format`: zod spells `.datetime()` as both (a 250-character regex).
+ * - `pattern` beside `format`: zod spells `z.iso.datetime()` as both (a 250-character regex).
  * - `propertyNames: {type: string}` and `additionalProperties: {}` on records: true of every object.
- * - the ±2^53-1 bounds zod adds to `.int()`: JSON numbers beyond them are not integers JavaScript keeps.
+ * - the ±2^53-1 bounds zod adds to `z.int()`: JSON numbers beyond them are not integers JavaScript keeps.
  * - `maxLength` / `pattern` beside an `enum`: the enum already says every value.
  * - `type: [a, b]` (Inspector "type-union"): the same as `anyOf` of one type each.
  */
@@ -58,7 +58,7 @@ const portable = (node: unknown): unknown => {
 };
 
 /** A zod schema as portable JSON Schema 2020-12 (named schemas in `$defs`). */
-const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema =>
+const jsonSchemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema =>
   portable(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' })) as JsonSchema;
 
 /**
@@ -187,7 +187,7 @@ const bytes = (schema: JsonSchema): number => JSON.stringify(inlineSingleUse(sch
  * The body's schema in full if it fits the budget, else its deepest summary that does (down to
  * the names of its top-level keys).
  */
-const bodySchemaOf = (output: z.ZodType, budget = OUTPUT_BODY_BUDGET_BYTES): JsonSchema => {
+const bodySchemaOf = (output: z.core.$ZodType, budget = OUTPUT_BODY_BUDGET_BYTES): JsonSchema => {
   const full = jsonSchemaOf(output, 'output');
   if (bytes(full) <= budget) return full;
   for (let depth = 4; depth > 0; depth--) {

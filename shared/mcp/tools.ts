@@ -3,7 +3,7 @@
  * route, plus the free catalog, calendar and health). Arguments, JSON Schemas and texts come from
  * the route, so a tool can never drift from its HTTP route.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import type { Config } from '../config';
 import { isChargeable, ROUTES, type McpSpec, type RouteDef } from '../routes/table';
 import { ErrorBody, PaymentRequiredBody } from '../schemas';
@@ -20,17 +20,17 @@ interface McpTool {
    * Accepts exactly the declared argument names (values are the route's schemas' to check): a call
    * with an argument the input schema does not list is refused, as its `additionalProperties: false` says.
    */
-  readonly argNames: z.ZodType;
+  readonly argNames: z.ZodMiniType;
   readonly inputSchema: JsonSchema;
   readonly outputSchema: JsonSchema;
 }
 
-const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> => (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {});
+const shapeOf = (schema: z.core.$ZodType): z.core.$ZodShape => (schema instanceof z.core.$ZodObject ? schema._zod.def.shape : {});
 /** Issue 37: a paid tool's ETag argument (`_meta["commodity-data/etag"]` of an earlier answer); not a route parameter. */
 const IF_NONE_MATCH_ARG = 'if_none_match';
 // Explained once in the server's instructions (tools/list must stay small): an etag, or null (strictInputSchema makes it nullable).
-const IfNoneMatchArg = z.string().optional();
-const argsShapeOf = (route: RouteDef): Record<string, z.ZodType> => ({
+const IfNoneMatchArg = z.optional(z.string());
+const argsShapeOf = (route: RouteDef): z.core.$ZodShape => ({
   ...shapeOf(route.params),
   ...shapeOf(route.query),
   ...(route.priceKey ? { [IF_NONE_MATCH_ARG]: IfNoneMatchArg } : {}),
@@ -92,7 +92,7 @@ const toolOf = (route: RouteDef & { mcp: McpSpec }): McpTool => {
     route,
     pathArgs: Object.keys(shapeOf(route.params)),
     acceptsIfNoneMatch: route.priceKey !== null,
-    argNames: z.strictObject(Object.fromEntries(names.map((n) => [n, z.unknown().optional()]))),
+    argNames: z.strictObject(Object.fromEntries(names.map((n) => [n, z.optional(z.unknown())]))),
     get inputSchema() {
       input ??= inputSchemaOf(route);
       return input;

@@ -6,7 +6,7 @@
  * a delivery is what is charged. Not in TOOLS: those are the data tools, paid per call.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import * as z from 'zod';
+import * as z from '../zod';
 import { mapError } from '../errors/error-mapper';
 import { parseRouteInput } from '../routes/input';
 import type { HandlerRequest } from '../http/types';
@@ -23,7 +23,7 @@ interface WatchTool {
   readonly description: string;
   readonly route: RouteDef;
   /** The route's request body (create) or path parameters (read, delete): the tool's arguments. */
-  readonly args: z.ZodObject;
+  readonly args: z.core.$ZodObject;
   readonly annotations: Readonly<{ readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }>;
   readonly inputSchema: JsonSchema;
   readonly outputSchema: JsonSchema;
@@ -36,9 +36,9 @@ const routeOf = (id: string): RouteDef => {
 };
 
 /** What a tool takes: the body of a route that has one, else its path parameters (a list takes nothing). */
-const argsOf = (route: RouteDef): z.ZodObject => {
+const argsOf = (route: RouteDef): z.core.$ZodObject => {
   const schema = route.body ?? route.params;
-  if (!(schema instanceof z.ZodObject)) throw new Error(`watch tool: ${route.id} takes no object`);
+  if (!(schema instanceof z.core.$ZodObject)) throw new Error(`watch tool: ${route.id} takes no object`);
   return schema;
 };
 
@@ -68,7 +68,7 @@ const watchTool = (spec: Omit<WatchTool, 'args' | 'inputSchema' | 'outputSchema'
     args,
     // Converted on first read, as the data tools are: only tools/list needs them.
     get inputSchema() {
-      input ??= strictInputSchema(jsonSchemaOf(z.strictObject(args.shape), 'input'));
+      input ??= strictInputSchema(jsonSchemaOf(z.strictObject(args._zod.def.shape), 'input'));
       return input;
     },
     get outputSchema() {
@@ -126,7 +126,7 @@ const requestOf = (
   args: Record<string, unknown>,
   base: Pick<HandlerRequest, 'requestId' | 'services'> & { authorization: string | undefined },
 ): HandlerRequest => {
-  z.strictObject(Object.fromEntries(Object.keys(tool.args.shape).map((n) => [n, z.unknown().optional()]))).parse(args);
+  z.strictObject(Object.fromEntries(Object.keys(tool.args._zod.def.shape).map((n) => [n, z.optional(z.unknown())]))).parse(args);
   const given = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null));
   const headers: Record<string, string> = base.authorization === undefined ? {} : { authorization: base.authorization };
   // The handler of a route with a body parses it with the route's schema, exactly as for POST /v1/watches.

@@ -11,7 +11,7 @@
  * the tests register a fake. Whatever a provider returns is validated by CurveQuoteSchema
  * before anything is served from it.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { ConfigError, type Config } from '../config';
 import { IsoDateSchema, IsoDateTimeSchema } from '../observation/schema';
 import type { FetchLike } from './types';
@@ -19,31 +19,33 @@ import type { FetchLike } from './types';
 /** One futures contract on a provider's curve, in the catalog unit of its root. */
 const CurveContractSchema = z.object({
   /** Exchange contract code, e.g. CLN25. */
-  contract: z.string().regex(/^[A-Z0-9]{2,16}$/, 'contract code: upper-case letters and digits'),
+  contract: z.string().check(z.regex(/^[A-Z0-9]{2,16}$/, 'contract code: upper-case letters and digits')),
   /** Delivery month, YYYY-MM. */
-  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM'),
-  /** Settlement (or last) price. */
-  value: z.number().finite(),
+  month: z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM')),
+  /** Settlement (or last) price; finite (zod 4's number refuses Infinity and NaN). */
+  value: z.number(),
   /** Trading date of the price. */
   as_of: IsoDateSchema,
   /** When the provider observed it, if it says. */
-  observed_at: IsoDateTimeSchema.nullable(),
+  observed_at: z.nullable(IsoDateTimeSchema),
 });
 type CurveContract = z.infer<typeof CurveContractSchema>;
 
 /** A provider's curve of one root: contracts front month first, delivery months strictly ascending. */
 const CurveQuoteSchema = z
   .object({
-    root: z.string().min(1),
-    unit: z.string().min(1),
-    contracts: z.array(CurveContractSchema).max(240),
+    root: z.string().check(z.minLength(1)),
+    unit: z.string().check(z.minLength(1)),
+    contracts: z.array(CurveContractSchema).check(z.maxLength(240)),
     /** When the provider answered, ISO date-time. */
     retrieved_at: IsoDateTimeSchema,
   })
-  .refine((q) => q.contracts.every((c, i) => i === 0 || c.month > q.contracts[i - 1]!.month), {
-    message: 'contracts must be ordered front month first, one per delivery month',
-    path: ['contracts'],
-  });
+  .check(
+    z.refine((q) => q.contracts.every((c, i) => i === 0 || c.month > q.contracts[i - 1]!.month), {
+      message: 'contracts must be ordered front month first, one per delivery month',
+      path: ['contracts'],
+    }),
+  );
 type CurveQuote = z.infer<typeof CurveQuoteSchema>;
 
 /** A licensed curve provider, as the curve family sees it. */

@@ -4,24 +4,24 @@
  * when withheld. A JSON response holds at most 5,000 rows; EIA says so in `response.warnings`
  * ("incomplete return") and the client pages on with `offset`, so a backfill is never cut short.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { SourceFormatError, type LiveContext, type Payload } from './types';
 import { fetchPayload, payloadText } from './common';
 
 const EiaRowSchema = z.object({
-  period: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'period must be YYYY-MM-DD'),
-  series: z.string().optional(),
-  'series-description': z.string().optional(),
+  period: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'period must be YYYY-MM-DD')),
+  series: z.optional(z.string()),
+  'series-description': z.optional(z.string()),
   value: z.union([z.string(), z.number(), z.null()]),
-  units: z.string().optional(),
+  units: z.optional(z.string()),
 });
 
 const EiaResponseSchema = z.object({
   response: z.object({
     data: z.array(z.unknown()),
     /** Rows matching the request, all pages together (a string in v2 responses). */
-    total: z.union([z.string(), z.number()]).optional(),
-    warnings: z.array(z.object({ warning: z.string().optional(), description: z.string().optional() })).optional(),
+    total: z.optional(z.union([z.string(), z.number()])),
+    warnings: z.optional(z.array(z.object({ warning: z.optional(z.string()), description: z.optional(z.string()) }))),
   }),
 });
 

@@ -10,7 +10,7 @@
  * (its two retries are cheap; the failure queue's alarm tells the operator which key is missing).
  */
 import type { Context } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../zod';
 import type { Config } from '../config';
 import { loadConfigWithSecrets } from '../config/secrets';
 import { logger } from '../observability/logger';
@@ -23,18 +23,14 @@ import { runAtReleaseInstant, UNTIL_NEW, type UntilNewOptions } from './until-ne
 import { DynamoObservationStore, type ObservationStore } from '../store/observation-store';
 
 /** The scheduler's input; a console test event may be `{}` and carry other fields. */
-const IngestEventSchema = z
-  .object({
-    source: z.string().min(1).optional(),
-    since: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
-      .optional(),
+const IngestEventSchema = z.nullish(
+  z.looseObject({
+    source: z.optional(z.string().check(z.minLength(1))),
+    since: z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD'))),
     // Issue 37: a run at the release instant re-polls (bounded) until the new figure is out.
-    until_new: z.boolean().optional(),
-  })
-  .passthrough()
-  .nullish();
+    until_new: z.optional(z.boolean()),
+  }),
+);
 
 /** A run that ended with status "failed"; thrown so that the invocation counts as failed. */
 class IngestionFailedError extends Error {

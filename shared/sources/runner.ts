@@ -8,6 +8,7 @@ import type { Config } from '../config';
 import { SOURCE_KEY_NAMES } from '../config/env-keys';
 import { ObservationSchema, type StoredObservation } from '../observation/schema';
 import { rewrite } from '../observation/vintage';
+import * as z from '../zod';
 import type { HeldPoint, ObservationStore, SeriesItem, SeriesNote, SourceRunStatus, VintageItem } from '../store/observation-store';
 import { isoDate } from '../dates';
 import { mapLimit } from '../concurrency/map-limit';
@@ -37,7 +38,7 @@ interface RunResult {
   quarantined?: number;
 }
 
-const StoredItemSchema = ObservationSchema.omit({ provenance: true });
+const StoredItemSchema = z.omit(ObservationSchema, { provenance: true });
 
 /** Most held prices one source keeps listed (the newest); each holds its observation for a release. */
 const MAX_HELD = 50;

@@ -19,7 +19,7 @@
  * published_at = the Thursday after the week ending, 08:30 ET, or the Friday in a holiday week
  * (FAS's rule, shared/calendar; estimated: no dated FAS schedule was checked).
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';
 import { SourceFetchError, makeObservation, payloadText, readSamples } from './common';
@@ -31,7 +31,7 @@ import { ESR_COMMODITIES, ESR_COMMODITY_SLUGS, type EsrCommodity } from '../cata
 /** Countries the bundled sample covers (names from /api/esr/countries). */
 const COUNTRY_NAMES: Readonly<Record<number, string>> = Object.freeze({ 5700: 'China', 2010: 'Mexico' });
 
-const int = z.number().int();
+const int = z.int();
 const RowSchema = z.object({
   commodityCode: int,
   countryCode: int,
@@ -44,7 +44,7 @@ const RowSchema = z.object({
   nextMYOutstandingSales: int,
   nextMYNetSales: int,
   unitId: int,
-  weekEndingDate: z.string().regex(/^\d{4}-\d{2}-\d{2}T00:00:00$/, 'weekEndingDate must be YYYY-MM-DDT00:00:00'),
+  weekEndingDate: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T00:00:00$/, 'weekEndingDate must be YYYY-MM-DDT00:00:00')),
 });
 type EsrRow = z.infer<typeof RowSchema>;
 

@@ -14,7 +14,7 @@
  * (NASS's rule, shared/calendar; `attributes.published_at_basis` says so). `load_time` (when
  * NASS loaded the figure into Quick Stats) is kept in the attributes.
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { seriesKey } from '../catalog/series-keys';
 import type { Quality, StoredObservation } from '../observation/schema';
 import type { SeriesItem } from '../store/observation-store';
@@ -47,7 +47,7 @@ const RecordSchema = z.object({
   freq_desc: z.string(),
   reference_period_desc: z.string(),
   week_ending: z.string(),
-  year: z.number().int(),
+  year: z.int(),
   load_time: z.string(),
   Value: z.string(),
 });

@@ -25,7 +25,7 @@
  *   other text in a price cell (e.g. "NA") is a format change and fails the run.
  * - Palladium is not in the Pink Sheet; PA is not served from here (see usgs-mcs.ts).
  */
-import * as z from 'zod';
+import * as z from '../zod';
 import { CASH_PROXY_NOTES, findInstrument } from '../catalog/instruments';
 import { seriesKey } from '../catalog/series-keys';
 import type { SeriesItem } from '../store/observation-store';

@@ -4,7 +4,7 @@
  * registry (shared/payment/lanes.ts `offersFor`, as the 402 is: the two cannot disagree), and its
  * input and output schemas.
  */
-import * as z from 'zod';
+import * as z from '../../zod';
 import type { Config } from '../../config';
 import type { LaneOption } from '../../payment/lane-offers';
 import type { ReceiptSigner } from '../../payment/receipts';
@@ -13,7 +13,7 @@ import { typicalBodyKb } from '../../routes/body-sizes';
 import { usdToAtomic } from '../../routes/pricing';
 import { deferralTerms } from '../../payment/exact/deferral';
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+const jsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output') => {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
 };

@@ -4,7 +4,7 @@
  * export sales) and a staleness summary. Everything is read through the other families' load
  * functions; a missing part is listed under `missing`, never a 500.
  */
-import type * as z from 'zod';
+import type * as z from '../../zod';
 import { NOT_LIVE, instrumentsOf, type InstrumentSector, type Sector } from '../../catalog/instruments';
 import { isoDate } from '../../dates';
 import type { Services } from '../../services';

@@ -3,7 +3,7 @@
  * routes (a delivery is what is charged); every one needs an active Pro key in Authorization.
  */
 import { randomBytes } from 'node:crypto';
-import type * as z from 'zod';
+import type * as z from '../../zod';
 import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from '../../errors/errors';
 import { tagOfResult } from '../../http/conditional';
 import { bearerOf } from '../../pro/keys';
