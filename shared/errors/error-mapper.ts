@@ -81,7 +81,7 @@ const mapError = (err: unknown, requestId: string, exposeInternals = false): Map
       },
     };
   }
-  if (err instanceof z.core.$ZodError) {
+  if (err instanceof z.$ZodError) {
     return {
       statusCode: 400,
       headers,

@@ -38,7 +38,7 @@ const routeOf = (id: string): RouteDef => {
 /** What a tool takes: the body of a route that has one, else its path parameters (a list takes nothing). */
 const argsOf = (route: RouteDef): z.core.$ZodObject => {
   const schema = route.body ?? route.params;
-  if (!(schema instanceof z.core.$ZodObject)) throw new Error(`watch tool: ${route.id} takes no object`);
+  if (!(schema instanceof z.$ZodObject)) throw new Error(`watch tool: ${route.id} takes no object`);
   return schema;
 };
 

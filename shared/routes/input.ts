@@ -33,7 +33,7 @@ const parseRouteInput = (route: RouteDef, pathParameters: unknown, queryParamete
   if (found && issues.every((i) => notFoundOf([i]))) {
     throw new NotFoundError(found.notFound.code, found.issue.message, found.notFound.details);
   }
-  throw new z.core.$ZodError(issues.filter((i) => !notFoundOf([i])));
+  throw new z.$ZodError(issues.filter((i) => !notFoundOf([i])));
 };
 
 export { parseRouteInput };

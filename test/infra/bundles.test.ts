@@ -24,18 +24,6 @@ import { loadConfig } from '../../shared/config';
 import { buildPaymentRequired } from '../../shared/payment/challenge';
 import { findRoute } from '../../shared/routes/table';
 
-/**
- * Bundles that miss their limit, each capped at its size when last measured plus 5 KB: a ratchet (lower
- * a cap when its bundle shrinks; drop it once the bundle meets the limit). Measured 2026-11-27 after the
- * stage of issues 33-39, which put into every paid bundle the batch lane's lost-commit recovery and kept
- * answers, the lane registry and refusal metrics (~4.7 KB), deferred exact settlement (its store ~6.4 KB),
- * signed receipts and the ETag layer: snapshot 324 KB (299.6 before), decision 314, discovery 314 (the
- * catalog's settlement terms and receipt key, the documents' new sections), fundamentals 302. Since then
- * the deferred store's settle-worker side left the data bundles (~3.3 KB) and declarations a bundle never
- * reads are pure (dropped where unused): fundamentals meets its limit (299.9 KB), snapshot 322, decision 311.
- */
-const OVER_LIMIT_CAP_KB: Readonly<Record<string, number>> = Object.freeze({ decision: 316, discovery: 319, snapshot: 327 });
-
 const ROOT = process.cwd();
 const ENTRIES = readdirSync(join(ROOT, 'functions'))
   .filter((f) => f.endsWith('.ts'))
@@ -67,14 +55,36 @@ const topInputs = (name: string): string => {
 };
 
 describe('Lambda bundles (as CDK builds them)', () => {
-  it.each(ENTRIES)('%s stays under its size limit (or its cap while it misses the limit)', (name) => {
+  it.each(ENTRIES)('%s stays under its size limit', (name) => {
     const kb = statSync(join(outdir, `${name}.mjs`)).size / 1024;
     const limit = BUNDLE_LIMITS_KB[name];
-    const cap = OVER_LIMIT_CAP_KB[name];
-    console.info(`bundle ${name}: ${kb.toFixed(0)} KB${limit ? ` (limit ${limit} KB${cap ? `, missed: capped at ${cap} KB` : ''})` : ' (no limit)'}`);
-    if (limit) expect(kb, `${name}.mjs is ${kb.toFixed(0)} KB; largest inputs:\n${topInputs(name)}`).toBeLessThanOrEqual(cap ?? limit);
-    // A cap is only for a bundle over its limit: one that meets the limit again loses it.
-    if (cap) expect(kb, `${name}.mjs meets its limit now: remove its cap`).toBeGreaterThan(limit!);
+    console.info(`bundle ${name}: ${kb.toFixed(0)} KB${limit ? ` (limit ${limit} KB)` : ' (no limit)'}`);
+    if (limit) expect(kb, `${name}.mjs is ${kb.toFixed(0)} KB; largest inputs:\n${topInputs(name)}`).toBeLessThanOrEqual(limit);
+  });
+
+  it("carries Zod Mini, not classic zod, and zod's English messages (clients read them in a 400)", async () => {
+    for (const [path, output] of Object.entries(metafile.outputs).filter(([p]) => p.endsWith('.mjs'))) {
+      const zod = Object.keys(output.inputs).filter((p) => /node_modules[\\/]zod[\\/]/.test(p));
+      // Classic zod (its v4/classic modules) or a runtime `z.core.X` (every locale: shared/zod.ts).
+      expect(zod.filter((p) => /[\\/]v4[\\/]classic[\\/]/.test(p)), path).toEqual([]);
+      expect(zod.filter((p) => /[\\/]v4[\\/]locales[\\/]/.test(p) && !p.endsWith('en.js')), path).toEqual([]);
+    }
+    const script = `
+      const { handler } = await import(${JSON.stringify(join(outdir, 'snapshot.mjs'))});
+      const res = await handler({
+        version: '2.0', routeKey: 'GET /v1/snapshot/{sector}', rawPath: '/v1/snapshot/energy', rawQueryString: 'view=wide',
+        headers: { host: 'api.example.com', 'x-forwarded-proto': 'https' }, queryStringParameters: { view: 'wide' }, pathParameters: { sector: 'energy' },
+        requestContext: { http: { method: 'GET', path: '/v1/snapshot/energy', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' }, requestId: 'r1', routeKey: 'GET /v1/snapshot/{sector}', stage: '$default', domainName: 'api.example.com' },
+        isBase64Encoded: false,
+      }, { awsRequestId: 'r1', functionName: 'snapshot', getRemainingTimeInMillis: () => 29000 });
+      console.log(JSON.stringify([res.statusCode, JSON.parse(res.body)]));
+    `;
+    const env = { ...process.env, OBSERVATIONS_TABLE: 'observations', CREDITS_TABLE: 'credits' };
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env });
+    const [status, body] = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    expect(status).toBe(400);
+    // zod's English message for an enum (Mini alone says "Invalid input").
+    expect(body.error.details.issues).toEqual([{ path: 'view', message: 'Invalid option: expected one of "compact"|"full"' }]);
   });
 
   it('discovery, a free function, bundles neither the payment nor the credit ledger, and no data bundle the ingestion registry', () => {

@@ -5,15 +5,15 @@
  * states only in words (a string's length) are still enforced, a bad value is still refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import type { LocalStack } from '../../infra/local/stack';
 import { jsonSchemaOf } from '../../shared/mcp/tool-schemas';
 import { TOOLS } from '../../shared/mcp/tools';
+import * as z from '../../shared/zod';
 import { startTestStack } from '../helpers/stack';
 import { connect, type McpClient } from './clients';
 import { geminiFindings, openAiStrictFindings } from './function-calling-rules';
 
-const shapeOf = (s: z.ZodType) => (s instanceof z.ZodObject ? (s.shape as Record<string, z.ZodType>) : {});
+const shapeOf = (s: z.core.$ZodType) => (s instanceof z.$ZodObject ? (s._zod.def.shape as z.core.$ZodShape) : {});
 
 describe('tool input schemas as strict tool calling takes them', () => {
   it.each(TOOLS.map((t) => [t.name, t] as const))('%s: nothing OpenAI strict mode or Gemini refuses', (name, tool) => {

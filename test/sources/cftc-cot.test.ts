@@ -1,6 +1,7 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
+import * as z from '../../shared/zod';
 import { COT_CONTRACTS } from '../../shared/catalog/cot-markets';
 import { WEEKLY_URL, annualZipUrl, cftcCot, parseCotText, unzipSingle } from '../../shared/sources/cftc-cot';
 import { SourceFormatError } from '../../shared/sources/types';
@@ -8,7 +9,7 @@ import { HAVE_FIXTURES, fixtureBytes } from '../helpers/fixtures';
 import { normalizeCtx, payload } from '../helpers/sources';
 
 const ctx = normalizeCtx(cftcCot.def);
-const StoredSchema = ObservationSchema.omit({ provenance: true });
+const StoredSchema = z.omit(ObservationSchema, { provenance: true });
 const ALL_CODES = new Set(COT_CONTRACTS.map((c) => c.cftcCode));
 
 /** A minimal zip writer for tests: one deflated (or stored) member per entry. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
+import * as z from '../../shared/zod';
 import { findSource } from '../../shared/sources/registry';
 import { EIA_INVENTORY_SERIES, eiaGasStorage, eiaPetroleum } from '../../shared/sources/eia-inventory';
 import { findInventorySeries } from '../../shared/catalog/inventory';
@@ -10,7 +11,7 @@ import { normalizeCtx, payload, text } from '../helpers/sources';
 
 const petCtx = normalizeCtx(eiaPetroleum.def);
 const gasCtx = normalizeCtx(eiaGasStorage.def);
-const StoredSchema = ObservationSchema.omit({ provenance: true });
+const StoredSchema = z.omit(ObservationSchema, { provenance: true });
 
 const doc = (rows: unknown[]) => JSON.stringify({ response: { total: String(rows.length), frequency: 'weekly', data: rows } });
 const row = (period: string, value: string | null, series = 'WCESTUS1', units = 'MBBL') => ({ period, series, 'series-description': 'x', value, units });

@@ -2,12 +2,13 @@ import { SYNTHETIC_LICENSE } from '../../shared/sources/usda-nass-crop-progress'
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ObservationSchema } from '../../shared/observation/schema';
+import * as z from '../../shared/zod';
 import { ADAPTERS } from '../../shared/sources/adapters';
 import { SAMPLES_DIR } from '../../shared/sources/common';
 import { SOURCES } from '../../shared/sources/registry';
 import { normalizeCtx } from '../helpers/sources';
 
-const StoredSchema = ObservationSchema.omit({ provenance: true });
+const StoredSchema = z.omit(ObservationSchema, { provenance: true });
 
 describe('source registry', () => {
   it('gives every source exactly one adapter, with the same definition', () => {
