@@ -57,6 +57,13 @@ const portable = (node: unknown): unknown => {
   return out;
 };
 
+/**
+ * Whether a schema is a zod object (classic or Mini alike). Read from its definition, not with
+ * `instanceof z.core.$ZodObject`: reaching `z.core` at run time makes the bundler keep zod's whole
+ * core namespace, every locale included (about 310 KB more in the MCP bundle).
+ */
+const isObjectSchema = (schema: z.core.$ZodType): schema is z.core.$ZodObject => schema._zod.def.type === 'object';
+
 /** A zod schema as portable JSON Schema 2020-12 (named schemas in `$defs`). */
 const jsonSchemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema =>
   portable(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' })) as JsonSchema;
@@ -197,5 +204,5 @@ const bodySchemaOf = (output: z.core.$ZodType, budget = OUTPUT_BODY_BUDGET_BYTES
   return summarizeBody(full, 0);
 };
 
-export { jsonSchemaOf, strictInputSchema, isOptionalInput, summarizeBody, inlineSingleUse, bodySchemaOf, OUTPUT_BODY_BUDGET_BYTES };
+export { isObjectSchema, jsonSchemaOf, strictInputSchema, isOptionalInput, summarizeBody, inlineSingleUse, bodySchemaOf, OUTPUT_BODY_BUDGET_BYTES };
 export type { JsonSchema };

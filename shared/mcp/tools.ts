@@ -7,7 +7,7 @@ import * as z from '../zod';
 import type { Config } from '../config';
 import { isChargeable, ROUTES, type McpSpec, type RouteDef } from '../routes/table';
 import { ErrorBody, PaymentRequiredBody } from '../schemas';
-import { bodySchemaOf, inlineSingleUse, jsonSchemaOf, strictInputSchema, summarizeBody, type JsonSchema } from './tool-schemas';
+import { bodySchemaOf, inlineSingleUse, isObjectSchema, jsonSchemaOf, strictInputSchema, summarizeBody, type JsonSchema } from './tool-schemas';
 
 interface McpTool {
   readonly name: string;
@@ -25,7 +25,7 @@ interface McpTool {
   readonly outputSchema: JsonSchema;
 }
 
-const shapeOf = (schema: z.core.$ZodType): z.core.$ZodShape => (schema instanceof z.core.$ZodObject ? schema._zod.def.shape : {});
+const shapeOf = (schema: z.core.$ZodType): z.core.$ZodShape => (isObjectSchema(schema) ? schema._zod.def.shape : {});
 /** Issue 37: a paid tool's ETag argument (`_meta["commodity-data/etag"]` of an earlier answer); not a route parameter. */
 const IF_NONE_MATCH_ARG = 'if_none_match';
 // Explained once in the server's instructions (tools/list must stay small): an etag, or null (strictInputSchema makes it nullable).

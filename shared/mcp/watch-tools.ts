@@ -15,7 +15,7 @@ import { findRoute, type RouteDef } from '../routes/table';
 import { MAX_WATCHES_PER_KEY } from '../schemas/watches';
 import type { Services } from '../services';
 import { errorResult } from './payment';
-import { bodySchemaOf, inlineSingleUse, jsonSchemaOf, strictInputSchema, type JsonSchema } from './tool-schemas';
+import { bodySchemaOf, inlineSingleUse, isObjectSchema, jsonSchemaOf, strictInputSchema, type JsonSchema } from './tool-schemas';
 
 interface WatchTool {
   readonly name: string;
@@ -38,7 +38,7 @@ const routeOf = (id: string): RouteDef => {
 /** What a tool takes: the body of a route that has one, else its path parameters (a list takes nothing). */
 const argsOf = (route: RouteDef): z.core.$ZodObject => {
   const schema = route.body ?? route.params;
-  if (!(schema instanceof z.core.$ZodObject)) throw new Error(`watch tool: ${route.id} takes no object`);
+  if (!isObjectSchema(schema)) throw new Error(`watch tool: ${route.id} takes no object`);
   return schema;
 };
 
