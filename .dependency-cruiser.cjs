@@ -34,13 +34,6 @@ module.exports = {
       to: { path: '^shared/families/' },
     },
     {
-      name: 'one-zod',
-      comment: 'Service code imports zod through shared/zod.ts (Zod Mini with English messages): classic zod in a bundle costs ~40 KB, and Mini without the locale answers "Invalid input".',
-      severity: 'error',
-      from: { path: '^(shared|functions|infra)/', pathNot: '^shared/zod\\.ts$' },
-      to: { path: '^node_modules/zod/' },
-    },
-    {
       name: 'shared-does-not-import-entries-or-infra',
       severity: 'error',
       from: { path: '^shared/' },

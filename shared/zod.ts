@@ -4,7 +4,8 @@
  * `s.check(z.minLength(1))`): a bundle carries only the validators it calls, about 40 KB less per
  * Lambda than zod's classic API, whose every schema carries every method. Classic zod sets its English
  * messages when it loads; Mini leaves that to the caller, and clients read these messages in a 400's
- * details.issues. package.json lists this file under sideEffects so that bundles keep the call.
+ * details.issues. package.json lists this file under sideEffects so that bundles keep the call; biome's
+ * noRestrictedImports (biome.json) refuses any other zod import in service code.
  */
 import { config } from 'zod/mini';
 import en from 'zod/v4/locales/en.js';

@@ -26,9 +26,9 @@ const RUNTIME_PROVIDED: readonly string[] = ['@aws-sdk/*'];
 const X402_ZOD = fileURLToPath(new URL('./x402-zod.ts', import.meta.url));
 const MCP_NO_AJV = fileURLToPath(new URL('./mcp-no-ajv.ts', import.meta.url));
 
-/** @x402/* import zod 3; inside a bundle they get zod 4 through x402-zod.ts (why: see that file). */
-const x402OnZod4: Plugin = {
-  name: 'x402-on-zod-4',
+/** @x402/* import zod 3; inside a bundle they get the service's Zod Mini with a chained layer, x402-zod.ts (why: see that file). */
+const x402OnZodMini: Plugin = {
+  name: 'x402-on-zod-mini',
   setup(b) {
     b.onResolve({ filter: /^zod$/ }, (args) => (/[\\/]node_modules[\\/]@x402[\\/]/.test(args.importer) ? { path: X402_ZOD } : undefined));
   },
@@ -69,7 +69,7 @@ const bundleOptions = (name: string, entry: string, outdir: string): BuildOption
     sourcesContent: false,
     external: [...RUNTIME_PROVIDED],
     banner: { js: ESM_REQUIRE_BANNER },
-    plugins: [x402OnZod4, mcpWithoutAjv, federalHolidayTable, ...(family ? [precomputedRouteSchemas(family)] : [])],
+    plugins: [x402OnZodMini, mcpWithoutAjv, federalHolidayTable, ...(family ? [precomputedRouteSchemas(family)] : [])],
     metafile: true,
     logLevel: 'warning',
   };

@@ -67,8 +67,14 @@ describe('Lambda bundles (as CDK builds them)', () => {
     for (const [path, output] of Object.entries(metafile.outputs).filter(([p]) => p.endsWith('.mjs') && !p.endsWith('/mcp.mjs'))) {
       const zod = Object.keys(output.inputs).filter((p) => /node_modules[\\/]zod[\\/]/.test(p));
       // Classic zod (its v4/classic modules) or a runtime `z.core.X` (every locale: shared/zod.ts).
-      expect(zod.filter((p) => /[\\/]v4[\\/]classic[\\/]/.test(p)), path).toEqual([]);
-      expect(zod.filter((p) => /[\\/]v4[\\/]locales[\\/]/.test(p) && !p.endsWith('en.js')), path).toEqual([]);
+      expect(
+        zod.filter((p) => /[\\/]v4[\\/]classic[\\/]/.test(p)),
+        path,
+      ).toEqual([]);
+      expect(
+        zod.filter((p) => /[\\/]v4[\\/]locales[\\/]/.test(p) && !p.endsWith('en.js')),
+        path,
+      ).toEqual([]);
     }
     const script = `
       const { handler } = await import(${JSON.stringify(join(outdir, 'snapshot.mjs'))});
