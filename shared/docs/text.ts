@@ -24,9 +24,15 @@ const argsOf = (schema: z.core.$ZodType): Array<{ name: string; required: boolea
   return Object.entries(json.properties ?? {}).map(([name, p]) => ({ name, required: (json.required ?? []).includes(name), description: p.description ?? '' }));
 };
 
+/** Sample ids of the shape each route takes (`id` names a different thing per route): a watch id, a payment id (payer-nonce). */
+const SAMPLE_IDS: Readonly<Record<string, string>> = {
+  '/v1/watches/{id}': 'w0123456789abcdef0123',
+  '/v1/payments/{id}': `0x70997970c51812dc3a010c7d01b50e0d17dc79c8-0x${'ab'.repeat(32)}`,
+};
+
 /** The example request path of a route: its path with sample values, required query parameters filled in. */
 const examplePath = (r: RouteDef): string => {
-  const path = r.path.replace(/\{(\w+)\}/g, (_m, p: string) => SAMPLE_ARGS[p] ?? p);
+  const path = r.path.replace(/\{(\w+)\}/g, (_m, p: string) => (p === 'id' ? SAMPLE_IDS[r.path] : SAMPLE_ARGS[p]) ?? p);
   const query = argsOf(r.query).filter((a) => a.required);
   return query.length ? `${path}?${query.map((a) => `${a.name}=${SAMPLE_ARGS[a.name] ?? ''}`).join('&')}` : path;
 };

@@ -7,6 +7,8 @@ import { request } from 'node:http';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack';
+import { examplePath } from '../../shared/docs/text';
+import { parseRouteInput } from '../../shared/routes/input';
 import { usdToAtomic } from '../../shared/routes/pricing';
 import { isChargeable, PAID_ROUTES, ROUTES } from '../../shared/routes/table';
 import { getJson, startTestStack } from '../helpers/stack';
@@ -34,6 +36,18 @@ describe('discovery documents', () => {
         items.some((i) => i.includes(`[${r.method} ${r.path}]`) && i.includes(`${r.priceUsd} USD`)),
         r.id,
       ).toBe(true);
+  });
+
+  it('every example request the documents print is a valid request of its route (path words and required query filled in)', () => {
+    for (const r of ROUTES.filter((x) => x.id !== 'GET /pro/success')) {
+      const url = new URL(examplePath(r), 'http://x');
+      const names = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+      const words = new RegExp(`^${r.path.replace(/\{\w+\}/g, '([^/]+)')}$`).exec(url.pathname);
+      expect(words, r.id).not.toBeNull();
+      const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(words![i + 1]!)]));
+      // The body of a POST route is the caller's: the example gives its path and query.
+      expect(() => parseRouteInput(r, params, Object.fromEntries(url.searchParams)), `${r.id}: ${url.pathname}${url.search}`).not.toThrow();
+    }
   });
 
   it('llms-full.txt has every JSON route with parameters, price and an example request, both payment flows with exact headers, and a real example response', async () => {
