@@ -8,6 +8,7 @@
  * noRestrictedImports (biome.json) refuses any other zod import in service code.
  */
 import { config } from 'zod/mini';
+import { $ZodObject, type $ZodShape, type $ZodType } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 
 config(en());
@@ -17,3 +18,6 @@ export * from 'zod/mini';
 // build the whole `core` namespace, every one of zod's locales included (about 370 KB). Types through
 // `z.core` cost nothing.
 export { $ZodError, $ZodObject } from 'zod/v4/core';
+
+/** The fields of an object schema (a route's params or query, a tool's arguments); none for any other schema. */
+export const shapeOf = (schema: $ZodType): $ZodShape => (schema instanceof $ZodObject ? schema._zod.def.shape : {});

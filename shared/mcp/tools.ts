@@ -25,14 +25,13 @@ interface McpTool {
   readonly outputSchema: JsonSchema;
 }
 
-const shapeOf = (schema: z.core.$ZodType): z.core.$ZodShape => (schema instanceof z.$ZodObject ? schema._zod.def.shape : {});
 /** Issue 37: a paid tool's ETag argument (`_meta["commodity-data/etag"]` of an earlier answer); not a route parameter. */
 const IF_NONE_MATCH_ARG = 'if_none_match';
 // Explained once in the server's instructions (tools/list must stay small): an etag, or null (strictInputSchema makes it nullable).
 const IfNoneMatchArg = z.optional(z.string());
 const argsShapeOf = (route: RouteDef): z.core.$ZodShape => ({
-  ...shapeOf(route.params),
-  ...shapeOf(route.query),
+  ...z.shapeOf(route.params),
+  ...z.shapeOf(route.query),
   ...(route.priceKey ? { [IF_NONE_MATCH_ARG]: IfNoneMatchArg } : {}),
 });
 
@@ -90,7 +89,7 @@ const toolOf = (route: RouteDef & { mcp: McpSpec }): McpTool => {
   return Object.freeze({
     name: route.mcp.tool,
     route,
-    pathArgs: Object.keys(shapeOf(route.params)),
+    pathArgs: Object.keys(z.shapeOf(route.params)),
     acceptsIfNoneMatch: route.priceKey !== null,
     argNames: z.strictObject(Object.fromEntries(names.map((n) => [n, z.optional(z.unknown())]))),
     get inputSchema() {

@@ -68,7 +68,7 @@ const watchTool = (spec: Omit<WatchTool, 'args' | 'inputSchema' | 'outputSchema'
     args,
     // Converted on first read, as the data tools are: only tools/list needs them.
     get inputSchema() {
-      input ??= strictInputSchema(jsonSchemaOf(z.strictObject(args._zod.def.shape), 'input'));
+      input ??= strictInputSchema(jsonSchemaOf(z.strictObject(z.shapeOf(args)), 'input'));
       return input;
     },
     get outputSchema() {
@@ -126,7 +126,7 @@ const requestOf = (
   args: Record<string, unknown>,
   base: Pick<HandlerRequest, 'requestId' | 'services'> & { authorization: string | undefined },
 ): HandlerRequest => {
-  z.strictObject(Object.fromEntries(Object.keys(tool.args._zod.def.shape).map((n) => [n, z.optional(z.unknown())]))).parse(args);
+  z.strictObject(Object.fromEntries(Object.keys(z.shapeOf(tool.args)).map((n) => [n, z.optional(z.unknown())]))).parse(args);
   const given = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null));
   const headers: Record<string, string> = base.authorization === undefined ? {} : { authorization: base.authorization };
   // The handler of a route with a body parses it with the route's schema, exactly as for POST /v1/watches.

@@ -55,16 +55,13 @@ const routeJsonSchemas = (route: Pick<RouteDef, 'id' | 'path' | 'params' | 'quer
   return schemas;
 };
 
-/** The fields of a route's params or query schema (both are objects). */
-const shapeOf = (schema: z.core.$ZodType): z.core.$ZodShape => (schema._zod.def as z.core.$ZodObjectDef).shape;
-
 const TOOL_INPUTS = new WeakMap<object, JsonSchema>();
 
 /** An MCP tool's arguments: its route's params and query as one object. */
 const toolInputJsonSchema = (route: Pick<RouteDef, 'params' | 'query'>): JsonSchema => {
   let schema = TOOL_INPUTS.get(route);
   if (!schema) {
-    schema = deepFreeze(inline(z.object({ ...shapeOf(route.params), ...shapeOf(route.query) }), 'input'));
+    schema = deepFreeze(inline(z.object({ ...z.shapeOf(route.params), ...z.shapeOf(route.query) }), 'input'));
     TOOL_INPUTS.set(route, schema);
   }
   return schema;
